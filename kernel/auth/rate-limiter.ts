@@ -1,0 +1,26 @@
+/**
+ * A sliding one-minute window per key: the exact count of requests in the last 60 s, so request 101 of a
+ * 100-per-minute key is refused however the requests are spread. Memory is bounded by each key's limit.
+ */
+export class SlidingWindowLimiter {
+  #hits = new Map<string, number[]>();
+
+  constructor(private readonly windowMs = 60_000) {}
+
+  /** Records a hit and returns 0, or returns the seconds to wait (Retry-After) without recording. */
+  take(id: string, limit: number, now: number): number {
+    let hits = this.#hits.get(id);
+    if (!hits) this.#hits.set(id, (hits = []));
+    const cutoff = now - this.windowMs;
+    let drop = 0;
+    while (drop < hits.length && hits[drop]! <= cutoff) drop++;
+    if (drop) hits.splice(0, drop);
+    if (hits.length >= limit) return Math.max(1, Math.ceil((hits[0]! + this.windowMs - now) / 1000));
+    hits.push(now);
+    return 0;
+  }
+
+  forget(id: string): void {
+    this.#hits.delete(id);
+  }
+}

@@ -1,0 +1,81 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AuthInfo } from '../../sdk/index.js';
+import { ApiError } from '../errors.js';
+import type { ApiKeyStore } from './key-store.js';
+import type { NonceStore } from './nonces.js';
+import type { SlidingWindowLimiter } from './rate-limiter.js';
+
+export const SIGNATURE_WINDOW_SECONDS = 300;
+
+export interface SignedRequest {
+  method: string;
+  /** The URL path as transmitted (percent-encoding kept), without origin or query string. */
+  path: string;
+  rawBody: Buffer;
+  header(name: string): string | undefined;
+}
+
+/** The string to sign of Document 1: method, path, timestamp, nonce and body joined by LF. */
+export function stringToSign(method: string, path: string, timestamp: string, nonce: string, body: Buffer | string): Buffer {
+  const head = Buffer.from(`${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n`);
+  return Buffer.concat([head, typeof body === 'string' ? Buffer.from(body) : body]);
+}
+
+export function signRequest(secret: string | Buffer, method: string, path: string, timestamp: string, nonce: string, body: Buffer | string): string {
+  return createHmac('sha256', secret).update(stringToSign(method, path, timestamp, nonce, body)).digest('hex');
+}
+
+const fail = (code: string, message: string): never => {
+  throw new ApiError(code, 401, message);
+};
+
+/**
+ * Checks a signed REST request. Order: headers present, nonce shape, timestamp, key state, signature, then
+ * the nonce is spent and the rate limit counted — only for requests that proved the secret, so nobody can
+ * burn another key's nonces or budget with unsigned noise.
+ */
+export class RequestVerifier {
+  constructor(
+    private readonly keys: ApiKeyStore,
+    private readonly nonces: NonceStore,
+    private readonly limiter: SlidingWindowLimiter,
+    private readonly rateLimitEnabled: () => boolean,
+  ) {}
+
+  verify(req: SignedRequest, nowMs: number): AuthInfo {
+    const keyId = req.header('x-api-key');
+    const timestamp = req.header('x-api-timestamp');
+    const signature = req.header('x-api-signature');
+    const nonce = req.header('x-api-nonce');
+    if (!keyId) fail('auth_missing_key', 'Missing X-API-Key header');
+    if (!timestamp) fail('auth_missing_timestamp', 'Missing X-API-Timestamp header');
+    if (!signature) fail('auth_missing_signature', 'Missing X-API-Signature header');
+    if (!nonce) fail('auth_missing_nonce', 'Missing X-API-Nonce header');
+    if (nonce!.length < 8 || nonce!.length > 64) fail('auth_invalid_nonce', 'X-API-Nonce must be 8-64 characters');
+    if (!/^\d{1,12}$/.test(timestamp!)) fail('auth_invalid_timestamp', 'X-API-Timestamp must be Unix time in seconds');
+    const ts = Number(timestamp);
+    if (Math.abs(nowMs / 1000 - ts) > SIGNATURE_WINDOW_SECONDS) {
+      fail('auth_expired_timestamp', 'Request timestamp is outside the 300-second window');
+    }
+    const key = this.keys.lookup(keyId!);
+    if (!key) return fail('auth_invalid_key', 'Invalid or inactive API key');
+    if (!key.record.enabled) fail('auth_key_disabled', 'Invalid or inactive API key');
+    if (key.expiresAtMs !== null && key.expiresAtMs <= nowMs) fail('auth_key_expired', 'Invalid or inactive API key');
+    const expected = createHmac('sha256', key.secret)
+      .update(stringToSign(req.method, req.path, timestamp!, nonce!, req.rawBody))
+      .digest();
+    const given = /^[0-9a-f]{64}$/.test(signature!) ? Buffer.from(signature!, 'hex') : null;
+    if (!given || !timingSafeEqual(expected, given)) fail('auth_invalid_signature', 'Signature verification failed');
+    if (this.rateLimitEnabled()) {
+      const wait = this.limiter.take(keyId!, key.record.rate_limit_per_minute, nowMs);
+      if (wait > 0) {
+        throw new ApiError('rate_limit_exceeded', 429, `Rate limit exceeded. Please try again in ${wait} seconds.`, {
+          retry_after: wait,
+        });
+      }
+    }
+    if (!this.nonces.use(keyId!, nonce!, ts)) fail('auth_replay_detected', 'Nonce already used');
+    this.keys.touch(keyId!, nowMs);
+    return { keyId: keyId!, permissions: key.record.permissions };
+  }
+}

@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseTrustedProxies, type TrustedProxies } from './net/proxies.js';
+
+/** Everything the node reads from its environment. Bad values fail fast, naming the variable. */
+export interface NodeConfig {
+  dataDir: string;
+  port: number;
+  bind: string;
+  /** Locator URL (`http://host:port`); sets the http and https addresses. Null: derived from bind and port. */
+  hostname: string | null;
+  torSocks: { host: string; port: number };
+  /** Node-wide ceiling for `/p/<plugin>/<action>` routes. */
+  publicPluginRoutes: 'allow' | 'deny';
+  testMode: boolean;
+  /** TRUSTED_PROXIES overrides the `trustedProxies` setting when set. */
+  trustedProxies: TrustedProxies | null;
+  /** A 24-word mnemonic to restore from on first start (RESTORE or the file named by RESTORE_FILE). */
+  restoreMnemonic: string | null;
+  environment: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const TRUE = new Set(['1', 'true', 'yes', 'on']);
+const FALSE = new Set(['0', 'false', 'no', 'off']);
+
+function parseBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (TRUE.has(raw)) return true;
+  if (FALSE.has(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${env[name]}"`);
+}
+
+function parsePort(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError(name, `expected a port number 0-65535, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function parseHostPort(env: Env, name: string, fallback: string): { host: string; port: number } {
+  const raw = (env[name]?.trim() || fallback).replace(/^socks5h?:\/\//, '');
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(raw);
+  if (!match || Number(match[2]) > 65535 || Number(match[2]) === 0) {
+    throw new ConfigError(name, `expected host:port, got "${raw}"`);
+  }
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]) };
+}
+
+export function parseHostname(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.pathname !== '/' || url.search || url.hash || url.username) return null;
+  return `${url.protocol}//${url.host}`;
+}
+
+function readRestore(env: Env): string | null {
+  const direct = env.RESTORE?.trim();
+  const file = env.RESTORE_FILE?.trim();
+  if (direct && file) throw new ConfigError('RESTORE_FILE', 'set either RESTORE or RESTORE_FILE, not both');
+  if (direct) return direct;
+  if (!file) return null;
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new ConfigError('RESTORE_FILE', `cannot read "${file}"`);
+  }
+}
+
+export function loadConfig(env: Env = process.env): NodeConfig {
+  const hostnameRaw = env.NODE_HOSTNAME?.trim();
+  const hostname = hostnameRaw ? parseHostname(hostnameRaw) : null;
+  if (hostnameRaw && !hostname) {
+    throw new ConfigError('NODE_HOSTNAME', `expected a URL like http://host:port, got "${hostnameRaw}"`);
+  }
+  const bind = env.NODE_BIND?.trim() || '127.0.0.1';
+  const ceiling = (env.NODE_PUBLIC_PLUGIN_ROUTES?.trim().toLowerCase() || 'allow') as string;
+  const publicPluginRoutes = TRUE.has(ceiling) || ceiling === 'allow' ? 'allow' : FALSE.has(ceiling) || ceiling === 'deny' ? 'deny' : null;
+  if (!publicPluginRoutes) {
+    throw new ConfigError('NODE_PUBLIC_PLUGIN_ROUTES', `expected allow or deny, got "${env.NODE_PUBLIC_PLUGIN_ROUTES}"`);
+  }
+  let trustedProxies: TrustedProxies | null = null;
+  if (env.TRUSTED_PROXIES !== undefined) {
+    const parsed = parseTrustedProxies(env.TRUSTED_PROXIES);
+    if (typeof parsed === 'string') throw new ConfigError('TRUSTED_PROXIES', parsed);
+    trustedProxies = parsed;
+  }
+  return {
+    dataDir: resolve(env.NODE_DATA_DIR?.trim() || './data'),
+    port: parsePort(env, 'NODE_PORT', 8080),
+    bind,
+    hostname,
+    torSocks: parseHostPort(env, 'NODE_TOR_SOCKS', '127.0.0.1:9050'),
+    publicPluginRoutes,
+    testMode: parseBool(env, 'NODE_TEST_MODE', false),
+    trustedProxies,
+    restoreMnemonic: readRestore(env),
+    environment: env.NODE_ENV?.trim() || 'production',
+  };
+}

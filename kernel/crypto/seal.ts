@@ -1,0 +1,105 @@
+/**
+ * Sealing: encrypt to a recipient's X25519 public key so that only its holder can read the body.
+ *
+ * Each message gets a fresh ephemeral X25519 key (so two messages never share a key, and the sender
+ * keeps nothing that could decrypt them later). Key = HKDF-SHA256 of the ECDH secret, salted with both
+ * public keys so the key is bound to this exact sender-ephemeral/recipient pair. AES-256-GCM then
+ * authenticates the ciphertext together with caller-supplied AAD (the envelope header), so a body
+ * cannot be moved under another header.
+ *
+ * Hot path: runs for every peer message. The recipient's KeyObject is cached, the ephemeral public key
+ * comes out of key generation already as base64url (no export round-trip), and the sender's ephemeral
+ * key is imported via JWK (see keys.ts for the costs).
+ */
+import {
+  createCipheriv,
+  createDecipheriv,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+  type JsonWebKey,
+  type KeyObject,
+} from 'node:crypto';
+import { decodeBase64urlStrict, toBuffer, type BytesLike } from './encoding.js';
+import { CryptoError } from './errors.js';
+import { PublicKeyCache, publicKeyFromRaw, RAW_KEY_LENGTH } from './keys.js';
+
+/** All fields base64url; `ct` is the ciphertext followed by the 16-byte GCM tag. */
+export interface Sealed {
+  epk: string;
+  iv: string;
+  ct: string;
+}
+
+const INFO = Buffer.from('wallet-node/seal/v1', 'utf8');
+const IV_LENGTH = 12;
+const TAG_LENGTH = 16;
+
+const recipientKeys = new PublicKeyCache('x25519');
+
+/**
+ * Node documents that a key pair generated with `publicKeyEncoding` returns that half already
+ * exported; the typings only model PEM/DER with both halves encoded, hence this narrow signature.
+ */
+const generateEphemeral = generateKeyPairSync as unknown as (
+  type: 'x25519',
+  options: { publicKeyEncoding: { format: 'jwk' } },
+) => { publicKey: JsonWebKey; privateKey: KeyObject };
+
+function messageKey(shared: Buffer, epkRaw: Buffer, recipientRaw: Uint8Array): Buffer {
+  // X25519 with a small-order point yields all zeros; OpenSSL refuses it, this is belt and braces.
+  if (shared.every((b) => b === 0)) throw new CryptoError('bad-key', 'degenerate shared secret');
+  const salt = Buffer.concat([epkRaw, recipientRaw]);
+  return Buffer.from(hkdfSync('sha256', shared, salt, INFO, 32));
+}
+
+export function seal(recipientPublicRaw: Uint8Array, plaintext: BytesLike, aad: BytesLike): Sealed {
+  const recipient = recipientKeys.get(recipientPublicRaw);
+  const ephemeral = generateEphemeral('x25519', { publicKeyEncoding: { format: 'jwk' } });
+  const epk = ephemeral.publicKey.x;
+  if (typeof epk !== 'string') throw new CryptoError('bad-key', 'ephemeral key generation failed');
+  const shared = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: recipient });
+  const key = messageKey(shared, Buffer.from(epk, 'base64url'), recipientPublicRaw);
+  const iv = randomBytes(IV_LENGTH);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(toBuffer(aad));
+  const ct = Buffer.concat([cipher.update(toBuffer(plaintext)), cipher.final(), cipher.getAuthTag()]);
+  return { epk, iv: iv.toString('base64url'), ct: ct.toString('base64url') };
+}
+
+/**
+ * Throws CryptoError: 'malformed' if the sealed object is not well-formed, 'auth-failed' if it does
+ * not decrypt under this key and AAD (tampering, wrong recipient and wrong AAD look the same on purpose).
+ */
+export function open(
+  recipientPrivateKey: KeyObject,
+  recipientPublicRaw: Uint8Array,
+  sealed: Sealed,
+  aad: BytesLike,
+): Buffer {
+  const fields: Partial<Record<keyof Sealed, unknown>> =
+    typeof sealed === 'object' && sealed !== null ? sealed : {};
+  const epkRaw = decodeBase64urlStrict(fields.epk);
+  const iv = decodeBase64urlStrict(fields.iv);
+  const ct = decodeBase64urlStrict(fields.ct);
+  if (epkRaw?.length !== RAW_KEY_LENGTH || iv?.length !== IV_LENGTH || ct === undefined || ct.length < TAG_LENGTH) {
+    throw new CryptoError('malformed', 'sealed body is malformed');
+  }
+  let key: Buffer;
+  try {
+    const shared = diffieHellman({ privateKey: recipientPrivateKey, publicKey: publicKeyFromRaw('x25519', epkRaw) });
+    key = messageKey(shared, epkRaw, recipientPublicRaw);
+  } catch {
+    // A bad ephemeral key is indistinguishable from tampering for the caller.
+    throw new CryptoError('auth-failed', 'sealed body could not be opened');
+  }
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_LENGTH });
+    decipher.setAAD(toBuffer(aad));
+    decipher.setAuthTag(ct.subarray(ct.length - TAG_LENGTH));
+    return Buffer.concat([decipher.update(ct.subarray(0, ct.length - TAG_LENGTH)), decipher.final()]);
+  } catch {
+    throw new CryptoError('auth-failed', 'sealed body could not be opened');
+  }
+}

@@ -1,0 +1,173 @@
+import Koa, { type Context } from 'koa';
+import type Router from '@koa/router';
+import type { AuthInfo, HttpMethod, Logger, RouteRequest } from '../../sdk/index.js';
+import { RawReply, Reply } from '../../sdk/index.js';
+import { ApiError } from '../errors.js';
+import type { TrustedProxies } from '../net/proxies.js';
+import { grants } from '../auth/scopes.js';
+import type { RequestVerifier } from '../auth/verifier.js';
+import { SlidingWindowLimiter } from '../auth/rate-limiter.js';
+import { DEFAULT_MAX_BODY_BYTES, parseJsonBody, readRawBody } from './body.js';
+import { clientIp } from './client-ip.js';
+import { applyCors } from './cors.js';
+import { errorBody, newRequestId, successBody } from './envelope.js';
+import type { MountedRoute, RouteTable } from './route-table.js';
+
+export interface HttpDeps {
+  verifier: RequestVerifier;
+  log: Logger;
+  apiEnabled(): boolean;
+  corsOrigins(): string;
+  trustedProxies(): TrustedProxies | null;
+  /** Whether `/p/<plugin>/...` may be served now (node-wide ceiling and the plugin's own switch). */
+  publicRoutesOpen(plugin: string): boolean;
+}
+
+export interface HttpMetrics {
+  requests: number;
+  by_status: Record<string, number>;
+}
+
+interface State {
+  requestId: string;
+}
+
+/**
+ * The HTTP surface. Routes come from a swappable RouteTable (a plugin reload builds a new one); this module
+ * owns the pipeline every request goes through: request id, envelopes, CORS, body limits, HMAC auth, scope,
+ * schema validation, then the handler.
+ */
+export class HttpServerApp {
+  readonly koa = new Koa<State>();
+  readonly metrics: HttpMetrics = { requests: 0, by_status: {} };
+  #table: RouteTable | null = null;
+  #router: Router | null = null;
+  readonly #publicLimiter = new SlidingWindowLimiter();
+
+  constructor(private readonly deps: HttpDeps) {
+    this.koa.proxy = false;
+    this.koa.silent = true;
+    this.koa.use((ctx, next) => this.#envelope(ctx as Context, next));
+    this.koa.use((ctx, next) => this.#front(ctx as Context, next));
+    this.koa.use((ctx, next) => (this.#router ? this.#router.routes()(ctx as never, next) : next()));
+    this.koa.use((ctx) => this.#notFound(ctx as Context));
+  }
+
+  setRoutes(table: RouteTable): void {
+    this.#table = table;
+    this.#router = table.router((route) => (ctx) => this.#dispatch(route, ctx as unknown as Context));
+  }
+
+  callback(): ReturnType<Koa['callback']> {
+    return this.koa.callback();
+  }
+
+  async #envelope(ctx: Context, next: Koa.Next): Promise<void> {
+    const requestId = newRequestId();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } catch (err) {
+      const apiErr = err instanceof ApiError ? err : null;
+      if (!apiErr) this.deps.log.error('unhandled error', { request_id: requestId, path: ctx.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      const e = apiErr ?? new ApiError('internal_error', 500, 'Internal server error');
+      ctx.status = e.status;
+      if (e.code === 'rate_limit_exceeded' && typeof e.context?.retry_after === 'number') {
+        ctx.set('Retry-After', String(e.context.retry_after));
+      }
+      ctx.body = errorBody(e, requestId);
+    }
+    this.metrics.requests++;
+    const cls = `${Math.floor(ctx.status / 100)}xx`;
+    this.metrics.by_status[cls] = (this.metrics.by_status[cls] ?? 0) + 1;
+  }
+
+  async #front(ctx: Context, next: Koa.Next): Promise<void> {
+    if (ctx.path === '/healthz') {
+      ctx.body = successBody({ status: 'ok' }, ctx.state.requestId as string);
+      return;
+    }
+    if (ctx.path.startsWith('/api/')) {
+      if (applyCors(ctx, this.deps.corsOrigins())) return;
+      if (!this.deps.apiEnabled()) throw new ApiError('api_disabled', 503, 'The REST API is disabled on this node');
+    }
+    await next();
+  }
+
+  #notFound(ctx: Context): never {
+    const segments = ctx.path.split('/').filter(Boolean);
+    const matchedPath = (ctx as unknown as { matched?: unknown[] }).matched?.length;
+    if (segments[0] !== 'api' || segments[1] !== 'v1' || segments.length < 3) {
+      if (segments[0] === 'p' && segments.length >= 3) throw new ApiError('unknown_action', 404, 'Unknown action');
+      throw new ApiError('invalid_path', 404, 'Invalid API path');
+    }
+    if (matchedPath || this.#table?.knowsResource(segments[2]!)) {
+      throw new ApiError('unknown_action', 404, `Unknown action for ${ctx.method} ${ctx.path}`);
+    }
+    throw new ApiError('unknown_resource', 404, `Unknown resource: ${segments[2]}`);
+  }
+
+  async #dispatch(route: MountedRoute, ctx: Context): Promise<void> {
+    const { def, mount } = route;
+    const ip = clientIp(ctx.req.socket.remoteAddress, ctx.headers, this.deps.trustedProxies());
+    if (mount.kind === 'public') {
+      if (!this.deps.publicRoutesOpen(mount.plugin)) throw new ApiError('unknown_action', 404, 'Unknown action');
+    }
+    if (def.rateLimitPerMinute) {
+      const wait = this.#publicLimiter.take(`${def.method} ${route.fullPath} ${ip}`, def.rateLimitPerMinute, Date.now());
+      if (wait > 0) throw new ApiError('rate_limit_exceeded', 429, `Rate limit exceeded. Please try again in ${wait} seconds.`, { retry_after: wait });
+    }
+    const rawBody = await readRawBody(ctx.req, def.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    let auth: AuthInfo | null = null;
+    if ('scope' in def.access) {
+      auth = this.deps.verifier.verify(
+        { method: ctx.method, path: rawPath(ctx.url), rawBody, header: (n) => headerValue(ctx, n) },
+        Date.now(),
+      );
+      if (!grants(auth.permissions, def.access.scope)) {
+        const needed = typeof def.access.scope === 'string' ? def.access.scope : def.access.scope.join(' or ');
+        throw new ApiError('permission_denied', 403, `This API key lacks the required permission: ${needed}`);
+      }
+    }
+    const body = def.body ? parseJsonBody(rawBody) : {};
+    route.validateBody?.(body);
+    const query: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(ctx.query)) query[k] = Array.isArray(v) ? v[v.length - 1] : v;
+    route.validateQuery?.(query);
+    const req: RouteRequest<unknown, Record<string, string | undefined>> = {
+      method: ctx.method as HttpMethod,
+      params: { ...(ctx as unknown as { params?: Record<string, string> }).params },
+      query: query as Record<string, string | undefined>,
+      body,
+      rawBody,
+      headers: ctx.headers,
+      auth,
+      ip,
+      requestId: ctx.state.requestId as string,
+    };
+    const result = await def.handler(req);
+    if (result instanceof RawReply) {
+      ctx.status = result.status;
+      for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+      ctx.type = result.contentType;
+      ctx.body = result.body;
+      return;
+    }
+    const reply = result instanceof Reply ? result : new Reply(result);
+    ctx.status = reply.status;
+    for (const [k, v] of Object.entries(reply.headers)) ctx.set(k, v);
+    ctx.body = successBody(reply.data, req.requestId, reply.message);
+  }
+}
+
+function headerValue(ctx: Context, name: string): string | undefined {
+  const v = ctx.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The path exactly as the client sent it (still percent-encoded): that is what the client signed. */
+function rawPath(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}

@@ -1,0 +1,80 @@
+import Router, { type RouterMiddleware } from '@koa/router';
+import type { RouteDefinition } from '../../sdk/index.js';
+import { compileValidator, type Validator } from './validation.js';
+
+/** Where a route lives: a core REST path, a plugin's namespaces, or the node-to-node endpoint. */
+export type RouteMount =
+  | { kind: 'api' }
+  | { kind: 'plugin'; plugin: string }
+  | { kind: 'public'; plugin: string }
+  | { kind: 'peer' };
+
+export interface MountedRoute {
+  def: RouteDefinition;
+  mount: RouteMount;
+  fullPath: string;
+  owner: string;
+  validateBody: Validator | null;
+  validateQuery: Validator | null;
+}
+
+export function fullPathOf(def: RouteDefinition, mount: RouteMount): string {
+  const action = def.path.replace(/^\/+/, '');
+  switch (mount.kind) {
+    case 'plugin':
+      return `/api/v1/plugins/${mount.plugin}/${action}`;
+    case 'public':
+      return `/p/${mount.plugin}/${action}`;
+    default:
+      return def.path;
+  }
+}
+
+const paramCount = (path: string): number => path.split('/').filter((s) => s.startsWith(':')).length;
+
+/**
+ * One generation of routes (rebuilt on every plugin reload, then swapped in whole). Routes are registered
+ * with @koa/router from the most to the least parameterised, so with `exclusive` the most literal match
+ * wins: `/contacts/pending` over `/contacts/:address`.
+ */
+export class RouteTable {
+  readonly #routes: MountedRoute[] = [];
+  readonly #resources = new Set<string>();
+  #router: Router | null = null;
+
+  add(owner: string, def: RouteDefinition, mount: RouteMount): void {
+    const fullPath = fullPathOf(def, mount);
+    if (this.#routes.some((r) => r.fullPath === fullPath && r.def.method === def.method)) {
+      throw new Error(`route ${def.method} ${fullPath} is registered twice (by ${owner})`);
+    }
+    this.#routes.push({
+      def,
+      mount,
+      owner,
+      fullPath,
+      validateBody: def.body ? compileValidator(def.body, 'body', def.errorCodes, def.fallbackCode) : null,
+      validateQuery: def.query ? compileValidator(def.query, 'query', def.errorCodes, def.fallbackCode) : null,
+    });
+    const segments = fullPath.split('/').filter(Boolean);
+    if (segments[0] === 'api' && segments[1] === 'v1' && segments[2]) this.#resources.add(segments[2]);
+    this.#router = null;
+  }
+
+  /** Whether `/api/v1/<resource>` names something this node serves (unknown_resource vs unknown_action). */
+  knowsResource(resource: string): boolean {
+    return this.#resources.has(resource);
+  }
+
+  routes(): readonly MountedRoute[] {
+    return this.#routes;
+  }
+
+  router(dispatch: (route: MountedRoute) => RouterMiddleware): Router {
+    if (this.#router) return this.#router;
+    const router = new Router({ exclusive: true });
+    const ordered = [...this.#routes].sort((a, b) => paramCount(b.fullPath) - paramCount(a.fullPath));
+    for (const route of ordered) router.register(route.fullPath, [route.def.method], [dispatch(route)]);
+    this.#router = router;
+    return router;
+  }
+}

@@ -1,0 +1,151 @@
+import type { JobDefinition, JobsMechanism, Logger, ProcessorState } from '../sdk/index.js';
+
+interface JobSlot {
+  owner: string;
+  def: JobDefinition;
+  timer: NodeJS.Timeout | null;
+  busy: Promise<void> | null;
+  again: boolean;
+  lastRunAt: number | null;
+  lastError: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+function msUntilDaily(now: number, hour: number, minute: number): number {
+  const d = new Date(now);
+  let next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), hour, minute);
+  if (next <= now) next += DAY_MS;
+  return next - now;
+}
+
+/**
+ * Background work. Jobs run when kicked (right after the commit that created their work) and on their own
+ * schedule only for retries, expiries and daily tasks. A job never overlaps itself; a kick during a run
+ * queues exactly one more run, so no work created meanwhile is missed.
+ */
+export class JobRunner implements JobsMechanism {
+  #slots = new Map<string, JobSlot>();
+  #running = false;
+
+  constructor(private readonly log: Logger) {}
+
+  register(owner: string, def: JobDefinition): string {
+    const id = `${owner}.${def.name}`;
+    if (this.#slots.has(id)) throw new Error(`job ${id} is registered twice`);
+    const slot: JobSlot = { owner, def, timer: null, busy: null, again: false, lastRunAt: null, lastError: null };
+    this.#slots.set(id, slot);
+    if (this.#running) this.#schedule(slot);
+    return id;
+  }
+
+  /** Forgets an owner's jobs (its plugin stopped); waits for runs in progress. */
+  async removeOwner(owner: string): Promise<void> {
+    const busy: Promise<void>[] = [];
+    for (const [id, slot] of this.#slots) {
+      if (slot.owner !== owner) continue;
+      this.#unschedule(slot);
+      if (slot.busy) busy.push(slot.busy);
+      this.#slots.delete(id);
+    }
+    await Promise.allSettled(busy);
+  }
+
+  kick(id: string): void {
+    const slot = this.#slots.get(id);
+    if (!slot || !this.#running) return;
+    void this.#run(slot);
+  }
+
+  start(): void {
+    this.startAll();
+  }
+
+  startAll(): number {
+    if (this.#running) return 0;
+    this.#running = true;
+    for (const slot of this.#slots.values()) this.#schedule(slot);
+    return this.#slots.size;
+  }
+
+  stopAll(): number {
+    if (!this.#running) return 0;
+    this.#running = false;
+    let stopped = 0;
+    for (const slot of this.#slots.values()) {
+      this.#unschedule(slot);
+      stopped++;
+    }
+    return stopped;
+  }
+
+  /** Stops scheduling and waits for runs in progress (used when draining on shutdown). */
+  async drain(): Promise<void> {
+    this.stopAll();
+    await Promise.allSettled([...this.#slots.values()].map((s) => s.busy).filter(Boolean));
+  }
+
+  running(): boolean {
+    return this.#running;
+  }
+
+  processorRunning(processor: string): boolean {
+    if (!this.#running) return false;
+    for (const slot of this.#slots.values()) if (slot.def.processor === processor) return true;
+    return false;
+  }
+
+  states(): ProcessorState[] {
+    return [...this.#slots.entries()].map(([id, s]) => ({
+      name: id,
+      processor: s.def.processor ?? null,
+      running: this.#running,
+      busy: s.busy !== null,
+      last_run_at: s.lastRunAt ? new Date(s.lastRunAt).toISOString() : null,
+      last_error: s.lastError,
+    }));
+  }
+
+  #schedule(slot: JobSlot): void {
+    this.#unschedule(slot);
+    const { everyMs, dailyAt } = slot.def;
+    const delay = everyMs ?? (dailyAt ? msUntilDaily(Date.now(), dailyAt.hour, dailyAt.minute) : null);
+    if (delay === null) return;
+    slot.timer = setTimeout(() => {
+      slot.timer = null;
+      void this.#run(slot).finally(() => {
+        if (this.#running && this.#slots.get(`${slot.owner}.${slot.def.name}`) === slot) this.#schedule(slot);
+      });
+    }, delay);
+    slot.timer.unref();
+  }
+
+  #unschedule(slot: JobSlot): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = null;
+  }
+
+  #run(slot: JobSlot): Promise<void> {
+    if (slot.busy) {
+      slot.again = true;
+      return slot.busy;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        slot.again = false;
+        slot.lastRunAt = Date.now();
+        try {
+          await slot.def.run();
+          slot.lastError = null;
+        } catch (err) {
+          slot.lastError = err instanceof Error ? err.message : String(err);
+          this.log.error(`job ${slot.owner}.${slot.def.name} failed`, { error: slot.lastError });
+        }
+      } while (slot.again && this.#running);
+    };
+    slot.busy = run().finally(() => {
+      slot.busy = null;
+    });
+    return slot.busy;
+  }
+}

@@ -1,0 +1,269 @@
+import { mkdirSync, existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { IdentityApi, KernelApi, NodeAddresses, NodeInfo } from '../sdk/index.js';
+import { ApiKeyStore } from './auth/key-store.js';
+import { NonceStore } from './auth/nonces.js';
+import { SlidingWindowLimiter } from './auth/rate-limiter.js';
+import { RequestVerifier, SIGNATURE_WINDOW_SECONDS } from './auth/verifier.js';
+import type { NodeConfig } from './config.js';
+import { migrate } from './db/migrations.js';
+import { openDatabase, type Db } from './db/open.js';
+import { TxRunner } from './db/tx.js';
+import { EventBus } from './events.js';
+import { writeFileAtomic } from './fs-atomic.js';
+import { HttpServerApp } from './http/app.js';
+import { RouteTable } from './http/route-table.js';
+import { loadOrCreateIdentity, type Identity } from './identity.js';
+import { JobRunner } from './jobs.js';
+import { LogSink } from './log.js';
+import { kernelMigrations } from './migrations.js';
+import { parseTrustedProxies, type TrustedProxies } from './net/proxies.js';
+import { builtinContextFactory } from './plugins/context.js';
+import { PluginHost, type BuiltinPlugin } from './plugins/host.js';
+import { ServiceRegistry } from './plugins/services.js';
+import { kernelSettings } from './settings-catalog.js';
+import { SettingsRegistry } from './settings.js';
+import { nodeVersion } from './version.js';
+
+export interface NodeOptions {
+  builtins: readonly BuiltinPlugin[];
+  /** Echo log lines to stderr (the daemon does; tests do not). */
+  echoLogs?: boolean;
+  env?: Record<string, string | undefined>;
+}
+
+export interface CliCredentials {
+  base_url: string;
+  key_id: string;
+  secret: string;
+}
+
+export interface RunningNode {
+  readonly config: NodeConfig;
+  readonly identity: Identity;
+  readonly port: number;
+  readonly baseUrl: string;
+  addresses(): NodeAddresses;
+  /** The admin credentials written to cli.json. */
+  cliCredentials(): CliCredentials;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const CLI_KEY_NAME = 'node-cli';
+const DRAIN_MS = 3000;
+
+function loopbackFor(bind: string): string {
+  if (bind === '0.0.0.0' || bind === '::' || bind === '') return '127.0.0.1';
+  return bind.includes(':') ? `[${bind}]` : bind;
+}
+
+/**
+ * Wires the kernel: identity, storage, settings, auth, HTTP, jobs and the plugin host, then listens.
+ * Used by the daemon and by tests alike (several nodes in one process on port 0).
+ */
+export async function startNode(config: NodeConfig, options: NodeOptions): Promise<RunningNode> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const identity = loadOrCreateIdentity(config.dataDir, config.restoreMnemonic ? { restoreMnemonic: config.restoreMnemonic } : {});
+  const logs = new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false);
+  const log = logs.logger('kernel');
+  const db: Db = openDatabase(join(config.dataDir, 'node.db'));
+  migrate(db, 'kernel', kernelMigrations);
+  const tx = new TxRunner(db);
+
+  const settings = new SettingsRegistry(join(config.dataDir, 'settings.json'), logs.logger('settings'), options.env ?? process.env);
+  settings.declare(kernelSettings);
+  const applyLogSettings = (): void => {
+    logs.level = settings.get('logLevel');
+    logs.maxEntries = settings.get<number>('logMaxEntries');
+  };
+  applyLogSettings();
+  settings.onChange('logLevel', applyLogSettings);
+  settings.onChange('logMaxEntries', applyLogSettings);
+
+  let proxies: TrustedProxies | null = null;
+  const refreshProxies = (): void => {
+    const parsed = parseTrustedProxies(settings.get<string[]>('trustedProxies'));
+    proxies = config.trustedProxies ?? (typeof parsed === 'string' ? null : parsed);
+  };
+  refreshProxies();
+  settings.onChange('trustedProxies', refreshProxies);
+
+  const keys = new ApiKeyStore(db, identity.storageKey('api-key-secrets'), `wn${identity.pubkeyHash.slice(0, 8)}`);
+  const nonces = new NonceStore(db, SIGNATURE_WINDOW_SECONDS);
+  const verifier = new RequestVerifier(keys, nonces, new SlidingWindowLimiter(), () => settings.get<boolean>('rateLimitEnabled'));
+  const events = new EventBus(logs.logger('events'));
+  const jobs = new JobRunner(logs.logger('jobs'));
+  jobs.register('kernel', { name: 'nonce-prune', processor: 'cleanup', everyMs: 60_000, run: () => void nonces.prune(Date.now() / 1000) });
+  jobs.register('kernel', { name: 'key-last-used', everyMs: 5_000, run: () => keys.flushLastUsed() });
+
+  let host: PluginHost | null = null;
+  const app = new HttpServerApp({
+    verifier,
+    log: logs.logger('http'),
+    apiEnabled: () => settings.get<boolean>('apiEnabled'),
+    corsOrigins: () => settings.get<string>('apiCorsAllowedOrigins'),
+    trustedProxies: () => proxies,
+    publicRoutesOpen: (plugin) => host?.publicRoutesOpen(plugin) ?? false,
+  });
+
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.bind, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = `http://${loopbackFor(config.bind)}:${port}`;
+
+  const addresses = (): NodeAddresses => {
+    const hostname = settings.get<string>('hostname') || config.hostname || '';
+    return {
+      http: hostname ? hostname.replace(/^https:/, 'http:') : baseUrl,
+      https: hostname ? hostname.replace(/^http:/, 'https:') : null,
+      tor: identity.onionAddress,
+    };
+  };
+
+  const stateGet = db.prepare('SELECT value FROM kernel_state WHERE key = ?');
+  const stateSet = db.prepare('INSERT INTO kernel_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+  const isRetired = (): boolean => (stateGet.get('retired') as { value: string } | undefined)?.value === 'true';
+
+  const node: NodeInfo = {
+    version: nodeVersion(),
+    pubkeyHash: identity.pubkeyHash,
+    get addresses() {
+      return addresses();
+    },
+    dataDir: config.dataDir,
+    startedAt: Date.now(),
+    environment: config.environment,
+    testMode: config.testMode,
+    torSocks: config.torSocks,
+  };
+
+  let services = new ServiceRegistry();
+  const reload = async (): Promise<void> => {
+    await host!.unload();
+    services = new ServiceRegistry();
+    const table = new RouteTable();
+    await host!.load(table);
+    app.setRoutes(table);
+  };
+
+  const kernel: KernelApi = {
+    node,
+    apiKeys: keys,
+    get plugins() {
+      return host!;
+    },
+    jobs,
+    settings,
+    databaseHealthy: () => {
+      try {
+        return (db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
+      } catch {
+        return false;
+      }
+    },
+    recentLogs: (limit) => logs.recent(limit),
+    httpMetrics: () => ({ requests_total: app.metrics.requests, ...app.metrics.by_status }),
+    restart: reload,
+    setRetired: (retired) => {
+      stateSet.run('retired', String(retired));
+      if (retired) jobs.stopAll();
+      else jobs.startAll();
+    },
+    isRetired,
+  };
+
+  const identityApi: IdentityApi = identity;
+  host = new PluginHost(
+    options.builtins,
+    join(config.dataDir, 'plugins-state.json'),
+    config.publicPluginRoutes,
+    builtinContextFactory({
+      db,
+      tx,
+      events,
+      jobs,
+      settings,
+      logs,
+      identity: identityApi,
+      kernel,
+      services: () => services,
+      registerScopes: (scopes) => keys.registerScopes(scopes),
+    }),
+    log,
+  );
+  const table = new RouteTable();
+  try {
+    await host.load(table);
+  } catch (err) {
+    await new Promise((r) => server.close(r));
+    db.close();
+    throw err;
+  }
+  app.setRoutes(table);
+
+  const cli = ensureCliCredentials(config.dataDir, keys, baseUrl);
+  if (!isRetired()) jobs.start();
+  log.info('node started', { port, pubkey_hash: identity.pubkeyHash });
+
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const forced = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+      await closed;
+      clearTimeout(forced);
+      await jobs.drain();
+      await host!.unload();
+      keys.flushLastUsed();
+      db.close();
+      log.info('node stopped');
+    })();
+    return stopping;
+  };
+
+  return {
+    config,
+    identity,
+    port,
+    baseUrl,
+    addresses,
+    cliCredentials: () => cli,
+    restart: reload,
+    stop,
+  };
+}
+
+/**
+ * node-cli on this machine authenticates with an admin key kept in `cli.json` (mode 600). It is created on
+ * first start and re-created if the file or the key was removed; the base URL follows the current listener.
+ */
+function ensureCliCredentials(dataDir: string, keys: ApiKeyStore, baseUrl: string): CliCredentials {
+  const file = join(dataDir, 'cli.json');
+  let current: CliCredentials | null = null;
+  if (existsSync(file)) {
+    try {
+      current = JSON.parse(readFileSync(file, 'utf8')) as CliCredentials;
+    } catch {
+      current = null;
+    }
+  }
+  if (!current || !keys.lookup(current.key_id)) {
+    const { record, secret } = keys.create({ name: CLI_KEY_NAME, permissions: ['admin'], rate_limit_per_minute: 1000 });
+    current = { base_url: baseUrl, key_id: record.key_id, secret };
+  } else if (current.base_url === baseUrl) {
+    return current;
+  }
+  current = { ...current, base_url: baseUrl };
+  writeFileAtomic(file, JSON.stringify(current, null, 2) + '\n', 0o600);
+  return current;
+}

@@ -1,0 +1,123 @@
+import type {
+  IdentityApi,
+  KernelApi,
+  PluginContext,
+  PluginDb,
+  RouteDefinition,
+  SettingDefinition,
+} from '../../sdk/index.js';
+import type { Db } from '../db/open.js';
+import { migrate } from '../db/migrations.js';
+import type { TxRunner } from '../db/tx.js';
+import type { EventBus } from '../events.js';
+import type { JobRunner } from '../jobs.js';
+import type { LogSink } from '../log.js';
+import type { SettingsRegistry } from '../settings.js';
+import { systemClock } from '../clock.js';
+import type { RouteTable } from '../http/route-table.js';
+import type { BuiltinPlugin, ContextFactory } from './host.js';
+import type { ServiceRegistry } from './services.js';
+
+export interface ContextDeps {
+  db: Db;
+  tx: TxRunner;
+  events: EventBus;
+  jobs: JobRunner;
+  settings: SettingsRegistry;
+  logs: LogSink;
+  identity: IdentityApi;
+  kernel: KernelApi;
+  services: () => ServiceRegistry;
+  registerScopes(scopes: readonly string[]): void;
+}
+
+/**
+ * The full context of a builtin plugin. Everything a plugin registers (routes, jobs, settings, event
+ * subscriptions) is tracked so that unloading it leaves nothing behind and a reload starts clean.
+ */
+export function builtinContextFactory(deps: ContextDeps): ContextFactory {
+  return (plugin: BuiltinPlugin, table: RouteTable) => {
+    const { manifest } = plugin;
+    const name = manifest.name;
+    const stopHooks: (() => void | Promise<void>)[] = [];
+    const unsubscribes: (() => void)[] = [];
+    const settingKeys: string[] = [];
+    const publicActions = new Set(manifest.public_routes ?? []);
+    deps.registerScopes(manifest.scopes ?? []);
+
+    const db: PluginDb = {
+      handle: deps.db,
+      migrate: (migrations) => migrate(deps.db, `plugin:${name}`, migrations),
+      tx: (fn) => deps.tx.run(fn),
+      afterCommit: (fn) => deps.tx.afterCommit(fn),
+    };
+
+    const ctx: PluginContext = {
+      name,
+      manifest,
+      db,
+      routes: {
+        add: (route) => table.add(name, route as RouteDefinition, { kind: 'api' }),
+        plugin: (route) => table.add(name, route as RouteDefinition, { kind: 'plugin', plugin: name }),
+        public: (route) => {
+          const action = route.path.replace(/^\/+/, '').split('/')[0] ?? '';
+          if (!publicActions.has(action)) {
+            throw new Error(`plugin ${name} serves public action "${action}" without declaring it in public_routes`);
+          }
+          table.add(name, { ...route, access: { public: true } } as RouteDefinition, { kind: 'public', plugin: name });
+        },
+      },
+      events: {
+        publish: (event, payload) => deps.events.publish(event, payload),
+        subscribe: (event, handler) => {
+          const off = deps.events.subscribe(event, handler);
+          unsubscribes.push(off);
+          return off;
+        },
+      },
+      jobs: {
+        register: (job) => void deps.jobs.register(name, job),
+        kick: (job) => deps.jobs.kick(`${name}.${job}`),
+      },
+      settings: {
+        declare: (defs: readonly SettingDefinition[]) => {
+          deps.settings.declare(defs);
+          settingKeys.push(...defs.map((d) => d.key));
+        },
+        get: (key) => deps.settings.get(key),
+        onChange: (key, listener) => {
+          const off = deps.settings.onChange(key, listener);
+          unsubscribes.push(off);
+          return off;
+        },
+      },
+      services: {
+        provide: (service, impl) => {
+          if (!(manifest.provides ?? []).includes(service)) {
+            throw new Error(`plugin ${name} provides "${service}" without listing it in plugin.json provides`);
+          }
+          deps.services().provide(service, impl);
+        },
+        use: (service) => {
+          if (!(manifest.requires ?? []).includes(service) && !(manifest.provides ?? []).includes(service)) {
+            throw new Error(`plugin ${name} uses "${service}" without listing it in plugin.json requires`);
+          }
+          return deps.services().use(service);
+        },
+      },
+      identity: deps.identity,
+      log: deps.logs.logger(name),
+      clock: systemClock,
+      kernel: deps.kernel,
+      onStop: (fn) => void stopHooks.push(fn),
+    };
+
+    const teardown = async (): Promise<void> => {
+      for (const hook of stopHooks.reverse()) await hook();
+      for (const off of unsubscribes) off();
+      await deps.jobs.removeOwner(name);
+      deps.settings.undeclare(settingKeys);
+    };
+    return { ctx, teardown };
+  };
+}

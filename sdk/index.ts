@@ -1,0 +1,455 @@
+/**
+ * The plugin contract. Builtin plugins (trusted, in-process) and third-party plugins (isolated-vm, later)
+ * implement the same shape: a manifest (`plugin.json`) and an entry that default-exports
+ * `definePlugin({ setup(ctx) { ... } })`. Builtin plugins get the full context; sandboxed ones a narrowed one
+ * (`SandboxPluginContext`): only their own route namespaces, a key-value store, public events, their settings
+ * and a log.
+ */
+import type { Readable } from 'node:stream';
+
+export type { PaybackRail, RailCatalogEntry, RailField, RailFieldError, RailFields } from './payback-rail.js';
+export { defineRail } from './payback-rail.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// Manifest
+
+export interface PluginManifest {
+  /** `^[a-z0-9][a-z0-9-_]{0,63}$` */
+  name: string;
+  version: string;
+  description?: string;
+  author?: string;
+  license?: string;
+  homepage?: string;
+  /** Services this plugin needs; the host starts providers first and refuses to start it without them. */
+  requires?: string[];
+  /** Services this plugin provides through `ctx.services.provide`. */
+  provides?: string[];
+  /** Scopes it registers beyond the core ones (e.g. `myplugin:read`). */
+  scopes?: string[];
+  /** Actions it serves publicly under `/p/<name>/<action>`. */
+  public_routes?: string[];
+  /** Rail ids it adds to the payback registry. */
+  payback_types?: string[];
+  /** Builtin plugins the node cannot run without (system, api-keys, plugins admin): never disabled. */
+  essential?: boolean;
+  /** Whether a builtin plugin starts enabled on a fresh node. Third-party plugins are always disabled first. */
+  enabled_by_default?: boolean;
+  has_changelog?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Errors
+
+/**
+ * The one error type handlers throw. The kernel turns it into the error envelope of Document 1:
+ * `{success:false, error:{code, message}, timestamp, request_id}` with `status` as the HTTP status.
+ * `context` is merged into `error` (for example `declined` and `errors` of partial_decline_failure).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly context?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Routes
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** A JSON schema (ajv, draft 2020-12 subset). Kept loose on purpose: ajv checks it when the route mounts. */
+export type JsonSchema = Record<string, unknown>;
+
+export interface AuthInfo {
+  keyId: string;
+  permissions: readonly string[];
+}
+
+export interface RouteRequest<B = unknown, Q = Record<string, string | undefined>> {
+  method: HttpMethod;
+  /** Path parameters, URL-decoded. */
+  params: Record<string, string>;
+  /** Query parameters after schema validation and coercion (the last value of a repeated key). */
+  query: Q;
+  /** The JSON body after schema validation (`{}` for an empty body). */
+  body: B;
+  /** The exact transmitted bytes of the body. */
+  rawBody: Buffer;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The authenticated API key, or null on public and peer routes. */
+  auth: AuthInfo | null;
+  /** The client address, honouring forwarded headers only from trusted proxies. */
+  ip: string;
+  requestId: string;
+}
+
+/** What a handler may return besides plain data (which becomes a 200 success envelope). */
+export class Reply {
+  constructor(
+    readonly data: unknown,
+    readonly status = 200,
+    /** Top-level string `message` beside `data` (payment-request routes use it). */
+    readonly message?: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/** A non-enveloped response: exports stream CSV or NDJSON, public plugin routes answer as they like. */
+export class RawReply {
+  constructor(
+    readonly body: string | Buffer | Readable,
+    readonly contentType: string,
+    readonly status = 200,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export const created = (data: unknown, message?: string): Reply => new Reply(data, 201, message);
+
+export type RouteHandler<B = unknown, Q = Record<string, string | undefined>> = (
+  req: RouteRequest<B, Q>,
+) => unknown | Promise<unknown>;
+
+/**
+ * Which credential a route takes: a scope string (or any of several) for HMAC-signed REST routes, `public`
+ * for unauthenticated plugin routes under `/p/`, `none` for health-style routes the kernel owns.
+ */
+export type RouteAccess = { scope: string | readonly string[] } | { public: true };
+
+export interface RouteDefinition<B = unknown, Q = Record<string, string | undefined>> {
+  method: HttpMethod;
+  /** Koa-router style path, e.g. `/api/v1/keys/:key_id`. For plugin namespaces: the action, e.g. `status`. */
+  path: string;
+  access: RouteAccess;
+  /** JSON schema of the body; omitted means the body is ignored. */
+  body?: JsonSchema;
+  /** JSON schema of the query string (values arrive as strings; ajv coerces types). */
+  query?: JsonSchema;
+  /**
+   * Spec error code per body/query property for schema failures other than a missing required field
+   * (which is always `missing_field`). Falls back to `fallbackCode`, then `validation_error`.
+   */
+  errorCodes?: Record<string, string>;
+  fallbackCode?: string;
+  /** Largest accepted body; larger requests get 413 before the handler runs. Default 64 KiB. */
+  maxBodyBytes?: number;
+  /** Requests per minute per client address, enforced by the host before the handler (public routes). */
+  rateLimitPerMinute?: number;
+  handler: RouteHandler<B, Q>;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Settings
+
+export type SettingType = 'boolean' | 'integer' | 'number' | 'decimal' | 'string' | 'enum' | 'list';
+
+export interface SettingDefinition {
+  /** camelCase name as in Document 2 (`defaultFee`); the REST name is its snake_case form. */
+  key: string;
+  type: SettingType;
+  default: unknown;
+  category: string;
+  description: string;
+  min?: number;
+  max?: number;
+  /** Allowed values of an `enum` (matched case-insensitively, stored as listed). */
+  options?: readonly string[];
+  /** Extra rule after type and range checks; returns an error message or null. Receives the coerced value. */
+  validate?: (value: unknown) => string | null;
+  /** Canonical form stored after validation (upper-casing codes, trimming). */
+  normalize?: (value: unknown) => unknown;
+  /** Environment variable that, when set, overrides the stored value (Document 2 names a few). */
+  env?: string;
+}
+
+export type SettingsChangeListener = (key: string, value: unknown, previous: unknown) => void;
+
+export interface SettingsApi {
+  declare(definitions: readonly SettingDefinition[]): void;
+  get<T = unknown>(key: string): T;
+  onChange(key: string | '*', listener: SettingsChangeListener): () => void;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Events, jobs, services, log, clock
+
+export type EventHandler<P = unknown> = (payload: P) => void | Promise<void>;
+
+export interface EventsApi {
+  publish(name: string, payload?: unknown): void;
+  subscribe<P = unknown>(name: string, handler: EventHandler<P>): () => void;
+}
+
+export interface JobDefinition {
+  /** Unique within the plugin; the host prefixes it with the plugin name. */
+  name: string;
+  /**
+   * The background processor this job belongs to, reported in `system/status.processors`
+   * (`p2p`, `transaction`, `cleanup`, or a plugin's own).
+   */
+  processor?: string;
+  /** Re-run every so many milliseconds (retries, sweeps). */
+  everyMs?: number;
+  /** Run daily at this UTC time. */
+  dailyAt?: { hour: number; minute: number };
+  /** Runs the work. A job never runs twice at once; a kick while running queues one more run. */
+  run(): Promise<void> | void;
+}
+
+export interface JobsApi {
+  register(job: JobDefinition): void;
+  /** Runs a job now (event-driven work: called right after the commit that created the work). */
+  kick(name: string): void;
+}
+
+export interface ServicesApi {
+  provide<T extends object>(name: string, service: T): void;
+  use<T extends object>(name: string): T;
+}
+
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Storage
+
+/** A builtin plugin's database access: its own migrations, statements and the one transaction helper. */
+export interface PluginDb {
+  /** Applies the plugin's migrations in order, once each, recorded under the plugin's name. */
+  migrate(migrations: readonly Migration[]): void;
+  /** The better-sqlite3 handle. A plugin only reads and writes the tables its own migrations created. */
+  readonly handle: import('better-sqlite3').Database;
+  /** Runs `fn` in one IMMEDIATE transaction; work queued with `afterCommit` runs only if it commits. */
+  tx<T>(fn: () => T): T;
+  afterCommit(fn: () => void): void;
+}
+
+export interface Migration {
+  version: number;
+  up: string | ((db: import('better-sqlite3').Database) => void);
+}
+
+/** The key-value store a sandboxed plugin gets instead of SQL. */
+export interface KeyValueStore {
+  get<T = unknown>(key: string): T | undefined;
+  set(key: string, value: unknown): void;
+  delete(key: string): void;
+  list(prefix?: string): string[];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Identity (builtin plugins only)
+
+export interface NodeAddresses {
+  http: string | null;
+  https: string | null;
+  tor: string | null;
+}
+
+export interface IdentityApi {
+  readonly pubkeyHash: string;
+  /** Raw Ed25519 public key. */
+  readonly publicKey: Buffer;
+  /** Raw X25519 public key others seal to. */
+  readonly sealingPublicKey: Buffer;
+  readonly authCode: string;
+  sign(data: Uint8Array): Buffer;
+  verify(publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean;
+  /** A key for encrypting this plugin's data at rest, derived from the node seed and a label. */
+  storageKey(label: string): Buffer;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Context
+
+export interface RoutesApi {
+  /** A core REST route (`/api/v1/...`); builtin plugins only. */
+  add<B = unknown, Q = Record<string, string | undefined>>(route: RouteDefinition<B, Q>): void;
+  /** A route in the plugin's own namespace: `/api/v1/plugins/<name>/<path>` (HMAC with the given scope). */
+  plugin<B = unknown, Q = Record<string, string | undefined>>(route: RouteDefinition<B, Q>): void;
+  /** A public route: `/p/<name>/<path>`, gated by NODE_PUBLIC_PLUGIN_ROUTES and the per-plugin switch. */
+  public<B = unknown, Q = Record<string, string | undefined>>(
+    route: Omit<RouteDefinition<B, Q>, 'access'>,
+  ): void;
+}
+
+export interface PluginContext {
+  readonly name: string;
+  readonly manifest: PluginManifest;
+  readonly db: PluginDb;
+  readonly routes: RoutesApi;
+  readonly events: EventsApi;
+  readonly jobs: JobsApi;
+  readonly settings: SettingsApi;
+  readonly services: ServicesApi;
+  readonly identity: IdentityApi;
+  readonly log: Logger;
+  readonly clock: Clock;
+  /** Mechanisms of the kernel that only builtin plugins reach (key store, plugin host, lifecycle). */
+  readonly kernel: KernelApi;
+  /** Called when the plugin stops (restart, shutdown); release timers and handles here. */
+  onStop(fn: () => void | Promise<void>): void;
+}
+
+/** What a sandboxed plugin gets (the isolated-vm host implements it). */
+export interface SandboxPluginContext {
+  readonly name: string;
+  readonly routes: Pick<RoutesApi, 'plugin' | 'public'>;
+  readonly store: KeyValueStore;
+  readonly events: EventsApi;
+  readonly settings: SettingsApi;
+  readonly log: Logger;
+  readonly clock: Clock;
+}
+
+export interface PluginDefinition {
+  setup(ctx: PluginContext): void | Promise<void>;
+}
+
+export function definePlugin(definition: PluginDefinition): PluginDefinition {
+  return definition;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Kernel mechanisms exposed to builtin plugins
+
+export interface ApiKeyRecord {
+  key_id: string;
+  name: string;
+  permissions: string[];
+  rate_limit_per_minute: number;
+  enabled: boolean;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+}
+
+export interface NewApiKey {
+  name: string;
+  permissions: string[];
+  rate_limit_per_minute?: number;
+  expires_at?: string | null;
+}
+
+export interface ApiKeysMechanism {
+  list(): ApiKeyRecord[];
+  get(keyId: string): ApiKeyRecord | null;
+  /** Returns the record and the secret, which is never retrievable again. */
+  create(input: NewApiKey): { record: ApiKeyRecord; secret: string };
+  setEnabled(keyId: string, enabled: boolean): ApiKeyRecord | null;
+  remove(keyId: string): boolean;
+  /** Every scope a key may be given (core and plugin-registered). */
+  knownScopes(): string[];
+}
+
+export interface PluginStatusRow {
+  name: string;
+  version: string;
+  enabled: boolean;
+  /** active, disabled, failed, restart_pending (enabled flag changed since the last start). */
+  status: string;
+  license: string | null;
+  author: string | null;
+  homepage: string | null;
+  has_changelog: boolean;
+  description: string | null;
+  builtin: boolean;
+  essential: boolean;
+  public_routes: string[];
+  public_routes_enabled: boolean;
+  error: string | null;
+}
+
+export interface PluginHostMechanism {
+  list(): PluginStatusRow[];
+  get(name: string): PluginStatusRow | null;
+  setEnabled(name: string, enabled: boolean): PluginStatusRow;
+  setPublicRoutes(name: string, enabled: boolean): PluginStatusRow;
+  remove(name: string): void;
+  /** Whether the node-wide NODE_PUBLIC_PLUGIN_ROUTES ceiling lets public routes be served at all. */
+  publicRoutesAllowed(): boolean;
+}
+
+export interface ProcessorState {
+  name: string;
+  processor: string | null;
+  running: boolean;
+  busy: boolean;
+  last_run_at: string | null;
+  last_error: string | null;
+}
+
+export interface JobsMechanism {
+  states(): ProcessorState[];
+  /** Whether any job of the named processor is scheduled (the status `processors` flags). */
+  processorRunning(processor: string): boolean;
+  stopAll(): number;
+  startAll(): number;
+  running(): boolean;
+}
+
+export interface LogEntry {
+  at: string;
+  level: LogLevel;
+  source: string;
+  message: string;
+  fields?: Record<string, unknown>;
+}
+
+export interface NodeInfo {
+  version: string;
+  pubkeyHash: string;
+  addresses: NodeAddresses;
+  dataDir: string;
+  startedAt: number;
+  environment: string;
+  testMode: boolean;
+  torSocks: { host: string; port: number };
+}
+
+export interface SettingsMechanism {
+  definitions(): SettingDefinition[];
+  /** Every setting's effective value, camelCase. */
+  values(): Record<string, unknown>;
+  /** Validates every change first, then applies all and persists atomically; nothing changes on error. */
+  update(changes: Record<string, unknown>): Record<string, unknown>;
+  reset(): void;
+  toSnake(key: string): string;
+  fromSnake(name: string): string | null;
+}
+
+export interface KernelApi {
+  readonly node: NodeInfo;
+  readonly apiKeys: ApiKeysMechanism;
+  readonly plugins: PluginHostMechanism;
+  readonly jobs: JobsMechanism;
+  readonly settings: SettingsMechanism;
+  /** Health of the database: a trivial query within a short time. */
+  databaseHealthy(): boolean;
+  /** Recent log entries, newest last (the debug report uses them). */
+  recentLogs(limit?: number): LogEntry[];
+  /** Request counters since start, per status class, for metrics. */
+  httpMetrics(): Record<string, number>;
+  /** Full in-process restart: stop plugins, reload them, remount routes. */
+  restart(): Promise<void>;
+  /** Retired nodes stop processors and refuse peer traffic until unretired. */
+  setRetired(retired: boolean): void;
+  isRetired(): boolean;
+}

@@ -1,0 +1,113 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { CryptoError } from '../../../kernel/crypto/errors.js';
+import { rawPublicKey } from '../../../kernel/crypto/keys.js';
+import { open, seal, type Sealed } from '../../../kernel/crypto/seal.js';
+
+function recipient(): { privateKey: KeyObject; raw: Buffer } {
+  const { privateKey, publicKey } = generateKeyPairSync('x25519');
+  return { privateKey, raw: rawPublicKey(publicKey) };
+}
+
+function reasonOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof CryptoError) return err.reason;
+    return `not a CryptoError: ${String(err)}`;
+  }
+  return 'did not throw';
+}
+
+/** Flips one bit of the decoded field and re-encodes it canonically. */
+function flip(field: string, index: number): string {
+  const bytes = Buffer.from(field, 'base64url');
+  bytes[index] = (bytes[index] ?? 0) ^ 0x01;
+  return bytes.toString('base64url');
+}
+
+const r = recipient();
+const aad = 'v1|sender|recipient|1700000000|nonce';
+
+describe('seal / open', () => {
+  it('round-trips text and bytes, including empty plaintext', () => {
+    const sealed = seal(r.raw, '{"type":"ping"}', aad);
+    expect(open(r.privateKey, r.raw, sealed, aad).toString('utf8')).toBe('{"type":"ping"}');
+    const bytes = Buffer.from([0, 1, 2, 255]);
+    expect(open(r.privateKey, r.raw, seal(r.raw, bytes, Buffer.from(aad)), aad)).toEqual(bytes);
+    expect(open(r.privateKey, r.raw, seal(r.raw, '', aad), aad)).toHaveLength(0);
+  });
+
+  it('has the documented shape: base64url fields, 32-byte epk, 12-byte iv, tag appended', () => {
+    const sealed = seal(r.raw, 'hello', aad);
+    expect(Object.keys(sealed).sort()).toEqual(['ct', 'epk', 'iv']);
+    for (const v of Object.values(sealed)) expect(v).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(Buffer.from(sealed.epk, 'base64url')).toHaveLength(32);
+    expect(Buffer.from(sealed.iv, 'base64url')).toHaveLength(12);
+    expect(Buffer.from(sealed.ct, 'base64url')).toHaveLength(5 + 16);
+  });
+
+  it('uses a fresh ephemeral key and IV every time', () => {
+    const a = seal(r.raw, 'same', aad);
+    const b = seal(r.raw, 'same', aad);
+    expect(a.epk).not.toBe(b.epk);
+    expect(a.iv).not.toBe(b.iv);
+    expect(a.ct).not.toBe(b.ct);
+  });
+
+  it('fails on any tampered epk, iv or ct byte', () => {
+    const sealed = seal(r.raw, 'a body worth protecting', aad);
+    for (const field of ['epk', 'iv', 'ct'] as const) {
+      const length = Buffer.from(sealed[field], 'base64url').length;
+      for (const i of new Set([0, Math.floor(length / 2), length - 1])) {
+        const tampered: Sealed = { ...sealed, [field]: flip(sealed[field], i) };
+        expect(reasonOf(() => open(r.privateKey, r.raw, tampered, aad))).toBe('auth-failed');
+      }
+    }
+  });
+
+  it('fails on a different AAD (a body moved under another header)', () => {
+    const sealed = seal(r.raw, 'body', aad);
+    expect(reasonOf(() => open(r.privateKey, r.raw, sealed, `${aad}x`))).toBe('auth-failed');
+    expect(reasonOf(() => open(r.privateKey, r.raw, sealed, ''))).toBe('auth-failed');
+  });
+
+  it('fails for the wrong recipient, and when the recipient key passed does not match', () => {
+    const sealed = seal(r.raw, 'body', aad);
+    const other = recipient();
+    expect(reasonOf(() => open(other.privateKey, other.raw, sealed, aad))).toBe('auth-failed');
+    // Right private key but a different public key in the KDF salt: still refused.
+    expect(reasonOf(() => open(r.privateKey, other.raw, sealed, aad))).toBe('auth-failed');
+  });
+
+  it('rejects malformed sealed objects with a CryptoError', () => {
+    const good = seal(r.raw, 'body', aad);
+    const cases: unknown[] = [
+      null,
+      'string',
+      {},
+      { ...good, epk: undefined },
+      { ...good, iv: 42 },
+      { ...good, epk: good.epk.slice(0, -2) },
+      { ...good, iv: `${good.iv}AA` },
+      { ...good, ct: 'AAAA' }, // shorter than the tag
+      { ...good, ct: `${good.ct}!` }, // not base64url
+      { ...good, iv: `${good.iv}=` }, // padding is not canonical base64url
+      { ...good, epk: `+${good.epk.slice(1)}` }, // standard base64 alphabet, not base64url
+    ];
+    for (const c of cases) {
+      expect(['malformed', 'auth-failed']).toContain(reasonOf(() => open(r.privateKey, r.raw, c as Sealed, aad)));
+    }
+    expect(reasonOf(() => open(r.privateKey, r.raw, { ...good, iv: `${good.iv}AA` }, aad))).toBe('malformed');
+  });
+
+  it('refuses a small-order ephemeral key (all-zero point)', () => {
+    const good = seal(r.raw, 'body', aad);
+    const zero = Buffer.alloc(32).toString('base64url');
+    expect(reasonOf(() => open(r.privateKey, r.raw, { ...good, epk: zero }, aad))).toBe('auth-failed');
+  });
+
+  it('refuses to seal to a public key of the wrong size', () => {
+    expect(reasonOf(() => seal(new Uint8Array(31), 'x', aad))).toBe('bad-key');
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { privateKeyFromSeed } from '../../../kernel/crypto/keys.js';
+import { sign, verify } from '../../../kernel/crypto/sign.js';
+import { RFC8032_TEST1 } from './vectors.js';
+
+const key = privateKeyFromSeed('ed25519', Buffer.from(RFC8032_TEST1.seed, 'hex'));
+const pub = Buffer.from(RFC8032_TEST1.publicKey, 'hex');
+
+describe('sign / verify', () => {
+  it('produces the RFC 8032 TEST 1 signature', () => {
+    expect(sign(key, new Uint8Array(0)).toString('hex')).toBe(RFC8032_TEST1.signature);
+    expect(verify(pub, new Uint8Array(0), Buffer.from(RFC8032_TEST1.signature, 'hex'))).toBe(true);
+  });
+
+  it('round-trips and rejects any altered byte', () => {
+    const data = Buffer.from('header and body digest');
+    const sig = sign(key, data);
+    expect(verify(pub, data, sig)).toBe(true);
+    for (const i of [0, 31, 63]) {
+      const bad = Buffer.from(sig);
+      bad[i] = (bad[i] ?? 0) ^ 1;
+      expect(verify(pub, data, bad)).toBe(false);
+    }
+    expect(verify(pub, Buffer.from('header and body digesT'), sig)).toBe(false);
+    const otherPub = Buffer.from(pub);
+    otherPub[0] = (otherPub[0] ?? 0) ^ 1;
+    expect(verify(otherPub, data, sig)).toBe(false);
+  });
+
+  it('returns false, never throws, on garbage', () => {
+    const data = Buffer.from('x');
+    const sig = sign(key, data);
+    const garbage: Array<[unknown, unknown, unknown]> = [
+      [new Uint8Array(0), data, sig],
+      [new Uint8Array(31), data, sig],
+      [new Uint8Array(32), data, sig],
+      [Buffer.alloc(32, 0xff), data, sig],
+      [pub, data, new Uint8Array(0)],
+      [pub, data, new Uint8Array(65)],
+      [pub, data, Buffer.alloc(64, 0xff)],
+      ['not bytes', data, sig],
+      [pub, 'not bytes', sig],
+      [pub, data, 'not bytes'],
+      [null, null, null],
+      [undefined, undefined, undefined],
+      [{ length: 32 }, data, sig],
+    ];
+    for (const [p, d, s] of garbage) {
+      expect(verify(p as Uint8Array, d as Uint8Array, s as Uint8Array)).toBe(false);
+    }
+  });
+});
