@@ -12,6 +12,7 @@
  * The seed phrase never appears in an error message, and an Identity prints and serialises without it.
  */
 import {
+  chmodSync,
   closeSync,
   existsSync,
   fchmodSync,
@@ -23,10 +24,9 @@ import {
   renameSync,
   rmSync,
   statSync,
-  chmodSync,
   writeSync,
 } from 'node:fs';
-import { createHash, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import { decryptAtRest, encryptAtRest } from './crypto/at-rest.js';
@@ -125,8 +125,7 @@ export class Identity {
 
   /** Throws CryptoError when the body was not sealed to this node or was altered. */
   open(sealed: Sealed, aad: BytesLike): Buffer {
-    const privateKey: KeyObject = this.#keys.sealing.privateKey;
-    return open(privateKey, this.#keys.sealing.publicRaw, sealed, aad);
+    return open(this.#keys.sealing.privateKey, this.#keys.sealing.publicRaw, sealed, aad);
   }
 
   /** A 32-byte at-rest key for one purpose, e.g. storageKey('api-secrets'). */

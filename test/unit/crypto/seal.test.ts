@@ -66,6 +66,14 @@ describe('seal / open', () => {
     }
   });
 
+  it('fails when only the bit X25519 ignores is flipped in epk (the KDF binds the exact bytes)', () => {
+    const sealed = seal(r.raw, 'body', aad);
+    const epk = Buffer.from(sealed.epk, 'base64url');
+    epk[31] = (epk[31] ?? 0) ^ 0x80;
+    const tampered = { ...sealed, epk: epk.toString('base64url') };
+    expect(reasonOf(() => open(r.privateKey, r.raw, tampered, aad))).toBe('auth-failed');
+  });
+
   it('fails on a different AAD (a body moved under another header)', () => {
     const sealed = seal(r.raw, 'body', aad);
     expect(reasonOf(() => open(r.privateKey, r.raw, sealed, `${aad}x`))).toBe('auth-failed');
