@@ -164,6 +164,12 @@ export interface SettingDefinition {
   validate?: (value: unknown) => string | null;
   /** Canonical form stored after validation (upper-casing codes, trimming). */
   normalize?: (value: unknown) => unknown;
+  /**
+   * A rule that spans settings (a default that must be in a list). Checked on every update, for every
+   * setting that has one, against the values the update would produce: `valueOf` answers with the pending
+   * changes applied. Returns an error message or null; any message fails the whole update.
+   */
+  crossCheck?: (value: unknown, valueOf: (key: string) => unknown) => string | null;
   /** Environment variable that, when set, overrides the stored value (Document 2 names a few). */
   env?: string;
 }
@@ -277,6 +283,120 @@ export interface IdentityApi {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Node-to-node messages (builtin plugins only)
+
+/** A peer as the message layer knows it: its key hash (when known) and where it listens. */
+export interface PeerTarget {
+  /** Hex SHA-256 of the peer's Ed25519 key; unknown before the first hello with a new address. */
+  pubkeyHash?: string | null;
+  /** Raw X25519 key to seal to; fetched with a hello when absent. */
+  sealingKey?: Buffer | null;
+  addresses: Partial<NodeAddresses>;
+}
+
+/** The verified sender of an inbound message. */
+export interface PeerSender {
+  pubkeyHash: string;
+  publicKey: Buffer;
+  sealingKey: Buffer;
+  addresses: NodeAddresses;
+}
+
+/** What a plugin sends: a `type` the receiving plugin registered, plus its own fields. */
+export type PeerPayload = { type: string } & Record<string, unknown>;
+
+export interface InboundPeerMessage {
+  type: string;
+  payload: PeerPayload;
+  sender: PeerSender;
+  /** The sender's stable id for this message; the same across retries. */
+  messageId: string;
+  receivedAt: number;
+}
+
+/**
+ * A handler's answer. Throw `PeerRefusal` to refuse (the sender sees ok:false with the code and does not
+ * retry); return data for ok:true.
+ */
+export type PeerHandler = (message: InboundPeerMessage) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+export class PeerRefusal extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'PeerRefusal';
+  }
+}
+
+export interface PeerReply {
+  ok: boolean;
+  data: Record<string, unknown>;
+  error: { code: string; message: string } | null;
+  /** The replying node, verified from its signed reply. */
+  sender: PeerSender;
+}
+
+/** A message queued in the outbox: delivered after commit, retried with backoff, then dead-lettered. */
+export interface QueuedPeerMessage {
+  id: string;
+  target: PeerTarget;
+  payload: PeerPayload;
+  attempts: number;
+}
+
+export interface OutboxHooks {
+  /** The peer accepted the message (ok:true). Runs once. */
+  delivered?(message: QueuedPeerMessage, reply: PeerReply): void | Promise<void>;
+  /** The peer answered ok:false: a final refusal, not retried. */
+  refused?(message: QueuedPeerMessage, reply: PeerReply): void | Promise<void>;
+  /** Every attempt failed: the message went to the dead letter queue. */
+  dead?(message: QueuedPeerMessage, reason: string): void | Promise<void>;
+  /** Whether an operator may retry it from the dead letter queue, and how to refresh it first. */
+  retryable?: boolean;
+  refresh?(payload: PeerPayload): PeerPayload;
+  /** The dead letter queue's `message type` column (transaction, contact, p2p, rp2p, ...). */
+  label?: string;
+}
+
+export interface PeerHello {
+  pubkeyHash: string;
+  publicKey: Buffer;
+  sealingKey: Buffer;
+  addresses: NodeAddresses;
+  version: string;
+}
+
+export interface PeerApi {
+  /** Registers the handler of a message type; one plugin owns each type. */
+  handle(type: string, handler: PeerHandler): void;
+  /** Refuses messages before any handler runs (a blocked peer); return a refusal or null. */
+  filter(fn: (sender: PeerSender, type: string) => PeerRefusal | null): void;
+  /** Sends now and waits for the signed reply; throws `PeerDeliveryError` when the peer cannot be reached. */
+  request(target: PeerTarget, payload: PeerPayload): Promise<PeerReply>;
+  /** Queues a message inside the caller's transaction (`ctx.db.tx`); it is sent right after commit. */
+  enqueue(target: PeerTarget, payload: PeerPayload, options?: { messageId?: string }): string;
+  /** Hooks for the outcome of queued messages of a type. */
+  outcomes(type: string, hooks: OutboxHooks): void;
+  /** Fetches and verifies the keys a node publishes at an address. */
+  hello(address: string): Promise<PeerHello>;
+}
+
+export class PeerDeliveryError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** False when trying again cannot help (the address answers for another node). */
+    readonly transient = true,
+  ) {
+    super(message);
+    this.name = 'PeerDeliveryError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Context
 
 export interface RoutesApi {
@@ -300,6 +420,7 @@ export interface PluginContext {
   readonly settings: SettingsApi;
   readonly services: ServicesApi;
   readonly identity: IdentityApi;
+  readonly peer: PeerApi;
   readonly log: Logger;
   readonly clock: Clock;
   /** Mechanisms of the kernel that only builtin plugins reach (key store, plugin host, lifecycle). */
@@ -431,12 +552,40 @@ export interface SettingsMechanism {
   /** Validates every change first, then applies all and persists atomically; nothing changes on error. */
   update(changes: Record<string, unknown>): Record<string, unknown>;
   reset(): void;
+  /** camelCase names whose value comes from an environment variable (an update cannot change them). */
+  overridden(): string[];
   toSnake(key: string): string;
   fromSnake(name: string): string | null;
 }
 
+export type DeadLetterStatus = 'pending' | 'retrying' | 'resolved' | 'abandoned';
+
+export interface DeadLetterItem {
+  id: number;
+  message_id: string;
+  /** transaction, contact, p2p, rp2p, ... as the owning plugin labels it. */
+  message_type: string;
+  status: DeadLetterStatus;
+  retry_count: number;
+  recipient_address: string | null;
+  failure_reason: string | null;
+  added_at: string;
+  updated_at: string;
+  retryable: boolean;
+}
+
+export interface DlqMechanism {
+  list(statuses: readonly DeadLetterStatus[]): DeadLetterItem[];
+  get(id: number): DeadLetterItem | null;
+  /** Sends the item again now; resolves it on delivery. */
+  retry(id: number): Promise<DeadLetterItem>;
+  abandon(id: number): DeadLetterItem;
+  pendingCount(): number;
+}
+
 export interface KernelApi {
   readonly node: NodeInfo;
+  readonly dlq: DlqMechanism;
   readonly apiKeys: ApiKeysMechanism;
   readonly plugins: PluginHostMechanism;
   readonly jobs: JobsMechanism;

@@ -15,6 +15,7 @@ import type { LogSink } from '../log.js';
 import type { SettingsRegistry } from '../settings.js';
 import { systemClock } from '../clock.js';
 import type { RouteTable } from '../http/route-table.js';
+import type { PeerLayer } from '../peers/layer.js';
 import type { BuiltinPlugin, ContextFactory } from './host.js';
 import type { ServiceRegistry } from './services.js';
 
@@ -27,6 +28,7 @@ export interface ContextDeps {
   logs: LogSink;
   identity: IdentityApi;
   kernel: KernelApi;
+  peers: PeerLayer;
   services: () => ServiceRegistry;
   registerScopes(scopes: readonly string[]): void;
 }
@@ -44,6 +46,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
     const settingKeys: string[] = [];
     const publicActions = new Set(manifest.public_routes ?? []);
     deps.registerScopes(manifest.scopes ?? []);
+    const peer = deps.peers.forPlugin(name);
 
     const db: PluginDb = {
       handle: deps.db,
@@ -106,6 +109,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
         },
       },
       identity: deps.identity,
+      peer: peer.api,
       log: deps.logs.logger(name),
       clock: systemClock,
       kernel: deps.kernel,
@@ -115,6 +119,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
     const teardown = async (): Promise<void> => {
       for (const hook of stopHooks.reverse()) await hook();
       for (const off of unsubscribes) off();
+      peer.release();
       await deps.jobs.removeOwner(name);
       deps.settings.undeclare(settingKeys);
     };

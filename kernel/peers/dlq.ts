@@ -1,0 +1,130 @@
+import type { DeadLetterItem, DeadLetterStatus, DlqMechanism, PeerPayload, QueuedPeerMessage } from '../../sdk/index.js';
+import { PeerDeliveryError } from '../../sdk/index.js';
+import type { Db } from '../db/open.js';
+import { ApiError } from '../errors.js';
+import { loadTarget, storeTarget, type Outbox } from './outbox.js';
+
+interface Row {
+  id: number;
+  message_id: string;
+  type: string;
+  label: string;
+  target: string;
+  payload: string;
+  status: DeadLetterStatus;
+  retry_count: number;
+  recipient_address: string | null;
+  failure_reason: string | null;
+  added_at: string;
+  updated_at: string;
+}
+
+/**
+ * Messages whose delivery failed every attempt. An operator retries them (when their owner says a retry is
+ * safe, refreshing the payload first) or abandons them; finished items are deleted after the retention.
+ */
+export class DeadLetterQueue implements DlqMechanism {
+  #outbox: Outbox | null = null;
+  readonly #insert;
+  readonly #get;
+  readonly #update;
+
+  constructor(private readonly db: Db) {
+    this.#insert = db.prepare(
+      `INSERT OR IGNORE INTO peer_dlq (message_id, type, label, target, payload, status, retry_count, recipient_address, failure_reason, added_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+    );
+    this.#get = db.prepare('SELECT * FROM peer_dlq WHERE id = ?');
+    this.#update = db.prepare('UPDATE peer_dlq SET status = ?, retry_count = ?, failure_reason = ?, payload = ?, updated_at = ? WHERE id = ?');
+  }
+
+  attach(outbox: Outbox): void {
+    this.#outbox = outbox;
+  }
+
+  park(message: QueuedPeerMessage, type: string, reason: string, address: string | null): void {
+    const label = this.#outbox?.hooksFor(type)?.label ?? type;
+    const now = new Date().toISOString();
+    this.#insert.run(message.id, type, label, storeTarget(message.target), JSON.stringify(message.payload), message.attempts, address, reason, now, now);
+  }
+
+  list(statuses: readonly DeadLetterStatus[]): DeadLetterItem[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM peer_dlq WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY id DESC`)
+      .all(...statuses) as Row[];
+    return rows.map((r) => this.#item(r));
+  }
+
+  get(id: number): DeadLetterItem | null {
+    const row = this.#get.get(id) as Row | undefined;
+    return row ? this.#item(row) : null;
+  }
+
+  pendingCount(): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM peer_dlq WHERE status IN ('pending', 'retrying')`).get() as { n: number }).n;
+  }
+
+  async retry(id: number): Promise<DeadLetterItem> {
+    const row = this.#require(id);
+    if (row.status !== 'pending' && row.status !== 'retrying') {
+      throw new ApiError('dlq_invalid_status', 400, `Dead letter ${id} is ${row.status}; only pending or retrying items can be retried`);
+    }
+    const hooks = this.#outbox!.hooksFor(row.type);
+    if (!hooks?.retryable) {
+      throw new ApiError('dlq_not_retryable', 400, `Dead letter ${id} (${row.label}) is time-sensitive and cannot be retried; abandon it`);
+    }
+    const payload = hooks.refresh ? hooks.refresh(JSON.parse(row.payload) as PeerPayload) : (JSON.parse(row.payload) as PeerPayload);
+    const attempts = row.retry_count + 1;
+    this.#update.run('retrying', attempts, row.failure_reason, JSON.stringify(payload), new Date().toISOString(), id);
+    const target = loadTarget(row.target);
+    const message: QueuedPeerMessage = { id: row.message_id, target, payload, attempts };
+    let reply;
+    try {
+      reply = await this.#outbox!.sendNow(row.message_id, target, payload);
+    } catch (err) {
+      const reason = err instanceof PeerDeliveryError ? `${err.code}: ${err.message}` : String(err);
+      this.#update.run('pending', attempts, reason, JSON.stringify(payload), new Date().toISOString(), id);
+      throw new ApiError('dlq_retry_failed', 502, `Delivery failed again: ${reason}`, { item: this.get(id) });
+    }
+    this.#update.run('resolved', attempts, reply.ok ? null : `refused: ${reply.error?.code}`, JSON.stringify(payload), new Date().toISOString(), id);
+    this.#outbox!.markDelivered(row.message_id, attempts);
+    await (reply.ok ? hooks.delivered?.(message, reply) : hooks.refused?.(message, reply));
+    return this.get(id)!;
+  }
+
+  abandon(id: number): DeadLetterItem {
+    const row = this.#require(id);
+    if (row.status !== 'pending' && row.status !== 'retrying') {
+      throw new ApiError('dlq_invalid_status', 400, `Dead letter ${id} is already ${row.status}`);
+    }
+    this.#update.run('abandoned', row.retry_count, row.failure_reason, row.payload, new Date().toISOString(), id);
+    return this.get(id)!;
+  }
+
+  /** Deletes finished items older than the retention, and delivered outbox rows older than theirs. */
+  cleanup(nowMs: number, dlqDays: number, deliveryDays: number): void {
+    this.db.prepare(`DELETE FROM peer_dlq WHERE status IN ('resolved', 'abandoned') AND updated_at < ?`).run(new Date(nowMs - dlqDays * 86_400_000).toISOString());
+    this.db.prepare(`DELETE FROM peer_outbox WHERE status IN ('delivered', 'refused', 'dead') AND updated_at < ?`).run(nowMs - deliveryDays * 86_400_000);
+  }
+
+  #require(id: number): Row {
+    const row = this.#get.get(id) as Row | undefined;
+    if (!row) throw new ApiError('dlq_item_not_found', 404, `No dead letter with id ${id}`);
+    return row;
+  }
+
+  #item(r: Row): DeadLetterItem {
+    return {
+      id: r.id,
+      message_id: r.message_id,
+      message_type: r.label,
+      status: r.status,
+      retry_count: r.retry_count,
+      recipient_address: r.recipient_address,
+      failure_reason: r.failure_reason,
+      added_at: r.added_at,
+      updated_at: r.updated_at,
+      retryable: this.#outbox?.hooksFor(r.type)?.retryable ?? false,
+    };
+  }
+}

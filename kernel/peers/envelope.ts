@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import type { NodeAddresses, PeerSender } from '../../sdk/index.js';
+import type { Sealed } from '../crypto/seal.js';
+import { pubkeyHash } from '../crypto/derive.js';
+import { seal } from '../crypto/seal.js';
+import { verify } from '../crypto/sign.js';
+import type { Identity } from '../identity.js';
+
+/** How long a message stays acceptable after (and before) its timestamp. */
+export const PEER_WINDOW_SECONDS = 300;
+const SIG_DOMAIN = 'wn-peer-v1';
+const HELLO_DOMAIN = 'wn-hello-v1';
+
+/** The signed, unencrypted part of a message. Travels as a JSON string so the signed bytes are exact. */
+export interface PeerHeader {
+  v: 1;
+  from: { pubkey: string; sealing_key: string; addresses: NodeAddresses };
+  /** Recipient's pubkey hash: a message is valid for one node only. */
+  to: string;
+  ts: number;
+  /** Random per envelope: the replay cache key together with the sender. */
+  nonce: string;
+  /** Stable per logical message, the same across retries: the receiver answers a repeat from its record. */
+  mid: string;
+  /** On replies: the nonce of the request answered. */
+  re?: string;
+}
+
+export interface WireEnvelope {
+  header: string;
+  body: Sealed;
+  sig: string;
+}
+
+export class EnvelopeError extends Error {
+  constructor(
+    readonly code: 'malformed' | 'wrong_recipient' | 'expired' | 'bad_signature' | 'undecryptable' | 'unexpected_sender',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EnvelopeError';
+  }
+}
+
+const b64u = (b: Uint8Array): string => Buffer.from(b).toString('base64url');
+
+function signedBytes(header: string, body: Sealed): Buffer {
+  return Buffer.from(`${SIG_DOMAIN}\n${header}\n${body.epk}.${body.iv}.${body.ct}`, 'utf8');
+}
+
+export const newNonce = (): string => randomBytes(16).toString('hex');
+
+export function buildEnvelope(
+  identity: Identity,
+  addresses: NodeAddresses,
+  recipient: { pubkeyHash: string; sealingKey: Buffer },
+  payload: object,
+  ids: { mid: string; re?: string },
+  nowMs: number,
+): { wire: WireEnvelope; nonce: string } {
+  const nonce = newNonce();
+  const headerObj: PeerHeader = {
+    v: 1,
+    from: { pubkey: b64u(identity.publicKey), sealing_key: b64u(identity.sealingPublicKey), addresses },
+    to: recipient.pubkeyHash,
+    ts: Math.floor(nowMs / 1000),
+    nonce,
+    mid: ids.mid,
+    ...(ids.re ? { re: ids.re } : {}),
+  };
+  const header = JSON.stringify(headerObj);
+  const body = seal(recipient.sealingKey, JSON.stringify(payload), header);
+  return { wire: { header, body, sig: b64u(identity.sign(signedBytes(header, body))) }, nonce };
+}
+
+const isStr = (v: unknown): v is string => typeof v === 'string';
+
+function decodeKey(text: unknown): Buffer | null {
+  if (!isStr(text) || !/^[A-Za-z0-9_-]{43}$/.test(text)) return null;
+  const raw = Buffer.from(text, 'base64url');
+  return raw.length === 32 ? raw : null;
+}
+
+function parseAddresses(v: unknown): NodeAddresses | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const a = v as Record<string, unknown>;
+  const pick = (k: string): string | null => (isStr(a[k]) && (a[k] as string).length <= 300 ? (a[k] as string) : null);
+  return { http: pick('http'), https: pick('https'), tor: pick('tor') };
+}
+
+export interface OpenedEnvelope {
+  header: PeerHeader;
+  sender: PeerSender;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Checks an envelope and opens its body: shape, recipient, clock window, signature (over the exact header
+ * string and sealed body), then decryption with the header as associated data. Replay is the caller's
+ * check (it needs storage).
+ */
+export function openEnvelope(identity: Identity, raw: unknown, nowMs: number): OpenedEnvelope {
+  const malformed = (what: string): never => {
+    throw new EnvelopeError('malformed', `malformed envelope: ${what}`);
+  };
+  if (typeof raw !== 'object' || raw === null) return malformed('not an object');
+  const { header, body, sig } = raw as Record<string, unknown>;
+  if (!isStr(header) || header.length > 4096 || !isStr(sig)) return malformed('header or signature missing');
+  if (typeof body !== 'object' || body === null) return malformed('body missing');
+  const sealed = body as Record<string, unknown>;
+  if (!isStr(sealed.epk) || !isStr(sealed.iv) || !isStr(sealed.ct)) return malformed('body fields missing');
+  let h: PeerHeader;
+  try {
+    h = JSON.parse(header) as PeerHeader;
+  } catch {
+    return malformed('header is not JSON');
+  }
+  const publicKey = decodeKey(h?.from?.pubkey);
+  const sealingKey = decodeKey(h?.from?.sealing_key);
+  const addresses = parseAddresses(h?.from?.addresses);
+  if (h.v !== 1 || !publicKey || !sealingKey || !addresses) return malformed('sender keys');
+  if (!isStr(h.to) || !isStr(h.nonce) || !/^[0-9a-f]{32}$/.test(h.nonce) || !isStr(h.mid) || h.mid.length > 128) {
+    return malformed('ids');
+  }
+  if (typeof h.ts !== 'number' || !Number.isInteger(h.ts)) return malformed('timestamp');
+  if (h.to !== identity.pubkeyHash) throw new EnvelopeError('wrong_recipient', 'envelope addressed to another node');
+  if (Math.abs(nowMs / 1000 - h.ts) > PEER_WINDOW_SECONDS) throw new EnvelopeError('expired', 'envelope outside the 300-second window');
+  const signature = Buffer.from(sig, 'base64url');
+  const body3: Sealed = { epk: sealed.epk, iv: sealed.iv, ct: sealed.ct };
+  if (!verify(publicKey, signedBytes(header, body3), signature)) throw new EnvelopeError('bad_signature', 'signature does not verify');
+  let payload: unknown;
+  try {
+    payload = JSON.parse(identity.open(body3, header).toString('utf8'));
+  } catch {
+    throw new EnvelopeError('undecryptable', 'body cannot be opened');
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return malformed('payload');
+  return {
+    header: h,
+    sender: { pubkeyHash: pubkeyHash(publicKey), publicKey, sealingKey, addresses },
+    payload: payload as Record<string, unknown>,
+  };
+}
+
+// ---- hello: a node's signed self-description, fetched before the first sealed message to a new address
+
+export interface WireHello {
+  hello: string;
+  sig: string;
+}
+
+interface HelloBody {
+  v: 1;
+  pubkey: string;
+  sealing_key: string;
+  addresses: NodeAddresses;
+  version: string;
+  ts: number;
+}
+
+export function buildHello(identity: Identity, addresses: NodeAddresses, version: string, nowMs: number): WireHello {
+  const body: HelloBody = {
+    v: 1,
+    pubkey: b64u(identity.publicKey),
+    sealing_key: b64u(identity.sealingPublicKey),
+    addresses,
+    version,
+    ts: Math.floor(nowMs / 1000),
+  };
+  const hello = JSON.stringify(body);
+  return { hello, sig: b64u(identity.sign(Buffer.from(`${HELLO_DOMAIN}\n${hello}`))) };
+}
+
+export function openHello(raw: unknown): { pubkeyHash: string; publicKey: Buffer; sealingKey: Buffer; addresses: NodeAddresses; version: string } {
+  if (typeof raw !== 'object' || raw === null) throw new EnvelopeError('malformed', 'hello is not an object');
+  const { hello, sig } = raw as Record<string, unknown>;
+  if (!isStr(hello) || !isStr(sig)) throw new EnvelopeError('malformed', 'hello fields missing');
+  let body: HelloBody;
+  try {
+    body = JSON.parse(hello) as HelloBody;
+  } catch {
+    throw new EnvelopeError('malformed', 'hello is not JSON');
+  }
+  const publicKey = decodeKey(body.pubkey);
+  const sealingKey = decodeKey(body.sealing_key);
+  const addresses = parseAddresses(body.addresses);
+  if (!publicKey || !sealingKey || !addresses) throw new EnvelopeError('malformed', 'hello keys');
+  if (!verify(publicKey, Buffer.from(`${HELLO_DOMAIN}\n${hello}`), Buffer.from(sig, 'base64url'))) {
+    throw new EnvelopeError('bad_signature', 'hello signature does not verify');
+  }
+  return { pubkeyHash: pubkeyHash(publicKey), publicKey, sealingKey, addresses, version: isStr(body.version) ? body.version : '' };
+}

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger, OutboxHooks, PeerPayload, PeerReply, PeerTarget, QueuedPeerMessage } from '../../sdk/index.js';
+import { PeerDeliveryError } from '../../sdk/index.js';
+import type { Db } from '../db/open.js';
+import type { TxRunner } from '../db/tx.js';
+import type { PeerClient } from './client.js';
+
+/** Attempts before a message is parked in the dead letter queue (DELIVERY_MAX_RETRIES). */
+export const DELIVERY_MAX_RETRIES = 5;
+const MAX_IN_FLIGHT = 64;
+
+/** 2, 4, 8, 16, 32 s with ±20 % jitter, so many failing messages do not retry in lockstep. */
+export function backoffMs(failedAttempts: number, random: () => number = Math.random): number {
+  const base = 2000 * 2 ** (failedAttempts - 1);
+  return Math.round(base * (1 + 0.2 * (random() * 2 - 1)));
+}
+
+interface Row {
+  id: string;
+  type: string;
+  target: string;
+  payload: string;
+  attempts: number;
+  next_attempt_at: number;
+}
+
+export interface StoredTarget {
+  pubkeyHash: string | null;
+  sealingKey: string | null;
+  addresses: PeerTarget['addresses'];
+}
+
+export const storeTarget = (t: PeerTarget): string =>
+  JSON.stringify({ pubkeyHash: t.pubkeyHash ?? null, sealingKey: t.sealingKey ? t.sealingKey.toString('base64url') : null, addresses: t.addresses } satisfies StoredTarget);
+
+export const loadTarget = (text: string): PeerTarget => {
+  const t = JSON.parse(text) as StoredTarget;
+  return { pubkeyHash: t.pubkeyHash, sealingKey: t.sealingKey ? Buffer.from(t.sealingKey, 'base64url') : null, addresses: t.addresses };
+};
+
+const recipientKey = (t: PeerTarget): string => t.pubkeyHash ?? JSON.stringify(t.addresses);
+
+/**
+ * The transactional outbox. A message is inserted in the same transaction as the change it announces and
+ * sent right after commit; failures retry with backoff and, after the last attempt, go to the dead letter
+ * queue. Messages to one recipient go one at a time, in order; different recipients in parallel. The only
+ * timer is the one for the next due retry.
+ */
+export class Outbox {
+  #hooks = new Map<string, OutboxHooks>();
+  #inFlight = new Set<string>();
+  #busyRecipients = new Set<string>();
+  #timer: NodeJS.Timeout | null = null;
+  #timerAt = Infinity;
+  #kickQueued = false;
+  #running = false;
+  readonly #insert;
+  readonly #due;
+  readonly #nextDue;
+  readonly #setStatus;
+  readonly #reschedule;
+
+  constructor(
+    db: Db,
+    private readonly tx: TxRunner,
+    private readonly client: PeerClient,
+    private readonly deadLetter: (row: QueuedPeerMessage, type: string, reason: string, address: string | null) => void,
+    private readonly log: Logger,
+  ) {
+    this.#insert = db.prepare(
+      `INSERT OR IGNORE INTO peer_outbox (id, type, target, payload, status, attempts, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+    );
+    this.#due = db.prepare(`SELECT id, type, target, payload, attempts, next_attempt_at FROM peer_outbox
+       WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY created_at, rowid LIMIT 512`);
+    this.#nextDue = db.prepare(`SELECT MIN(next_attempt_at) AS at FROM peer_outbox WHERE status = 'pending'`);
+    this.#setStatus = db.prepare('UPDATE peer_outbox SET status = ?, last_error = ?, attempts = ?, updated_at = ? WHERE id = ?');
+    this.#reschedule = db.prepare('UPDATE peer_outbox SET attempts = ?, next_attempt_at = ?, last_error = ?, updated_at = ? WHERE id = ?');
+  }
+
+  hooks(type: string, hooks: OutboxHooks): void {
+    this.#hooks.set(type, hooks);
+  }
+
+  hooksFor(type: string): OutboxHooks | undefined {
+    return this.#hooks.get(type);
+  }
+
+  removeHooks(types: readonly string[]): void {
+    for (const t of types) this.#hooks.delete(t);
+  }
+
+  /** Queues a message; call inside the transaction that makes the change it announces. */
+  enqueue(target: PeerTarget, payload: PeerPayload, messageId?: string): string {
+    const id = messageId ?? `msg_${randomBytes(12).toString('hex')}`;
+    const now = Date.now();
+    this.#insert.run(id, payload.type, storeTarget(target), JSON.stringify(payload), now, now, now);
+    this.tx.afterCommit(() => this.kick());
+    return id;
+  }
+
+  start(): void {
+    this.#running = true;
+    this.kick();
+  }
+
+  stop(): void {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#timerAt = Infinity;
+  }
+
+  kick(): void {
+    if (!this.#running || this.#kickQueued) return;
+    this.#kickQueued = true;
+    setImmediate(() => {
+      this.#kickQueued = false;
+      this.#pump();
+    });
+  }
+
+  /** Sends one stored message now (operator retry from the dead letter queue). */
+  async sendNow(id: string, target: PeerTarget, payload: PeerPayload): Promise<PeerReply & { address: string }> {
+    return this.client.request(target, payload, id);
+  }
+
+  #pump(): void {
+    if (!this.#running) return;
+    const now = Date.now();
+    for (const row of this.#due.all(now) as Row[]) {
+      if (this.#inFlight.size >= MAX_IN_FLIGHT) break;
+      if (this.#inFlight.has(row.id)) continue;
+      const target = loadTarget(row.target);
+      const who = recipientKey(target);
+      if (this.#busyRecipients.has(who)) continue;
+      this.#inFlight.add(row.id);
+      this.#busyRecipients.add(who);
+      void this.#attempt(row, target).finally(() => {
+        this.#inFlight.delete(row.id);
+        this.#busyRecipients.delete(who);
+        this.kick();
+      });
+    }
+    this.#armTimer();
+  }
+
+  #armTimer(): void {
+    const next = (this.#nextDue.get() as { at: number | null }).at;
+    if (next === null || !this.#running) return;
+    const at = Math.max(next, Date.now() + 5);
+    if (this.#timer && this.#timerAt <= at) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#timerAt = Infinity;
+      this.#pump();
+    }, at - Date.now());
+    this.#timer.unref();
+  }
+
+  async #attempt(row: Row, target: PeerTarget): Promise<void> {
+    const payload = JSON.parse(row.payload) as PeerPayload;
+    const message: QueuedPeerMessage = { id: row.id, target, payload, attempts: row.attempts + 1 };
+    const hooks = this.#hooks.get(row.type);
+    let reply: PeerReply;
+    try {
+      reply = await this.client.request(target, payload, row.id);
+    } catch (err) {
+      const reason = err instanceof Error ? `${err instanceof PeerDeliveryError ? err.code + ': ' : ''}${err.message}` : String(err);
+      const final = message.attempts >= DELIVERY_MAX_RETRIES || (err instanceof PeerDeliveryError && !err.transient);
+      if (!final) {
+        this.#reschedule.run(message.attempts, Date.now() + backoffMs(message.attempts), reason, Date.now(), row.id);
+        return;
+      }
+      this.tx.run(() => {
+        this.#setStatus.run('dead', reason, message.attempts, Date.now(), row.id);
+        this.deadLetter(message, row.type, reason, target.addresses.tor ?? target.addresses.https ?? target.addresses.http ?? null);
+      });
+      await this.#runHook(row.type, () => hooks?.dead?.(message, reason));
+      return;
+    }
+    this.#setStatus.run(reply.ok ? 'delivered' : 'refused', reply.error?.code ?? null, message.attempts, Date.now(), row.id);
+    await this.#runHook(row.type, () => (reply.ok ? hooks?.delivered?.(message, reply) : hooks?.refused?.(message, reply)));
+  }
+
+  /** A failing hook is the owner's bug; it must not turn a delivered message into a retry. */
+  async #runHook(type: string, fn: () => void | Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.log.error(`outbox hook for ${type} failed`, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    }
+  }
+
+  /** Marks a message delivered after an operator retry succeeded. */
+  markDelivered(id: string, attempts: number): void {
+    this.#setStatus.run('delivered', null, attempts, Date.now(), id);
+  }
+}
