@@ -1,7 +1,9 @@
 import { definePlugin } from '../../sdk/index.js';
+import { registerPluginRoutes } from './routes.js';
 
+/** Plugin administration over REST (all routes need `admin`), on top of the kernel's plugin host. */
 export default definePlugin({
-  setup() {
-    // routes arrive with the plugin's implementation
+  setup(ctx) {
+    registerPluginRoutes(ctx);
   },
 });

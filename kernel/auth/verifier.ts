@@ -32,7 +32,7 @@ const fail = (code: string, message: string): never => {
 /**
  * Checks a signed REST request. Order: headers present, nonce shape, timestamp, key state, signature, then
  * the nonce is spent and the rate limit counted — only for requests that proved the secret, so nobody can
- * burn another key's nonces or budget with unsigned noise.
+ * burn another key's nonces or budget with unsigned noise or replays.
  */
 export class RequestVerifier {
   constructor(
@@ -66,6 +66,9 @@ export class RequestVerifier {
       .digest();
     const given = /^[0-9a-f]{64}$/.test(signature!) ? Buffer.from(signature!, 'hex') : null;
     if (!given || !timingSafeEqual(expected, given)) fail('auth_invalid_signature', 'Signature verification failed');
+    // The nonce is spent before the rate limit is counted: a replayed (captured) request must be refused as a
+    // replay and must not eat the key's budget, or an eavesdropper could lock the key out by replaying.
+    if (!this.nonces.use(keyId!, nonce!, ts)) fail('auth_replay_detected', 'Nonce already used');
     if (this.rateLimitEnabled()) {
       const wait = this.limiter.take(keyId!, key.record.rate_limit_per_minute, nowMs);
       if (wait > 0) {
@@ -74,7 +77,6 @@ export class RequestVerifier {
         });
       }
     }
-    if (!this.nonces.use(keyId!, nonce!, ts)) fail('auth_replay_detected', 'Nonce already used');
     this.keys.touch(keyId!, nowMs);
     return { keyId: keyId!, permissions: key.record.permissions };
   }

@@ -60,6 +60,17 @@ export class RouteTable {
     this.#router = null;
   }
 
+  /** Drops every route an owner registered (a plugin whose setup failed half-way). */
+  removeOwner(owner: string): void {
+    for (let i = this.#routes.length - 1; i >= 0; i--) if (this.#routes[i]!.owner === owner) this.#routes.splice(i, 1);
+    this.#resources.clear();
+    for (const r of this.#routes) {
+      const segments = r.fullPath.split('/').filter(Boolean);
+      if (segments[0] === 'api' && segments[1] === 'v1' && segments[2]) this.#resources.add(segments[2]);
+    }
+    this.#router = null;
+  }
+
   /** Whether `/api/v1/<resource>` names something this node serves (unknown_resource vs unknown_action). */
   knowsResource(resource: string): boolean {
     return this.#resources.has(resource);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtinPlugins } from '../../builtin-plugins/index.js';
+import type { BuiltinPlugin } from '../../kernel/plugins/host.js';
 import { loadConfig, type NodeConfig } from '../../kernel/config.js';
 import { startNode, type RunningNode } from '../../kernel/node.js';
 import { SignedClient } from '../../kernel/cli/rest-client.js';
@@ -24,6 +25,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Reuse a data directory (restarts, restores). */
   dataDir?: string;
+  /** Builtin plugins loaded beside the shipped ones (test fixtures); kept across restarts. */
+  extraBuiltins?: readonly BuiltinPlugin[];
 }
 
 export function tempDataDir(): string {
@@ -40,7 +43,7 @@ export async function startTestNode(options: StartOptions = {}): Promise<TestNod
   const dataDir = options.dataDir ?? tempDataDir();
   const launch = async (env?: Record<string, string>): Promise<RunningNode> => {
     const { config, env: fullEnv } = configFor(dataDir, env);
-    return startNode(config, { builtins: builtinPlugins, env: fullEnv });
+    return startNode(config, { builtins: [...builtinPlugins, ...(options.extraBuiltins ?? [])], env: fullEnv });
   };
   let node = await launch(options.env);
   const clientFor = (n: RunningNode): SignedClient => {

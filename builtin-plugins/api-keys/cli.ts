@@ -1,0 +1,150 @@
+/**
+ * node-cli commands of the api-keys plugin:
+ *
+ *   apikey [list]
+ *   apikey show <key_id>
+ *   apikey create <name> [--permissions a,b] [--rate-limit N] [--expires ISO]
+ *   apikey enable|disable|delete <key_id>
+ */
+import { defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
+
+interface KeyView {
+  key_id: string;
+  name: string;
+  permissions: string[];
+  rate_limit_per_minute: number;
+  enabled: boolean;
+  expired?: boolean;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+}
+
+interface CreatedKey extends KeyView {
+  secret: string;
+  warning?: string;
+}
+
+const SECRET_WARNING = 'Save this secret now: it will not be shown again.';
+
+const keyPath = (keyId: string): string => `/api/v1/keys/${encodeURIComponent(keyId)}`;
+
+const statusOf = (k: KeyView): string => (k.expired ? 'expired' : k.enabled ? 'active' : 'disabled');
+
+function printKey(ctx: CliContext, k: KeyView, title: string, extra: Array<[string, unknown]> = []): void {
+  ctx.out.kv(
+    [
+      ['Key ID', k.key_id],
+      ['Name', k.name],
+      ['Permissions', k.permissions],
+      ['Rate limit', `${k.rate_limit_per_minute} requests per minute`],
+      ['Status', statusOf(k)],
+      ['Created', k.created_at],
+      ['Last used', k.last_used_at ?? 'never'],
+      ['Expires', k.expires_at ?? 'never'],
+      ...extra,
+    ],
+    { title },
+  );
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export default defineCliCommands({
+  plugin: 'api-keys',
+  register(program, ctx) {
+    const apikey = program
+      .command('apikey')
+      .summary('list, create, enable, disable and delete API keys')
+      .description(
+        'Manages the API keys that sign REST requests (HMAC-SHA256). A key has a name, permissions (scopes such as ' +
+          'wallet:read, system:*, admin), a rate limit per minute and an optional expiry. The secret is shown once, ' +
+          'when the key is created. With no subcommand: list.',
+      );
+
+    apikey
+      .command('list', { isDefault: true })
+      .summary('list every API key (disabled and expired ones included)')
+      .action(async () => {
+        const data = await ctx.api.get<{ keys: KeyView[]; count?: number }>('/api/v1/keys');
+        ctx.out.success(data, () =>
+          ctx.out.table(
+            data.keys,
+            [
+              { key: 'key_id', header: 'KEY ID' },
+              { key: 'name', header: 'NAME', maxWidth: 24 },
+              { key: 'permissions', header: 'PERMISSIONS', maxWidth: 40 },
+              { key: 'rate_limit_per_minute', header: 'RATE/MIN', align: 'right' },
+              { key: 'enabled', header: 'STATUS', format: (_v, k) => statusOf(k) },
+              { key: 'last_used_at', header: 'LAST USED', format: (v) => (v ? String(v) : 'never') },
+              { key: 'expires_at', header: 'EXPIRES', format: (v) => (v ? String(v) : 'never') },
+            ],
+            { title: `API keys (${data.keys.length})`, empty: 'No API keys. Create one with: node-cli apikey create <name>' },
+          ),
+        );
+      });
+
+    apikey
+      .command('show')
+      .summary('show one API key (never its secret)')
+      .argument('<key_id>')
+      .action(async (keyId: string) => {
+        const data = await ctx.api.get<{ key: KeyView }>(keyPath(keyId));
+        ctx.out.success(data, () => printKey(ctx, data.key, 'API key'));
+      });
+
+    apikey
+      .command('create')
+      .summary('create an API key and print its secret once')
+      .description(
+        'Creates an API key. Permissions default to wallet:read,contacts:read; the rate limit to 100 requests per ' +
+          'minute; no expiry unless --expires is given (ISO 8601 UTC, for example 2030-01-31T12:00:00Z). The secret ' +
+          'is printed once: store it right away.',
+      )
+      .argument('<name>', 'a label for the key (1-100 characters)')
+      .option('--permissions <list>', 'comma-separated scopes, e.g. wallet:read,wallet:send')
+      .option('--rate-limit <n>', 'requests per minute', parseIntOption('--rate-limit', 1))
+      .option('--expires <iso>', 'expiry time, ISO 8601 UTC')
+      .action(async (name: string, opts: { permissions?: string; rateLimit?: number; expires?: string }) => {
+        const body: Record<string, unknown> = { name };
+        if (opts.permissions !== undefined) body.permissions = splitList(opts.permissions);
+        if (opts.rateLimit !== undefined) body.rate_limit_per_minute = opts.rateLimit;
+        if (opts.expires !== undefined) body.expires_at = opts.expires;
+        const key = await ctx.api.post<CreatedKey>('/api/v1/keys', body);
+        ctx.out.success(key, () => {
+          printKey(ctx, { ...key, last_used_at: null }, `API key created: ${key.key_id}`, [['Secret', key.secret]]);
+          ctx.out.line();
+          ctx.out.line('Sign requests with X-API-Key = the key id and the secret as the HMAC key (see docs/cli.md).');
+        });
+        ctx.out.warn(`WARNING: ${key.warning ?? SECRET_WARNING}`);
+      });
+
+    for (const [verb, summary] of [
+      ['enable', 'enable a disabled API key'],
+      ['disable', 'disable an API key (it stops authenticating at once)'],
+    ] as const) {
+      apikey
+        .command(verb)
+        .summary(summary)
+        .argument('<key_id>')
+        .action(async (keyId: string) => {
+          const data = await ctx.api.post<{ message: string; key: KeyView }>(`/api/v1/keys/${verb}/${encodeURIComponent(keyId)}`);
+          ctx.out.success(data, data.message);
+        });
+    }
+
+    apikey
+      .command('delete')
+      .summary('delete an API key permanently')
+      .argument('<key_id>')
+      .action(async (keyId: string) => {
+        const data = await ctx.api.delete<{ message: string; key_id: string }>(keyPath(keyId));
+        ctx.out.success(data, data.message);
+      });
+  },
+});
