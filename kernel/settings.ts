@@ -147,6 +147,7 @@ export class SettingsRegistry implements SettingsMechanism {
       if (result.ok) accepted[key] = result.value;
       else errors.push({ setting: toSnake(key), message: result.message });
     }
+    if (!errors.length) errors.push(...this.#crossCheck(accepted));
     if (errors.length) {
       throw new ApiError('validation_error', 400, errors.map((e) => `${e.setting}: ${e.message}`).join('; '), { errors });
     }
@@ -170,6 +171,19 @@ export class SettingsRegistry implements SettingsMechanism {
     if (!set) this.#listeners.set(key, (set = new Set()));
     set.add(listener);
     return () => set.delete(listener);
+  }
+
+  /** Rules across settings, judged on the values this update would leave in effect. */
+  #crossCheck(accepted: Record<string, unknown>): { setting: string; message: string }[] {
+    const fromEnv = new Set(this.overridden());
+    const valueOf = (key: string): unknown =>
+      Object.hasOwn(accepted, key) && !fromEnv.has(key) ? accepted[key] : this.#values.get(key);
+    const errors: { setting: string; message: string }[] = [];
+    for (const def of this.#defs.values()) {
+      const problem = def.crossCheck?.(valueOf(def.key), valueOf) ?? null;
+      if (problem) errors.push({ setting: toSnake(def.key), message: problem });
+    }
+    return errors;
   }
 
   #check(def: SettingDefinition, raw: unknown): Coerced {
