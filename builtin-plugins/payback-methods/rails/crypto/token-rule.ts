@@ -1,0 +1,45 @@
+/**
+ * The native-or-token rule of chains whose tokens are named by a contract-like field (Solana mints, TON
+ * jetton masters, Stellar issuers, Algorand asset ids): the native asset must not carry that field, and
+ * any other asset must.
+ */
+
+import { isAssetSymbol, sameSymbol } from '../common/currency.js';
+import type { FieldReader } from '../common/form.js';
+
+export interface TokenRule {
+  native: string;
+  tokenField: string;
+  chain: string;
+  /** Symbol length bounds for tokens on this chain. */
+  symbolLength?: [number, number];
+  readToken(reader: FieldReader): void;
+}
+
+/** Returns 'native', 'token', or undefined when the currency is not a usable symbol. */
+export function applyTokenRule(reader: FieldReader, currency: string, rule: TokenRule): 'native' | 'token' | undefined {
+  if (sameSymbol(currency, rule.native)) {
+    reader.forbid(rule.tokenField, `for native ${rule.native}`);
+    return 'native';
+  }
+  const [min, max] = rule.symbolLength ?? [2, 10];
+  if (!isAssetSymbol(currency, min, max)) {
+    reader.currencyError(`must be ${rule.native} or a ${rule.chain} token symbol`);
+    return undefined;
+  }
+  rule.readToken(reader);
+  return 'token';
+}
+
+/** Known token decimals, else the chain's usual token decimals. */
+export function tokenExponent(
+  currency: string,
+  native: string,
+  nativeExponent: number,
+  known: Readonly<Record<string, number>>,
+  fallback: number,
+): number {
+  const symbol = currency.toUpperCase();
+  if (symbol === native) return nativeExponent;
+  return known[symbol] ?? fallback;
+}
