@@ -10,6 +10,8 @@ export interface NodeConfig {
   /** Locator URL (`http://host:port`); sets the http and https addresses. Null: derived from bind and port. */
   hostname: string | null;
   torSocks: { host: string; port: number };
+  /** Whether this node publishes its onion address (a Tor hidden service points at it: the Docker image). */
+  torEnabled: boolean;
   /** Node-wide ceiling for `/p/<plugin>/<action>` routes. */
   publicPluginRoutes: 'allow' | 'deny';
   testMode: boolean;
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     bind,
     hostname,
     torSocks: parseHostPort(env, 'NODE_TOR_SOCKS', '127.0.0.1:9050'),
+    torEnabled: parseBool(env, 'NODE_TOR_ENABLED', false),
     publicPluginRoutes,
     testMode: parseBool(env, 'NODE_TEST_MODE', false),
     trustedProxies,

@@ -1,5 +1,4 @@
 import { mkdirSync, existsSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { IdentityApi, KernelApi, NodeAddresses, NodeInfo } from '../sdk/index.js';
@@ -19,7 +18,10 @@ import { loadOrCreateIdentity, type Identity } from './identity.js';
 import { JobRunner } from './jobs.js';
 import { LogSink } from './log.js';
 import { kernelMigrations } from './migrations.js';
+import { createDualListener } from './net/listener.js';
 import { parseTrustedProxies, type TrustedProxies } from './net/proxies.js';
+import { certificateHost, loadOrCreateCertificate } from './net/tls.js';
+import { PeerLayer } from './peers/layer.js';
 import { builtinContextFactory } from './plugins/context.js';
 import { PluginHost, type BuiltinPlugin } from './plugins/host.js';
 import { ServiceRegistry } from './plugins/services.js';
@@ -109,7 +111,16 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     publicRoutesOpen: (plugin) => host?.publicRoutesOpen(plugin) ?? false,
   });
 
-  const server: Server = createServer(app.callback());
+  // One port serves HTTP and HTTPS (self-signed certificate, remade when the hostname setting names another host).
+  const tlsHost = (): string => certificateHost(settings.get<string>('hostname') || config.hostname);
+  const listener = createDualListener(app.callback(), await loadOrCreateCertificate(config.dataDir, tlsHost()));
+  settings.onChange('hostname', () => {
+    loadOrCreateCertificate(config.dataDir, tlsHost()).then(
+      (c) => listener.setCertificate(c.cert, c.key),
+      (err: unknown) => log.error('TLS certificate not renewed', { error: String(err) }),
+    );
+  });
+  const server = listener.server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.bind, () => {
@@ -124,14 +135,37 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     const hostname = settings.get<string>('hostname') || config.hostname || '';
     return {
       http: hostname ? hostname.replace(/^https:/, 'http:') : baseUrl,
-      https: hostname ? hostname.replace(/^http:/, 'https:') : null,
-      tor: identity.onionAddress,
+      https: hostname ? hostname.replace(/^http:/, 'https:') : baseUrl.replace(/^http:/, 'https:'),
+      tor: config.torEnabled ? identity.onionAddress : null,
     };
   };
 
   const stateGet = db.prepare('SELECT value FROM kernel_state WHERE key = ?');
   const stateSet = db.prepare('INSERT INTO kernel_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const isRetired = (): boolean => (stateGet.get('retired') as { value: string } | undefined)?.value === 'true';
+
+  const peers = new PeerLayer({
+    db,
+    tx,
+    identity,
+    addresses,
+    version: nodeVersion(),
+    retired: isRetired,
+    log: logs.logger('peers'),
+    settings: (key) => settings.get(key),
+    torSocks: config.torSocks,
+  });
+  jobs.register('kernel', {
+    name: 'peer-retention',
+    processor: 'cleanup',
+    everyMs: 3_600_000,
+    run: () => {
+      const now = Date.now();
+      const deliveryDays = settings.get<number>('cleanupDeliveryRetentionDays');
+      peers.inbound.prune(now, deliveryDays * 86_400_000);
+      peers.dlq.cleanup(now, settings.get<number>('cleanupDlqRetentionDays'), deliveryDays);
+    },
+  });
 
   const node: NodeInfo = {
     version: nodeVersion(),
@@ -151,12 +185,14 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     await host!.unload();
     services = new ServiceRegistry();
     const table = new RouteTable();
+    peers.mount(table);
     await host!.load(table);
     app.setRoutes(table);
   };
 
   const kernel: KernelApi = {
     node,
+    dlq: peers.dlq,
     apiKeys: keys,
     get plugins() {
       return host!;
@@ -175,13 +211,27 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     restart: reload,
     setRetired: (retired) => {
       stateSet.run('retired', String(retired));
-      if (retired) jobs.stopAll();
-      else jobs.startAll();
+      if (retired) {
+        jobs.stopAll();
+        peers.outbox.stop();
+      } else {
+        jobs.startAll();
+        peers.outbox.start();
+      }
     },
     isRetired,
   };
 
-  const identityApi: IdentityApi = identity;
+  // Plugins get a narrow view: no way to reach the mnemonic or the raw key material, even with a cast.
+  const identityApi: IdentityApi = Object.freeze({
+    pubkeyHash: identity.pubkeyHash,
+    publicKey: identity.publicKey,
+    sealingPublicKey: identity.sealingPublicKey,
+    authCode: identity.authCode,
+    sign: (data: Uint8Array) => identity.sign(data),
+    verify: (pub: Uint8Array, data: Uint8Array, sig: Uint8Array) => identity.verify(pub, data, sig),
+    storageKey: (label: string) => identity.storageKey(`plugin:${label}`),
+  });
   host = new PluginHost(
     options.builtins,
     join(config.dataDir, 'plugins-state.json'),
@@ -195,12 +245,14 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
       logs,
       identity: identityApi,
       kernel,
+      peers,
       services: () => services,
       registerScopes: (scopes) => keys.registerScopes(scopes),
     }),
     log,
   );
   const table = new RouteTable();
+  peers.mount(table);
   try {
     await host.load(table);
   } catch (err) {
@@ -211,17 +263,22 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
   app.setRoutes(table);
 
   const cli = ensureCliCredentials(config.dataDir, keys, baseUrl);
-  if (!isRetired()) jobs.start();
+  if (!isRetired()) {
+    jobs.start();
+    peers.outbox.start();
+  }
   log.info('node started', { port, pubkey_hash: identity.pubkeyHash });
 
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const forced = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+      listener.closeIdle();
+      const forced = setTimeout(() => listener.closeAll(), DRAIN_MS);
       await closed;
       clearTimeout(forced);
+      peers.outbox.stop();
+      peers.transports.close();
       await jobs.drain();
       await host!.unload();
       keys.flushLastUsed();

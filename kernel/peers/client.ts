@@ -3,16 +3,8 @@ import { PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import type { Identity } from '../identity.js';
 import { buildEnvelope, EnvelopeError, openEnvelope, openHello } from './envelope.js';
-import { TransportError, type TransportKind } from './transport.js';
-import { sendWithFallback } from './transport-select.js';
-
-export interface TransportSettings {
-  mode: TransportKind;
-  torFallback: boolean;
-  torFallbackRequireEncrypted: boolean;
-  httpMs: number;
-  torMs: number;
-}
+import { TransportError } from './transport.js';
+import { sendWithFallback, transportSettings, type PeerTransports } from './transport-select.js';
 
 const MESSAGE_PATH = '/peer/v1/message';
 const HELLO_PATH = '/peer/v1/hello';
@@ -44,22 +36,24 @@ export class PeerClient {
   constructor(
     private readonly identity: Identity,
     private readonly ownAddresses: () => NodeAddresses,
-    private readonly settings: () => TransportSettings,
+    private readonly settings: (key: string) => unknown,
+    private readonly transports: PeerTransports,
     private readonly pins: TlsPins,
   ) {}
 
   async #exchange(addresses: Partial<NodeAddresses>, method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; body: string; address: string }> {
-    const s = this.settings();
+    const s = transportSettings(this.settings);
     try {
       const result = await sendWithFallback(
         addresses,
         { path, method, ...(body !== undefined ? { body } : {}) },
         {
+          transports: this.transports,
           mode: s.mode,
           torFallback: s.torFallback,
           torFallbackRequireEncrypted: s.torFallbackRequireEncrypted,
-          timeouts: { httpMs: s.httpMs, torMs: s.torMs },
-          pins: (address) => this.pins.get(address),
+          timeouts: s.timeouts,
+          pins: (address: string) => this.pins.get(address),
         },
       );
       if (result.kind === 'https' && result.response.certFingerprint && !this.pins.get(result.usedAddress)) {

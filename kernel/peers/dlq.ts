@@ -1,4 +1,4 @@
-import type { DeadLetterItem, DeadLetterStatus, DlqMechanism, PeerPayload, QueuedPeerMessage } from '../../sdk/index.js';
+import type { DeadLetterItem, DeadLetterStatus, DlqMechanism, Logger, PeerPayload, QueuedPeerMessage } from '../../sdk/index.js';
 import { PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import { ApiError } from '../errors.js';
@@ -29,7 +29,10 @@ export class DeadLetterQueue implements DlqMechanism {
   readonly #get;
   readonly #update;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly log?: Logger,
+  ) {
     this.#insert = db.prepare(
       `INSERT OR IGNORE INTO peer_dlq (message_id, type, label, target, payload, status, retry_count, recipient_address, failure_reason, added_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
@@ -87,8 +90,13 @@ export class DeadLetterQueue implements DlqMechanism {
       throw new ApiError('dlq_retry_failed', 502, `Delivery failed again: ${reason}`, { item: this.get(id) });
     }
     this.#update.run('resolved', attempts, reply.ok ? null : `refused: ${reply.error?.code}`, JSON.stringify(payload), new Date().toISOString(), id);
-    this.#outbox!.markDelivered(row.message_id, attempts);
-    await (reply.ok ? hooks.delivered?.(message, reply) : hooks.refused?.(message, reply));
+    this.#outbox!.markDelivered(row.message_id, attempts, reply.ok ? null : (reply.error?.code ?? 'refused'));
+    try {
+      await (reply.ok ? hooks.delivered?.(message, reply) : hooks.refused?.(message, reply));
+    } catch (err) {
+      // The owner's hook failing must not turn a delivered retry into an error (the outbox does the same).
+      this.log?.error(`dead letter hook for ${row.type} failed`, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    }
     return this.get(id)!;
   }
 

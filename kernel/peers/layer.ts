@@ -1,14 +1,16 @@
 import type { Logger, NodeAddresses, PeerApi } from '../../sdk/index.js';
-import { RawReply } from '../../sdk/index.js';
+import { PeerDeliveryError, RawReply } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import type { TxRunner } from '../db/tx.js';
 import type { RouteTable } from '../http/route-table.js';
 import type { Identity } from '../identity.js';
-import { PeerClient, TlsPins, type TransportSettings } from './client.js';
+import { PeerClient, TlsPins } from './client.js';
 import { DeadLetterQueue } from './dlq.js';
 import { buildHello } from './envelope.js';
 import { PeerInbound } from './inbound.js';
 import { Outbox } from './outbox.js';
+import { kindOfAddress } from './transport.js';
+import { createPeerTransports, type PeerTransports } from './transport-select.js';
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 
@@ -18,7 +20,9 @@ export interface PeerLayerDeps {
   identity: Identity;
   addresses: () => NodeAddresses;
   version: string;
-  transport: () => TransportSettings;
+  /** The settings registry's `get` (transport timeouts, fallbacks, Tor circuit settings). */
+  settings: (key: string) => unknown;
+  torSocks: { host: string; port: number };
   retired: () => boolean;
   log: Logger;
 }
@@ -29,11 +33,13 @@ export class PeerLayer {
   readonly client: PeerClient;
   readonly outbox: Outbox;
   readonly dlq: DeadLetterQueue;
+  readonly transports: PeerTransports;
 
   constructor(private readonly deps: PeerLayerDeps) {
     this.inbound = new PeerInbound(deps.db, deps.identity, deps.addresses, deps.retired, deps.log);
-    this.client = new PeerClient(deps.identity, deps.addresses, deps.transport, new TlsPins(deps.db));
-    this.dlq = new DeadLetterQueue(deps.db);
+    this.transports = createPeerTransports({ torSocks: deps.torSocks, settings: deps.settings });
+    this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, new TlsPins(deps.db));
+    this.dlq = new DeadLetterQueue(deps.db, deps.log);
     this.outbox = new Outbox(deps.db, deps.tx, this.client, (m, type, reason, address) => this.dlq.park(m, type, reason, address), deps.log);
     this.dlq.attach(this.outbox);
   }
@@ -79,7 +85,11 @@ export class PeerLayer {
         hookTypes.push(type);
         this.outbox.hooks(type, hooks);
       },
-      hello: (address) => this.client.hello({ [kindOf(address)]: address }),
+      hello: (address) => {
+        const kind = kindOfAddress(address);
+        if (!kind) throw new PeerDeliveryError('bad_address', `not a peer address: ${address}`, false);
+        return this.client.hello({ [kind]: address });
+      },
     };
     return {
       api,
@@ -89,9 +99,4 @@ export class PeerLayer {
       },
     };
   }
-}
-
-function kindOf(address: string): keyof NodeAddresses {
-  if (/\.onion(:\d+)?\/?$/i.test(address.replace(/^https?:\/\//, ''))) return 'tor';
-  return address.startsWith('https://') ? 'https' : 'http';
 }

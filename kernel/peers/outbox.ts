@@ -9,9 +9,19 @@ import type { PeerClient } from './client.js';
 export const DELIVERY_MAX_RETRIES = 5;
 const MAX_IN_FLIGHT = 64;
 
+/**
+ * First retry delay. Tests shorten it with NODE_PEER_RETRY_BASE_MS (an integer of 1..2000 ms, read at each
+ * retry); it can only make retries faster, never slower.
+ */
+function retryBaseMs(): number {
+  const raw = process.env.NODE_PEER_RETRY_BASE_MS;
+  const n = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  return n >= 1 && n <= 2000 ? n : 2000;
+}
+
 /** 2, 4, 8, 16, 32 s with ±20 % jitter, so many failing messages do not retry in lockstep. */
 export function backoffMs(failedAttempts: number, random: () => number = Math.random): number {
-  const base = 2000 * 2 ** (failedAttempts - 1);
+  const base = retryBaseMs() * 2 ** (failedAttempts - 1);
   return Math.round(base * (1 + 0.2 * (random() * 2 - 1)));
 }
 
@@ -194,8 +204,8 @@ export class Outbox {
     }
   }
 
-  /** Marks a message delivered after an operator retry succeeded. */
-  markDelivered(id: string, attempts: number): void {
-    this.#setStatus.run('delivered', null, attempts, Date.now(), id);
+  /** Records the outcome of an operator retry that reached the peer: delivered, or refused by it. */
+  markDelivered(id: string, attempts: number, refusal: string | null = null): void {
+    this.#setStatus.run(refusal === null ? 'delivered' : 'refused', refusal, attempts, Date.now(), id);
   }
 }

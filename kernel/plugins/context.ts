@@ -34,6 +34,12 @@ export interface ContextDeps {
 }
 
 /**
+ * Actions of `/api/v1/plugins/<name>/<action>` that the plugin admin routes own (and the empty action, which
+ * would shadow `/api/v1/plugins/<name>`): a plugin serving one of them could fake its own disabling.
+ */
+export const RESERVED_PLUGIN_ACTIONS: ReadonlySet<string> = new Set(['', 'enable', 'disable', 'public-routes']);
+
+/**
  * The full context of a builtin plugin. Everything a plugin registers (routes, jobs, settings, event
  * subscriptions) is tracked so that unloading it leaves nothing behind and a reload starts clean.
  */
@@ -61,7 +67,13 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       db,
       routes: {
         add: (route) => table.add(name, route as RouteDefinition, { kind: 'api' }),
-        plugin: (route) => table.add(name, route as RouteDefinition, { kind: 'plugin', plugin: name }),
+        plugin: (route) => {
+          const action = route.path.replace(/^\/+/, '').split('/')[0] ?? '';
+          if (RESERVED_PLUGIN_ACTIONS.has(action)) {
+            throw new Error(`plugin ${name} registers the reserved action "${action}" (the plugin admin routes own it)`);
+          }
+          table.add(name, route as RouteDefinition, { kind: 'plugin', plugin: name });
+        },
         public: (route) => {
           const action = route.path.replace(/^\/+/, '').split('/')[0] ?? '';
           if (!publicActions.has(action)) {
@@ -117,6 +129,8 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
     };
 
     const teardown = async (): Promise<void> => {
+      // a plugin whose setup failed must leave no route behind in the generation being built
+      table.removeOwner(name);
       for (const hook of stopHooks.reverse()) await hook();
       for (const off of unsubscribes) off();
       peer.release();
