@@ -1,5 +1,4 @@
 import Koa, { type Context } from 'koa';
-import type Router from '@koa/router';
 import type { AuthInfo, HttpMethod, Logger, RouteRequest } from '../../sdk/index.js';
 import { RawReply, Reply } from '../../sdk/index.js';
 import { ApiError } from '../errors.js';
@@ -41,7 +40,7 @@ export class HttpServerApp {
   readonly koa = new Koa<State>();
   readonly metrics: HttpMetrics = { requests: 0, by_status: {} };
   #table: RouteTable | null = null;
-  #router: Router | null = null;
+  #dispatchRoutes: Koa.Middleware | null = null;
   readonly #publicLimiter = new SlidingWindowLimiter();
 
   constructor(private readonly deps: HttpDeps) {
@@ -49,13 +48,14 @@ export class HttpServerApp {
     this.koa.silent = true;
     this.koa.use((ctx, next) => this.#envelope(ctx as Context, next));
     this.koa.use((ctx, next) => this.#front(ctx as Context, next));
-    this.koa.use((ctx, next) => (this.#router ? this.#router.routes()(ctx as never, next) : next()));
+    this.koa.use((ctx, next) => (this.#dispatchRoutes ? this.#dispatchRoutes(ctx, next) : next()));
     this.koa.use((ctx) => this.#notFound(ctx as Context));
   }
 
   setRoutes(table: RouteTable): void {
     this.#table = table;
-    this.#router = table.router((route) => (ctx) => this.#dispatch(route, ctx as unknown as Context));
+    // routes() composes a dispatcher: build it once per route generation, not per request.
+    this.#dispatchRoutes = table.router((route) => (ctx) => this.#dispatch(route, ctx as unknown as Context)).routes() as unknown as Koa.Middleware;
   }
 
   callback(): ReturnType<Koa['callback']> {

@@ -1,0 +1,192 @@
+/**
+ * The envelope rules at POST /peer/v1/message, against a real node: a replayed, tampered, expired or wrongly
+ * addressed envelope is refused with its status and code and changes nothing; a repeat of a handled message
+ * is answered from the record; messages that need a contact are refused from unknown keys.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildEnvelope, openEnvelope, type WireEnvelope } from '../../kernel/peers/envelope.js';
+import { startTestNode, type TestNode } from '../support/node.js';
+
+type Env = { success: boolean; data: any; error?: any };
+
+async function ok(t: TestNode, method: string, path: string, query?: Record<string, string>): Promise<any> {
+  const res = await t.admin.request<Env>(method, path, query ? { query } : {});
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+async function post(t: TestNode, wire: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${t.node.baseUrl}/peer/v1/message`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: typeof wire === 'string' ? wire : JSON.stringify(wire),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** What a refused envelope must not change: every contact, every row, the pending lists. */
+async function snapshot(t: TestNode): Promise<string> {
+  const all = await ok(t, 'GET', '/api/v1/contacts', { status: 'all' });
+  const pending = await ok(t, 'GET', '/api/v1/contacts/pending');
+  return JSON.stringify({ all, pending });
+}
+
+/** Changes one character of a string at a position (keeps it the same length and alphabet-ish). */
+function flip(text: string, at: number): string {
+  const c = text[at]!;
+  const replacement = c === 'a' ? 'b' : c === '0' ? '1' : c === 'A' ? 'B' : 'a';
+  return text.slice(0, at) + replacement + text.slice(at + 1);
+}
+
+describe('peer envelopes at POST /peer/v1/message', () => {
+  let A: TestNode;
+  let B: TestNode;
+  let C: TestNode;
+
+  const envelope = (
+    from: TestNode,
+    to: { pubkeyHash: string; sealingKey: Buffer },
+    payload: object,
+    mid: string,
+    nowMs = Date.now(),
+  ): WireEnvelope => buildEnvelope(from.node.identity, from.node.addresses(), to, payload, { mid }, nowMs).wire;
+  const toB = () => ({ pubkeyHash: B.node.identity.pubkeyHash, sealingKey: B.node.identity.sealingPublicKey });
+
+  beforeAll(async () => {
+    [A, B, C] = await Promise.all([startTestNode(), startTestNode(), startTestNode()]);
+  });
+  afterAll(async () => {
+    await Promise.all([A, B, C].map((t) => t?.destroy()));
+  });
+
+  it('accepts a valid envelope once and answers with a signed, sealed reply', async () => {
+    const wire = envelope(A, toB(), { type: 'contact.request', currency: 'VWL', description: 'sealed hello' }, 'mid-first');
+    const res = await post(B, wire);
+    expect(res.status).toBe(200);
+    const reply = openEnvelope(A.node.identity, res.body, Date.now());
+    expect(reply.sender.pubkeyHash).toBe(B.node.identity.pubkeyHash);
+    expect(reply.header.re).toBe(JSON.parse(wire.header).nonce);
+    expect(reply.header.mid).toBe('mid-first');
+    expect(reply.payload).toMatchObject({ type: 'contact.request.reply', ok: true, data: { status: 'received', currency: 'VWL' }, error: null });
+    const pending = await ok(B, 'GET', '/api/v1/contacts/pending');
+    expect(pending.counts.incoming).toBe(1);
+    expect(pending.pending.incoming[0].currencies[0].description).toBe('sealed hello');
+
+    // The same bytes again: a replay, refused before any handler runs.
+    const before = await snapshot(B);
+    const replay = await post(B, wire);
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.code).toBe('replay');
+    expect(await snapshot(B)).toBe(before);
+  });
+
+  it('answers a repeat of a handled message (same id, fresh envelope) from its record', async () => {
+    const before = await snapshot(B);
+    const payload = { type: 'contact.request', currency: 'VWL', description: 'changed on retry' };
+    const res = await post(B, envelope(A, toB(), payload, 'mid-first'));
+    expect(res.status).toBe(200);
+    const reply = openEnvelope(A.node.identity, res.body, Date.now());
+    expect(reply.payload).toMatchObject({ ok: true, data: { status: 'received' } });
+    expect(await snapshot(B)).toBe(before);
+  });
+
+  it('refuses tampered envelopes: any header, body or signature byte', async () => {
+    const before = await snapshot(B);
+    const wire = envelope(A, toB(), { type: 'contact.request', currency: 'Hours' }, 'mid-tamper');
+    const header = JSON.parse(wire.header);
+    const nonceAt = wire.header.indexOf(header.nonce);
+    const tsAt = wire.header.indexOf(`"ts":${header.ts}`) + 5 + String(header.ts).length - 1; // last digit: still in the window
+    const keyAt = wire.header.indexOf(header.from.sealing_key) + 5;
+    const addressAt = wire.header.indexOf('127.0.0.1') + 2;
+    const variants: [string, WireEnvelope, number, string][] = [
+      ['header nonce', { ...wire, header: flip(wire.header, nonceAt) }, 401, 'bad_signature'],
+      ['header ts', { ...wire, header: wire.header.slice(0, tsAt) + String((Number(wire.header[tsAt]) + 1) % 10) + wire.header.slice(tsAt + 1) }, 401, 'bad_signature'],
+      ['header sealing key', { ...wire, header: flip(wire.header, keyAt) }, 401, 'bad_signature'],
+      ['header address', { ...wire, header: wire.header.slice(0, addressAt) + '8' + wire.header.slice(addressAt + 1) }, 401, 'bad_signature'],
+      ['header whitespace', { ...wire, header: wire.header.replace('{', '{ ') }, 401, 'bad_signature'],
+      ['body ciphertext', { ...wire, body: { ...wire.body, ct: flip(wire.body.ct, 5) } }, 401, 'bad_signature'],
+      ['body iv', { ...wire, body: { ...wire.body, iv: flip(wire.body.iv, 2) } }, 401, 'bad_signature'],
+      ['body ephemeral key', { ...wire, body: { ...wire.body, epk: flip(wire.body.epk, 3) } }, 401, 'bad_signature'],
+      ['signature', { ...wire, sig: flip(wire.sig, 10) }, 401, 'bad_signature'],
+      ['header not JSON', { ...wire, header: wire.header.slice(1) }, 400, 'malformed'],
+      ['body missing', { header: wire.header, sig: wire.sig } as unknown as WireEnvelope, 400, 'malformed'],
+    ];
+    for (const [what, variant, status, code] of variants) {
+      const res = await post(B, variant);
+      expect({ what, status: res.status, code: res.body?.error?.code }).toEqual({ what, status, code });
+    }
+    const notJson = await post(B, '{"header":');
+    expect([notJson.status, notJson.body.error.code]).toEqual([400, 'malformed']);
+    expect(await snapshot(B)).toBe(before);
+    // The untouched original still goes through afterwards (its nonce was never recorded).
+    // (Hours is not an allowed currency on B, whose autoRejectUnknownCurrency is on: the handler refuses it.)
+    const original = await post(B, wire);
+    expect(original.status).toBe(200);
+    expect(openEnvelope(A.node.identity, original.body, Date.now()).payload).toMatchObject({ ok: false, error: { code: 'currency_not_allowed' } });
+  });
+
+  it('refuses envelopes outside the 300-second window', async () => {
+    const before = await snapshot(B);
+    const old = envelope(A, toB(), { type: 'contact.request', currency: 'USD' }, 'mid-old', Date.now() - 301_000);
+    const res = await post(B, old);
+    expect([res.status, res.body.error.code]).toEqual([401, 'expired']);
+    const future = envelope(A, toB(), { type: 'contact.request', currency: 'USD' }, 'mid-future', Date.now() + 301_000);
+    const res2 = await post(B, future);
+    expect([res2.status, res2.body.error.code]).toEqual([401, 'expired']);
+    expect(await snapshot(B)).toBe(before);
+  });
+
+  it('refuses envelopes addressed to another node', async () => {
+    const before = await snapshot(B);
+    const forC = envelope(A, { pubkeyHash: C.node.identity.pubkeyHash, sealingKey: C.node.identity.sealingPublicKey }, { type: 'contact.request', currency: 'USD' }, 'mid-c');
+    const res = await post(B, forC);
+    expect([res.status, res.body.error.code]).toEqual([421, 'wrong_recipient']);
+    // Re-addressing it to B breaks the signature.
+    const header = JSON.parse(forC.header);
+    const readdressed = { ...forC, header: forC.header.replace(header.to, B.node.identity.pubkeyHash) };
+    const res2 = await post(B, readdressed);
+    expect([res2.status, res2.body.error.code]).toEqual([401, 'bad_signature']);
+    // Sealed to C but addressed to B: the signature holds, the body cannot be opened.
+    const sealedForC = envelope(A, { pubkeyHash: B.node.identity.pubkeyHash, sealingKey: C.node.identity.sealingPublicKey }, { type: 'contact.request', currency: 'USD' }, 'mid-sealed-c');
+    const res3 = await post(B, sealedForC);
+    expect([res3.status, res3.body.error.code]).toEqual([400, 'undecryptable']);
+    expect(await snapshot(B)).toBe(before);
+  });
+
+  it('refuses contact messages from unknown keys and unknown message types', async () => {
+    const before = await snapshot(B);
+    for (const [i, payload] of [
+      { type: 'contact.accept', currency: 'VWL', credit_limit: '5', available_credit: '5' },
+      { type: 'contact.currency_decline', currency: 'VWL', reason: 'declined' },
+      { type: 'contact.decline' },
+    ].entries()) {
+      const res = await post(B, envelope(C, toB(), payload, `mid-unknown-${i}`));
+      expect(res.status).toBe(200);
+      const reply = openEnvelope(C.node.identity, res.body, Date.now());
+      expect(reply.payload).toMatchObject({ ok: false, error: { code: 'unknown_contact' } });
+    }
+    const unknownType = await post(B, envelope(C, toB(), { type: 'nothing.here' }, 'mid-type'));
+    expect(openEnvelope(C.node.identity, unknownType.body, Date.now()).payload).toMatchObject({ ok: false, error: { code: 'unknown_type' } });
+    // A ping from an unknown key that names no currency is refused without recording anything.
+    const ping = await post(B, envelope(C, toB(), { type: 'contact.ping', heads: {}, request_sync: true, known_currencies: [] }, 'mid-ping'));
+    expect(openEnvelope(C.node.identity, ping.body, Date.now()).payload).toMatchObject({ ok: false, error: { code: 'unknown_contact' } });
+    expect(await snapshot(B)).toBe(before);
+  });
+
+  it('a ping from an unknown key that holds currencies with us is recorded as a pending restored contact', async () => {
+    const ping = await post(B, envelope(C, toB(), { type: 'contact.ping', heads: { VWL: null }, request_sync: true, known_currencies: ['VWL'] }, 'mid-restore'));
+    const reply = openEnvelope(C.node.identity, ping.body, Date.now());
+    expect(reply.payload).toMatchObject({ ok: false, error: { code: 'unknown_contact' }, data: { restored_pending: true } });
+    const pending = await ok(B, 'GET', '/api/v1/contacts/pending');
+    const restored = pending.pending.incoming.find((c: any) => c.pubkey_hash === C.node.identity.pubkeyHash);
+    expect(restored).toMatchObject({ restored: true, is_new_contact: true, suggested_name: `Restored ${C.node.identity.pubkeyHash.slice(0, 8)}` });
+    expect(restored.currencies.map((r: any) => r.currency)).toEqual(['VWL']);
+    // Now known (pending): the next ping gets a pong, with no credit extended yet.
+    const again = await post(B, envelope(C, toB(), { type: 'contact.ping', heads: {}, request_sync: true, known_currencies: ['VWL'] }, 'mid-restore-2'));
+    expect(openEnvelope(C.node.identity, again.body, Date.now()).payload).toMatchObject({
+      ok: true,
+      data: { status: 'pong', chain_valid: true, available_credit: {}, known_currencies: ['VWL'] },
+    });
+  });
+});
