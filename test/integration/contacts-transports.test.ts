@@ -1,0 +1,116 @@
+/**
+ * Contacts over each transport, end to end through the REST API: Tor through a SOCKS5 server that maps
+ * `.onion` names to loopback ports, and HTTPS with the self-signed certificate pinned on first use.
+ */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeSocks, type FakeSocks } from '../support/fake-socks.js';
+import { startTestNode, type TestNode } from '../support/node.js';
+
+interface Envelope {
+  success: boolean;
+  data: Record<string, unknown> & { contact?: { status: string; addresses: Record<string, string | null> } };
+  error?: { code: string };
+}
+
+async function waitFor<T>(probe: () => Promise<T>, accept: (v: T) => boolean, what: string, timeoutMs = 8000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last = await probe();
+  while (!accept(last)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 25));
+    last = await probe();
+  }
+  return last;
+}
+
+async function connect(a: TestNode, b: TestNode, address: string, acceptAddress: string): Promise<void> {
+  const add = await a.admin.post<Envelope>('/api/v1/contacts', { address, name: 'peer-b', credit_limit: '10', currency: 'VWL' });
+  expect(add.status).toBe(201);
+  const hashA = a.node.identity.pubkeyHash;
+  await waitFor(
+    async () => (await b.admin.get<Envelope>('/api/v1/contacts/pending')).body.data,
+    (d) => (d.counts as { incoming: number }).incoming === 1,
+    'the request on B',
+  );
+  const decided = await b.admin.post<Envelope>(`/api/v1/contacts/${hashA}/decisions`, {
+    decisions: [{ currency: 'VWL', action: 'accept', fee: 0, credit: '20' }],
+    is_new_contact: true,
+    contact_address: acceptAddress,
+    contact_name: 'peer-a',
+  });
+  expect(decided.body.data).toMatchObject({ accepted: ['VWL'], errors: [] });
+  await waitFor(
+    async () => (await a.admin.get<Envelope>(`/api/v1/contacts/${encodeURIComponent('peer-b')}`)).body.data.contact?.status,
+    (s) => s === 'accepted',
+    'acceptance on A',
+  );
+}
+
+describe('contacts over Tor (SOCKS5 mapping .onion names to loopback ports)', () => {
+  let socks: FakeSocks;
+  let A: TestNode;
+  let B: TestNode;
+
+  beforeAll(async () => {
+    socks = await startFakeSocks();
+    const env = { NODE_TOR_ENABLED: 'true', NODE_TOR_SOCKS: `${socks.host}:${socks.port}` };
+    A = await startTestNode({ env });
+    B = await startTestNode({ env });
+    socks.routes.set(A.node.identity.onionAddress, A.node.port);
+    socks.routes.set(B.node.identity.onionAddress, B.node.port);
+  });
+  afterAll(async () => {
+    await A.destroy();
+    await B.destroy();
+    await socks.close();
+  });
+
+  it('publishes the onion address and reaches the peer by it', async () => {
+    expect(A.node.addresses().tor).toBe(A.node.identity.onionAddress);
+    await connect(A, B, B.node.identity.onionAddress, A.node.identity.onionAddress);
+    const routed = socks.requests.filter((r) => r.routed).map((r) => r.host);
+    expect(routed).toContain(B.node.identity.onionAddress);
+    expect(routed).toContain(A.node.identity.onionAddress);
+  });
+
+  it('pings over Tor: online, with the credit the peer extends', async () => {
+    const before = socks.requests.length;
+    const ping = await A.admin.post<Envelope>(`/api/v1/contacts/ping/${encodeURIComponent('peer-b')}`);
+    expect(ping.status).toBe(200);
+    expect(ping.body.data).toMatchObject({ contact_name: 'peer-b', online_status: 'online', my_available_credit: { VWL: '20' } });
+    // Connections are pooled per onion: the ping may reuse a tunnel, but none went anywhere but the onion.
+    expect(socks.requests.slice(before).every((r) => r.host.endsWith('.onion'))).toBe(true);
+  });
+});
+
+describe('contacts over HTTPS with the self-signed certificate', () => {
+  let C: TestNode;
+  let D: TestNode;
+
+  beforeAll(async () => {
+    C = await startTestNode({ env: { NODE_TOR_ENABLED: 'false' } });
+    D = await startTestNode({ env: { NODE_TOR_ENABLED: 'false' } });
+  });
+  afterAll(async () => {
+    await C.destroy();
+    await D.destroy();
+  });
+
+  it('connects by https address and pins the certificate on first use', async () => {
+    const httpsD = D.node.addresses().https!;
+    const httpsC = C.node.addresses().https!;
+    expect(httpsD).toBe(D.node.baseUrl.replace('http:', 'https:'));
+    await connect(C, D, httpsD, httpsC);
+    const db = new Database(join(C.dataDir, 'node.db'), { readonly: true });
+    try {
+      const pin = db.prepare('SELECT fingerprint FROM peer_tls_pins WHERE address = ?').get(httpsD) as { fingerprint: string } | undefined;
+      expect(pin?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      db.close();
+    }
+    const ping = await C.admin.post<Envelope>(`/api/v1/contacts/ping/${encodeURIComponent('peer-b')}`);
+    expect(ping.body.data).toMatchObject({ online_status: 'online', my_available_credit: { VWL: '20' } });
+  });
+});
