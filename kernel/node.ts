@@ -142,7 +142,9 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
 
   const stateGet = db.prepare('SELECT value FROM kernel_state WHERE key = ?');
   const stateSet = db.prepare('INSERT INTO kernel_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-  const isRetired = (): boolean => (stateGet.get('retired') as { value: string } | undefined)?.value === 'true';
+  // Read on every peer message: kept in memory, written through on change.
+  let retired = (stateGet.get('retired') as { value: string } | undefined)?.value === 'true';
+  const isRetired = (): boolean => retired;
 
   const peers = new PeerLayer({
     db,
@@ -209,9 +211,10 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     recentLogs: (limit) => logs.recent(limit),
     httpMetrics: () => ({ requests_total: app.metrics.requests, ...app.metrics.by_status }),
     restart: reload,
-    setRetired: (retired) => {
-      stateSet.run('retired', String(retired));
-      if (retired) {
+    setRetired: (value) => {
+      stateSet.run('retired', String(value));
+      retired = value;
+      if (value) {
         jobs.stopAll();
         peers.outbox.stop();
       } else {

@@ -1,0 +1,15 @@
+/** Runs the receiving node of the peer benchmark in its own thread, so both nodes get a core. */
+import { parentPort } from 'node:worker_threads';
+import { startTestNode } from '../support/node.js';
+import { benchPlugin } from './peer-plugin.js';
+
+const node = await startTestNode({ extraBuiltins: [benchPlugin] });
+parentPort!.postMessage({
+  baseUrl: node.node.baseUrl,
+  pubkeyHash: node.node.identity.pubkeyHash,
+  sealingKey: node.node.identity.sealingPublicKey.toString('base64url'),
+  addresses: node.node.addresses(),
+});
+parentPort!.on('message', (msg: string) => {
+  if (msg === 'stop') void node.destroy().then(() => process.exit(0));
+});
