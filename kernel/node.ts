@@ -285,6 +285,7 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
       await jobs.drain();
       await host!.unload();
       keys.flushLastUsed();
+      nonces.flush();
       db.close();
       log.info('node stopped');
     })();

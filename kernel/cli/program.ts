@@ -1,0 +1,99 @@
+/** The commander program of node-cli: root options, the `help` command and the command-path checks. */
+import { Command } from 'commander';
+
+interface CommandInternals {
+  _actionHandler?: unknown;
+  _defaultCommandName?: string | null;
+}
+
+const internals = (cmd: Command): CommandInternals => cmd as unknown as CommandInternals;
+
+export const hasAction = (cmd: Command): boolean => Boolean(internals(cmd)._actionHandler);
+
+export function defaultSubcommand(cmd: Command): Command | undefined {
+  const name = internals(cmd)._defaultCommandName;
+  return name ? cmd.commands.find((c) => c.name() === name) : undefined;
+}
+
+export function findSubcommand(cmd: Command, token: string): Command | undefined {
+  const t = token.toLowerCase();
+  return cmd.commands.find((c) => c.name() === t || c.aliases().includes(t));
+}
+
+export interface PathResult {
+  /** The commands named on the line, outermost first (the root excluded). */
+  path: Command[];
+  /** argv with command words normalised to their canonical lower-case names. */
+  argv: string[];
+  /** A word in command position that names no command. */
+  unknown: { word: string; parent: Command } | null;
+  /** The line ends at a command group that cannot run by itself: show its help. */
+  needsHelp: Command | null;
+  /** -h or --help is on the line (commander prints the help). */
+  helpFlag: boolean;
+}
+
+/**
+ * Follows the command words of a line through the tree, before commander parses it, so an unknown word is
+ * reported as COMMAND_NOT_FOUND (with help) and a bare group (`node-cli apikey`) shows its help. Group commands
+ * take no options of their own, so the first word not starting with `-` is the next command word.
+ */
+export function walkCommandPath(program: Command, argv: readonly string[]): PathResult {
+  const out = [...argv];
+  const path: Command[] = [];
+  let cmd = program;
+  let unknown: PathResult['unknown'] = null;
+  const helpFlag = argv.some((a, i) => (a === '-h' || a === '--help') && !argv.slice(0, i).includes('--'));
+  for (let i = 0; i < out.length; i++) {
+    const token = out[i]!;
+    if (token === '--') break;
+    if (token.startsWith('-')) continue;
+    if (cmd.commands.length === 0) break;
+    const sub = findSubcommand(cmd, token);
+    if (sub) {
+      out[i] = sub.name();
+      path.push(sub);
+      cmd = sub;
+      continue;
+    }
+    const fallback = defaultSubcommand(cmd);
+    const takesArgs = fallback ? fallback.registeredArguments.length > 0 : hasAction(cmd) && cmd.registeredArguments.length > 0;
+    if (!takesArgs) unknown = { word: token, parent: cmd };
+    break;
+  }
+  const needsHelp = !unknown && !helpFlag && cmd.commands.length > 0 && !hasAction(cmd) && !defaultSubcommand(cmd) ? cmd : null;
+  return { path, argv: out, unknown, needsHelp, helpFlag };
+}
+
+export const commandPathName = (path: readonly Command[]): string => path.map((c) => c.name()).join(' ');
+
+/** Applies `fn` to a command and every command below it. */
+export function eachCommand(cmd: Command, fn: (c: Command) => void): void {
+  fn(cmd);
+  for (const sub of cmd.commands) eachCommand(sub, fn);
+}
+
+export const ROOT_HELP_FOOTER = `
+Global options may appear anywhere on the line.
+
+Credentials: NODE_API_URL, NODE_API_KEY and NODE_API_SECRET when set, else cli.json in the data directory
+(--data-dir, NODE_DATA_DIR or ./data), which wallet-node writes when it starts.
+
+Exit codes: 0 success, 1 error. With --json: {success, data, metadata {timestamp, node_id, command}} or
+{success: false, error {code, message}, metadata}.
+
+Run "node-cli help <command>" for the options of a command.`;
+
+export function createRootProgram(version: string): Command {
+  const program = new Command('node-cli');
+  program
+    .description('Command-line client of a wallet node: drives the node through its signed REST API.')
+    .version(version, '-V, --version', 'print the node-cli version')
+    .option('-j, --json', 'print one JSON envelope on stdout (scripting)')
+    .option('--no-metadata', 'with --json: leave out metadata')
+    .option('--data-dir <dir>', 'node data directory holding cli.json (default: NODE_DATA_DIR or ./data)')
+    .helpCommand(false)
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: true })
+    .addHelpText('after', ROOT_HELP_FOOTER);
+  return program;
+}

@@ -1,0 +1,209 @@
+/**
+ * How plugins contribute commands to `node-cli`, the command-line client of the node.
+ *
+ * node-cli is a REST client of the same node: every command ends in signed calls to `/api/v1/...`. A plugin adds
+ * its commands by exporting a `CliContribution` from its `cli.ts` (builtin plugins list theirs in
+ * `builtin-plugins/cli-commands.ts`). `register` receives the commander program and a `CliContext` that carries
+ * the signed client, the output helpers, the JSON mode and the rate limiter. The host owns the global options
+ * (`--json`/`-j`, `--no-metadata`, `--data-dir`), the JSON envelope, error handling, exit codes, the `help`
+ * command and the per-wallet rate limits; a command only calls the API and reports its result:
+ *
+ * ```ts
+ * export default defineCliCommands({
+ *   plugin: 'hello',
+ *   register(program, ctx) {
+ *     program
+ *       .command('hello')
+ *       .summary('say hello')
+ *       .argument('<name>')
+ *       .action(async (name: string) => {
+ *         const data = await ctx.api.post<{ greeting: string }>('/api/v1/plugins/hello/greet', { name });
+ *         ctx.out.success(data, () => ctx.out.line(data.greeting));
+ *       });
+ *   },
+ * });
+ * ```
+ *
+ * Errors: throw `CliError` (or call `ctx.fail`); errors of the REST API arrive as `CliError` with the node's code
+ * (`validation_error`, `key_not_found`...). Anything else thrown is reported as `INTERNAL_ERROR`.
+ */
+import type { Command } from 'commander';
+
+// ---------------------------------------------------------------------------------------------------------
+// Errors
+
+/**
+ * A failed command. `code` goes to `error.code` of the JSON envelope: the node's own code for REST failures
+ * (lower-case, as in Document 1), an upper-case code for failures the command line detects itself
+ * (`INVALID_PARAMS`, `COMMAND_NOT_FOUND`, `RATE_LIMITED`...). `details` are merged into `error` (for example
+ * `status`, the HTTP status of a REST failure, or `errors`, the per-field list of a validation failure).
+ */
+export class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Rate limits
+
+/** At most `max` runs per `windowSeconds`; going over blocks the bucket for `blockSeconds` (0: until a slot frees). */
+export interface CliRateRule {
+  max: number;
+  windowSeconds: number;
+  blockSeconds: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Output
+
+export interface CliColumn<R = Record<string, unknown>> {
+  /** Property of the row shown in this column. */
+  key: string;
+  header: string;
+  align?: 'left' | 'right';
+  /** Text of a cell; default: the value as text, `-` for null or undefined. */
+  format?: (value: unknown, row: R) => string;
+  /** Longer cells are cut with an ellipsis. */
+  maxWidth?: number;
+}
+
+export interface CliTableOptions {
+  title?: string;
+  /** Printed instead of the table when there are no rows. */
+  empty?: string;
+  /** Spaces before every line (default 0, or 2 under a title). */
+  indent?: number;
+}
+
+export interface CliOutput {
+  /** Whether `--json` is on: human helpers print nothing, `success` prints the envelope. */
+  readonly json: boolean;
+  /**
+   * The result of the command, once. JSON mode prints `{success:true, data, metadata}`; human mode prints
+   * `human` (a message) or runs it (a function that prints with `line`, `table`, `kv`). Without `human`, data
+   * that is a string is printed, other data as indented key-value lines.
+   */
+  success(data: unknown, human?: string | (() => void)): void;
+  /** A line on stdout in human mode (nothing in JSON mode). */
+  line(text?: string): void;
+  /** A notice on stderr in both modes (JSON stays clean on stdout). */
+  warn(text: string): void;
+  /** Aligned columns, a rule under the header (human mode only). */
+  table<R extends object>(rows: readonly R[], columns: readonly CliColumn<R>[], options?: CliTableOptions): void;
+  /** Aligned `label  value` lines (human mode only); null and undefined values print as `-`. */
+  kv(pairs: ReadonlyArray<readonly [string, unknown]>, options?: { title?: string; indent?: number }): void;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// REST
+
+export type CliQuery = Record<string, string | number | boolean | undefined>;
+
+/**
+ * The node's REST API, signed with the credentials of this machine (`cli.json` or NODE_API_*). Each call returns
+ * `data` of the success envelope, or throws `CliError` with the node's error code and `status`.
+ */
+export interface CliApi {
+  get<T = unknown>(path: string, query?: CliQuery): Promise<T>;
+  post<T = unknown>(path: string, body?: unknown, query?: CliQuery): Promise<T>;
+  put<T = unknown>(path: string, body?: unknown, query?: CliQuery): Promise<T>;
+  delete<T = unknown>(path: string, query?: CliQuery): Promise<T>;
+  /** The raw response (status, headers, parsed body) for routes that do not answer with an envelope. */
+  raw(
+    method: string,
+    path: string,
+    options?: { query?: CliQuery; body?: unknown; timeoutMs?: number },
+  ): Promise<{ status: number; headers: Headers; body: unknown }>;
+  /** The base URL the client talks to. */
+  baseUrl(): string;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// This machine
+
+export interface CliLocalIdentity {
+  pubkeyHash: string;
+  authCode: string;
+}
+
+export interface CliLocal {
+  /** The node's data directory on this machine (`--data-dir`, NODE_DATA_DIR or ./data). */
+  readonly dataDir: string;
+  /**
+   * Opens the node identity from the local data directory (never creates one). Throws `CliError`
+   * `IDENTITY_UNAVAILABLE` when there is none or it cannot be read.
+   */
+  openIdentity(): CliLocalIdentity;
+  /**
+   * Writes a secret to a fresh memory-backed file (/dev/shm when present, else the temp dir), mode 600, and
+   * arranges its deletion after `ttlSeconds` by a detached process. Returns the path.
+   */
+  writeSecretFile(label: string, content: string, ttlSeconds: number): string;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Context
+
+export interface CliContext {
+  readonly json: boolean;
+  readonly out: CliOutput;
+  readonly api: CliApi;
+  readonly local: CliLocal;
+  /** stdin and stderr are terminals: prompts are possible. */
+  readonly interactive: boolean;
+  /** stdout is a terminal (secrets may be shown directly). */
+  readonly stdoutIsTty: boolean;
+  /** Throws `CliError(code, message, details)`. */
+  fail(code: string, message: string, details?: Record<string, unknown>): never;
+  /** The node's public key hash (learned once per run; null when the node cannot tell). */
+  nodeId(): Promise<string | null>;
+  /** Records the node id a command learned anyway (saves a request). */
+  rememberNodeId(nodeId: string): void;
+  /**
+   * Counts one use of a rate-limit bucket of this wallet (persisted across runs); throws `RATE_LIMITED` when over.
+   * The host already charges the bucket of the top-level command before every action; call this only to
+   * charge an extra bucket.
+   */
+  rateLimit(bucket: string, rule?: CliRateRule): Promise<void>;
+  /**
+   * Asks for confirmation of a dangerous action: passes at once when `yes` (the command's `--yes`), prompts on a
+   * terminal, fails with `CONFIRMATION_REQUIRED` otherwise or when the answer is not yes.
+   */
+  confirm(question: string, yes: boolean): Promise<void>;
+  /** Reads one line from the terminal (the question goes to stderr); fails with INVALID_PARAMS when not interactive. */
+  prompt(question: string): Promise<string>;
+  /** Runs long work with a spinner on stderr (terminal only). */
+  progress<T>(label: string, work: () => Promise<T>): Promise<T>;
+}
+
+export interface CliContribution {
+  /** The plugin contributing the commands. */
+  plugin: string;
+  /**
+   * Rate rules of the top-level commands it adds (name → rule). Commands without a rule here or in the builtin
+   * table use the default of Document 2: 100 per 60 s, blocked 5 minutes.
+   */
+  rateLimits?: Record<string, CliRateRule>;
+  /** Adds the commands to the program. Called once per run, before parsing. */
+  register(program: Command, ctx: CliContext): void;
+}
+
+export function defineCliCommands(contribution: CliContribution): CliContribution {
+  return contribution;
+}
+
+/** Parses a `--flag N` integer option value (for `.option(..., parseIntOption('--limit'))`). */
+export function parseIntOption(flag: string, min = 0): (value: string) => number {
+  return (value: string) => {
+    if (!/^-?\d+$/.test(value.trim()) || Number(value) < min) {
+      throw new CliError('INVALID_PARAMS', `${flag} expects an integer of at least ${min}, got "${value}"`);
+    }
+    return Number(value);
+  };
+}
