@@ -1,0 +1,168 @@
+/**
+ * The /api/v1/payback-methods routes of Document 1, plus the rail catalog, payer payloads and the contact fetch
+ * flow. Shapes, codes and decisions: docs/api/payback.md. Input is checked in the handlers (bodies are only
+ * required to be JSON objects) so that every failing field is reported at once in the validation envelope of
+ * convention 8; every other failure uses the ordinary error envelope.
+ */
+import { ApiError, created, type RouteDefinition, type RouteRequest } from '../../sdk/index.js';
+import type { PaybackCore } from './core.js';
+import type { FetchFlow } from './messages.js';
+import { PaybackValidationError, normalizeCurrency, validationReply } from './validate.js';
+
+const READ = { scope: 'payback:read' } as const;
+const WRITE = { scope: 'payback:write' } as const;
+const BASE = '/api/v1/payback-methods';
+const anyObject = { type: 'object' } as const;
+/** 50 custom rows of 1024 characters, escaped, fit comfortably. */
+const MAX_BODY = 512 * 1024;
+
+type Body = Record<string, unknown>;
+type Query = Record<string, string | undefined>;
+
+/** Answers a PaybackValidationError with the validation envelope; everything else goes to the kernel. */
+function guarded<B, Q>(handler: (req: RouteRequest<B, Q>) => unknown): (req: RouteRequest<B, Q>) => Promise<unknown> {
+  return async (req) => {
+    try {
+      return await handler(req);
+    } catch (err) {
+      if (err instanceof PaybackValidationError) return validationReply(err.errors, req.requestId);
+      throw err;
+    }
+  };
+}
+
+function optionalCurrency(raw: unknown): string | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  const code = typeof raw === 'string' ? normalizeCurrency(raw) : null;
+  if (!code) throw new ApiError('invalid_currency', 400, 'currency must be 3 to 10 letters or digits', { field: 'currency' });
+  return code;
+}
+
+export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
+  const { ctx, registry } = core;
+  const add = <B = unknown, Q = Query>(route: RouteDefinition<B, Q>): void =>
+    ctx.routes.add<B, Q>({ ...route, handler: guarded(route.handler) });
+
+  add<unknown, Query>({
+    method: 'GET',
+    path: BASE,
+    access: READ,
+    handler: (req) => core.list(req.query),
+  });
+
+  add<Body>({
+    method: 'POST',
+    path: BASE,
+    access: WRITE,
+    body: anyObject,
+    maxBodyBytes: MAX_BODY,
+    handler: (req) => created({ method_id: core.create(req.body) }),
+  });
+
+  add({
+    method: 'GET',
+    path: `${BASE}/types`,
+    access: READ,
+    handler: () => {
+      const types = registry.catalog();
+      return { types, count: types.length };
+    },
+  });
+
+  // ---- one method. (Routes with the same number of parameters: the later registration wins a tie, so the
+  // contact routes below are registered after these.)
+
+  add({
+    method: 'GET',
+    path: `${BASE}/:id`,
+    access: READ,
+    handler: (req) => ({ method: core.view(core.row(req.params.id!)) }),
+  });
+
+  add({
+    method: 'GET',
+    path: `${BASE}/:id/reveal`,
+    access: WRITE,
+    handler: (req) => ({ method: core.reveal(core.row(req.params.id!)) }),
+  });
+
+  add<unknown, Query>({
+    method: 'GET',
+    path: `${BASE}/:id/payload`,
+    access: WRITE,
+    handler: (req) => {
+      const row = core.row(req.params.id!);
+      const payload = core.payload(row.type, row.currency, core.fieldsOf(row), req.query.amount || undefined);
+      return { method_id: row.method_id, type: row.type, currency: row.currency, amount: req.query.amount || null, payload };
+    },
+  });
+
+  add<Body>({
+    method: 'PUT',
+    path: `${BASE}/:id`,
+    access: WRITE,
+    body: anyObject,
+    maxBodyBytes: MAX_BODY,
+    handler: (req) => {
+      const row = core.row(req.params.id!);
+      ctx.db.tx(() => core.update(row, req.body));
+      return { method_id: row.method_id };
+    },
+  });
+
+  add<Body>({
+    method: 'PUT',
+    path: `${BASE}/:id/share-policy`,
+    access: WRITE,
+    body: anyObject,
+    handler: (req) => {
+      const row = core.row(req.params.id!);
+      const policy = core.setSharePolicy(row, req.body.share_policy);
+      return { method_id: row.method_id, share_policy: policy };
+    },
+  });
+
+  add({
+    method: 'DELETE',
+    path: `${BASE}/:id`,
+    access: WRITE,
+    handler: (req) => {
+      const row = core.row(req.params.id!);
+      core.delete(row);
+      return { method_id: row.method_id, deleted: true };
+    },
+  });
+
+  // ---- methods contacts share with us
+
+  add<Body, Query>({
+    method: 'POST',
+    path: `${BASE}/fetch/:contact`,
+    access: READ,
+    body: anyObject,
+    handler: async (req) => flow.fetch(req.params.contact ?? '', req.body.currency ?? req.query.currency),
+  });
+
+  add<unknown, Query>({
+    method: 'GET',
+    path: `${BASE}/contact/:contact`,
+    access: READ,
+    handler: (req) => {
+      const currency = optionalCurrency(req.query.currency);
+      return flow.cached(flow.resolve(req.params.contact ?? ''), currency);
+    },
+  });
+
+  add<unknown, Query>({
+    method: 'GET',
+    path: `${BASE}/contact/:contact/:method_id/payload`,
+    access: READ,
+    handler: (req) => {
+      const contact = flow.resolve(req.params.contact ?? '');
+      const method = flow.cached(contact, null).methods.find((m) => m.method_id === req.params.method_id);
+      if (!method) throw new ApiError('payback_method_not_found', 404, `${contact.name ?? 'This contact'} shared no method ${req.params.method_id}`);
+      const payload = core.payload(method.type, method.currency, method.fields, req.query.amount || undefined);
+      return { method_id: method.method_id, type: method.type, currency: method.currency, amount: req.query.amount || null, payload };
+    },
+  });
+}
