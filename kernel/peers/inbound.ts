@@ -1,6 +1,7 @@
 import type { Logger, NodeAddresses, PeerHandler, PeerSender } from '../../sdk/index.js';
 import { PeerRefusal } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
+import { decryptAtRest, encryptAtRest } from '../crypto/at-rest.js';
 import type { Identity } from '../identity.js';
 import { buildEnvelope, EnvelopeError, openEnvelope, PEER_WINDOW_SECONDS } from './envelope.js';
 
@@ -39,6 +40,8 @@ export class PeerInbound {
   readonly #seenPut;
   readonly #pruneReplay;
   readonly #pruneSeen;
+  /** Stored replies can hold what a plugin shared with one peer: they are encrypted like every secret at rest. */
+  readonly #replyKey: Buffer;
 
   constructor(
     db: Db,
@@ -52,6 +55,7 @@ export class PeerInbound {
     this.#seenPut = db.prepare('INSERT OR IGNORE INTO peer_seen (sender, mid, reply, at) VALUES (?, ?, ?, ?)');
     this.#pruneReplay = db.prepare('DELETE FROM peer_replay WHERE ts < ?');
     this.#pruneSeen = db.prepare('DELETE FROM peer_seen WHERE at < ?');
+    this.#replyKey = identity.storageKey('peer-replies');
   }
 
   handle(owner: string, type: string, handler: PeerHandler): void {
@@ -100,12 +104,13 @@ export class PeerInbound {
     let reply: StoredReply;
     const type = typeof payload.type === 'string' ? payload.type : '';
     if (stored) {
-      reply = JSON.parse(stored.reply) as StoredReply;
+      reply = JSON.parse(decryptAtRest(this.#replyKey, stored.reply, `${sender.pubkeyHash}:${header.mid}`).toString('utf8')) as StoredReply;
     } else {
       const outcome = await this.#dispatch(type, payload, sender, header.mid, now);
       if (!outcome) return refuse(500, 'handler_error', 'the message could not be processed; retry later');
       reply = outcome;
-      this.#seenPut.run(sender.pubkeyHash, header.mid, JSON.stringify(reply), now);
+      const sealedReply = encryptAtRest(this.#replyKey, JSON.stringify(reply), `${sender.pubkeyHash}:${header.mid}`);
+      this.#seenPut.run(sender.pubkeyHash, header.mid, sealedReply, now);
     }
     const { wire } = buildEnvelope(
       this.identity,
