@@ -35,7 +35,7 @@ import { CryptoError } from './crypto/errors.js';
 import { deriveNodeKeys, deriveSubkey, pubkeyHash, type NodeKeys } from './crypto/derive.js';
 import { generateMnemonic, isValidMnemonic, mnemonicToSeed, normalizeMnemonic } from './crypto/mnemonic.js';
 import { onionAddress, torHiddenServiceFiles, type TorHiddenServiceFiles } from './crypto/onion.js';
-import { open, seal, type Sealed } from './crypto/seal.js';
+import { open, openSession, seal, type Sealed } from './crypto/seal.js';
 import { sign, verify } from './crypto/sign.js';
 
 export const MASTER_KEY_FILE = 'master.key';
@@ -126,6 +126,11 @@ export class Identity {
   /** Throws CryptoError when the body was not sealed to this node or was altered. */
   open(sealed: Sealed, aad: BytesLike): Buffer {
     return open(this.#keys.sealing.privateKey, this.#keys.sealing.publicRaw, sealed, aad);
+  }
+
+  /** Like `open`, also returning the key the reply to this message is sealed with. */
+  openSession(sealed: Sealed, aad: BytesLike): { plaintext: Buffer; replyKey: Buffer } {
+    return openSession(this.#keys.sealing.privateKey, this.#keys.sealing.publicRaw, sealed, aad);
   }
 
   /** A 32-byte at-rest key for one purpose, e.g. storageKey('api-secrets'). */

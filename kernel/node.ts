@@ -286,6 +286,7 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
       await host!.unload();
       keys.flushLastUsed();
       nonces.flush();
+      peers.inbound.flush();
       db.close();
       log.info('node stopped');
     })();

@@ -54,30 +54,64 @@ function messageKey(shared: Buffer, epkRaw: Buffer, recipientRaw: Uint8Array): B
   return Buffer.from(hkdfSync('sha256', shared, salt, INFO, 32));
 }
 
-export function seal(recipientPublicRaw: Uint8Array, plaintext: BytesLike, aad: BytesLike): Sealed {
-  const recipient = recipientKeys.get(recipientPublicRaw);
-  const ephemeral = generateEphemeral('x25519', { publicKeyEncoding: { format: 'jwk' } });
-  const epk = ephemeral.publicKey.x;
-  if (typeof epk !== 'string') throw new CryptoError('bad-key', 'ephemeral key generation failed');
-  const shared = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: recipient });
-  const key = messageKey(shared, Buffer.from(epk, 'base64url'), recipientPublicRaw);
+const REPLY_INFO = Buffer.from('wallet-node/seal-reply/v1', 'utf8');
+
+/** A reply sealed under the key both sides derived from the request: no ephemeral key, one AES-GCM pass. */
+export interface SealedReply {
+  iv: string;
+  ct: string;
+}
+
+function encrypt(key: Buffer, plaintext: BytesLike, aad: BytesLike): { iv: string; ct: string } {
   const iv = randomBytes(IV_LENGTH);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(toBuffer(aad));
   const ct = Buffer.concat([cipher.update(toBuffer(plaintext)), cipher.final(), cipher.getAuthTag()]);
-  return { epk, iv: iv.toString('base64url'), ct: ct.toString('base64url') };
+  return { iv: iv.toString('base64url'), ct: ct.toString('base64url') };
+}
+
+function decrypt(key: Buffer, iv: Buffer, ct: Buffer, aad: BytesLike): Buffer {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_LENGTH });
+    decipher.setAAD(toBuffer(aad));
+    decipher.setAuthTag(ct.subarray(ct.length - TAG_LENGTH));
+    return Buffer.concat([decipher.update(ct.subarray(0, ct.length - TAG_LENGTH)), decipher.final()]);
+  } catch {
+    throw new CryptoError('auth-failed', 'sealed body could not be opened');
+  }
 }
 
 /**
- * Throws CryptoError: 'malformed' if the sealed object is not well-formed, 'auth-failed' if it does
- * not decrypt under this key and AAD (tampering, wrong recipient and wrong AAD look the same on purpose).
+ * The key for the answer to a sealed message. Only the sender (who made the ephemeral key) and the recipient
+ * (who holds the static key) can derive it, so the reply needs no second key agreement.
  */
-export function open(
+function replyKeyOf(messageKeyBytes: Buffer, epkRaw: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', messageKeyBytes, epkRaw, REPLY_INFO, 32));
+}
+
+/** Seals to a recipient and returns the key its reply will be sealed with. */
+export function sealSession(recipientPublicRaw: Uint8Array, plaintext: BytesLike, aad: BytesLike): { sealed: Sealed; replyKey: Buffer } {
+  const recipient = recipientKeys.get(recipientPublicRaw);
+  const ephemeral = generateEphemeral('x25519', { publicKeyEncoding: { format: 'jwk' } });
+  const epk = ephemeral.publicKey.x;
+  if (typeof epk !== 'string') throw new CryptoError('bad-key', 'ephemeral key generation failed');
+  const epkRaw = Buffer.from(epk, 'base64url');
+  const shared = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: recipient });
+  const key = messageKey(shared, epkRaw, recipientPublicRaw);
+  return { sealed: { epk, ...encrypt(key, plaintext, aad) }, replyKey: replyKeyOf(key, epkRaw) };
+}
+
+export function seal(recipientPublicRaw: Uint8Array, plaintext: BytesLike, aad: BytesLike): Sealed {
+  return sealSession(recipientPublicRaw, plaintext, aad).sealed;
+}
+
+/** Opens a sealed message and returns the key to seal its reply with. Throws like `open`. */
+export function openSession(
   recipientPrivateKey: KeyObject,
   recipientPublicRaw: Uint8Array,
   sealed: Sealed,
   aad: BytesLike,
-): Buffer {
+): { plaintext: Buffer; replyKey: Buffer } {
   const fields: Partial<Record<keyof Sealed, unknown>> =
     typeof sealed === 'object' && sealed !== null ? sealed : {};
   const epkRaw = decodeBase64urlStrict(fields.epk);
@@ -94,12 +128,26 @@ export function open(
     // A bad ephemeral key is indistinguishable from tampering for the caller.
     throw new CryptoError('auth-failed', 'sealed body could not be opened');
   }
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_LENGTH });
-    decipher.setAAD(toBuffer(aad));
-    decipher.setAuthTag(ct.subarray(ct.length - TAG_LENGTH));
-    return Buffer.concat([decipher.update(ct.subarray(0, ct.length - TAG_LENGTH)), decipher.final()]);
-  } catch {
-    throw new CryptoError('auth-failed', 'sealed body could not be opened');
+  return { plaintext: decrypt(key, iv, ct, aad), replyKey: replyKeyOf(key, epkRaw) };
+}
+
+/**
+ * Throws CryptoError: 'malformed' if the sealed object is not well-formed, 'auth-failed' if it does
+ * not decrypt under this key and AAD (tampering, wrong recipient and wrong AAD look the same on purpose).
+ */
+export function open(recipientPrivateKey: KeyObject, recipientPublicRaw: Uint8Array, sealed: Sealed, aad: BytesLike): Buffer {
+  return openSession(recipientPrivateKey, recipientPublicRaw, sealed, aad).plaintext;
+}
+
+export function sealReply(replyKey: Buffer, plaintext: BytesLike, aad: BytesLike): SealedReply {
+  return encrypt(replyKey, plaintext, aad);
+}
+
+export function openReply(replyKey: Buffer, sealed: SealedReply, aad: BytesLike): Buffer {
+  const iv = decodeBase64urlStrict(sealed?.iv);
+  const ct = decodeBase64urlStrict(sealed?.ct);
+  if (iv?.length !== IV_LENGTH || ct === undefined || ct.length < TAG_LENGTH) {
+    throw new CryptoError('malformed', 'sealed reply is malformed');
   }
+  return decrypt(replyKey, iv, ct, aad);
 }

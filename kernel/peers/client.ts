@@ -11,17 +11,21 @@ const HELLO_PATH = '/peer/v1/hello';
 
 /** Pins of self-signed HTTPS certificates, per address, taken on first use. */
 export class TlsPins {
-  readonly #get;
   readonly #set;
+  /** Looked up on every HTTPS message: held in memory, written through. */
+  readonly #pins: Map<string, string>;
   constructor(db: Db) {
-    this.#get = db.prepare('SELECT fingerprint FROM peer_tls_pins WHERE address = ?');
     this.#set = db.prepare('INSERT OR IGNORE INTO peer_tls_pins (address, fingerprint, pinned_at) VALUES (?, ?, ?)');
+    const rows = db.prepare('SELECT address, fingerprint FROM peer_tls_pins').all() as { address: string; fingerprint: string }[];
+    this.#pins = new Map(rows.map((r) => [r.address, r.fingerprint]));
   }
   get(address: string): string | null {
-    return (this.#get.get(address) as { fingerprint: string } | undefined)?.fingerprint ?? null;
+    return this.#pins.get(address) ?? null;
   }
   pin(address: string, fingerprint: string): void {
+    if (this.#pins.has(address)) return;
     this.#set.run(address, fingerprint, new Date().toISOString());
+    this.#pins.set(address, fingerprint);
   }
 }
 
@@ -87,7 +91,7 @@ export class PeerClient {
       sealingKey = hello.sealingKey;
     }
     const now = Date.now();
-    const { wire, nonce } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid }, now);
+    const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid }, now);
     const res = await this.#exchange(target.addresses, 'POST', MESSAGE_PATH, JSON.stringify(wire));
     if (res.status !== 200) {
       let code = `http_${res.status}`;
@@ -103,7 +107,7 @@ export class PeerClient {
     }
     let opened;
     try {
-      opened = openEnvelope(this.identity, JSON.parse(res.body), Date.now());
+      opened = openEnvelope(this.identity, JSON.parse(res.body), Date.now(), replyKey);
     } catch (err) {
       const reason = err instanceof EnvelopeError ? err.message : 'reply is not an envelope';
       throw new PeerDeliveryError('invalid_reply', reason);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { NodeAddresses, PeerSender } from '../../sdk/index.js';
-import type { Sealed } from '../crypto/seal.js';
+import type { Sealed, SealedReply } from '../crypto/seal.js';
 import { pubkeyHash } from '../crypto/derive.js';
-import { seal } from '../crypto/seal.js';
+import { openReply, sealReply, sealSession } from '../crypto/seal.js';
 import { verify } from '../crypto/sign.js';
 import type { Identity } from '../identity.js';
 
@@ -28,7 +28,8 @@ export interface PeerHeader {
 
 export interface WireEnvelope {
   header: string;
-  body: Sealed;
+  /** Requests are sealed to the recipient's key (with `epk`); replies under the key derived from the request. */
+  body: Sealed | SealedReply;
   sig: string;
 }
 
@@ -44,33 +45,53 @@ export class EnvelopeError extends Error {
 
 const b64u = (b: Uint8Array): string => Buffer.from(b).toString('base64url');
 
-function signedBytes(header: string, body: Sealed): Buffer {
-  return Buffer.from(`${SIG_DOMAIN}\n${header}\n${body.epk}.${body.iv}.${body.ct}`, 'utf8');
+function signedBytes(header: string, body: { epk?: string; iv: string; ct: string }): Buffer {
+  return Buffer.from(`${SIG_DOMAIN}\n${header}\n${body.epk ?? ''}.${body.iv}.${body.ct}`, 'utf8');
 }
 
 export const newNonce = (): string => randomBytes(16).toString('hex');
 
-export function buildEnvelope(
-  identity: Identity,
-  addresses: NodeAddresses,
-  recipient: { pubkeyHash: string; sealingKey: Buffer },
-  payload: object,
-  ids: { mid: string; re?: string },
-  nowMs: number,
-): { wire: WireEnvelope; nonce: string } {
+function headerFor(identity: Identity, addresses: NodeAddresses, to: string, ids: { mid: string; re?: string }, nowMs: number): { header: string; nonce: string } {
   const nonce = newNonce();
   const headerObj: PeerHeader = {
     v: 1,
     from: { pubkey: b64u(identity.publicKey), sealing_key: b64u(identity.sealingPublicKey), addresses },
-    to: recipient.pubkeyHash,
+    to,
     ts: Math.floor(nowMs / 1000),
     nonce,
     mid: ids.mid,
     ...(ids.re ? { re: ids.re } : {}),
   };
-  const header = JSON.stringify(headerObj);
-  const body = seal(recipient.sealingKey, JSON.stringify(payload), header);
-  return { wire: { header, body, sig: b64u(identity.sign(signedBytes(header, body))) }, nonce };
+  return { header: JSON.stringify(headerObj), nonce };
+}
+
+/** A request: sealed to the recipient's key. Keep `replyKey` to open the answer. */
+export function buildEnvelope(
+  identity: Identity,
+  addresses: NodeAddresses,
+  recipient: { pubkeyHash: string; sealingKey: Buffer },
+  payload: object,
+  ids: { mid: string },
+  nowMs: number,
+): { wire: WireEnvelope & { body: Sealed }; nonce: string; replyKey: Buffer } {
+  const { header, nonce } = headerFor(identity, addresses, recipient.pubkeyHash, ids, nowMs);
+  const { sealed: body, replyKey } = sealSession(recipient.sealingKey, JSON.stringify(payload), header);
+  return { wire: { header, body, sig: b64u(identity.sign(signedBytes(header, body))) }, nonce, replyKey };
+}
+
+/** The answer to a request, sealed under the key both sides derived from it. */
+export function buildReplyEnvelope(
+  identity: Identity,
+  addresses: NodeAddresses,
+  to: string,
+  replyKey: Buffer,
+  payload: object,
+  ids: { mid: string; re: string },
+  nowMs: number,
+): WireEnvelope {
+  const { header } = headerFor(identity, addresses, to, ids, nowMs);
+  const body = sealReply(replyKey, JSON.stringify(payload), header);
+  return { header, body, sig: b64u(identity.sign(signedBytes(header, body))) };
 }
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
@@ -92,6 +113,8 @@ export interface OpenedEnvelope {
   header: PeerHeader;
   sender: PeerSender;
   payload: Record<string, unknown>;
+  /** For a request: the key its reply is sealed with. */
+  replyKey: Buffer | null;
 }
 
 /**
@@ -99,7 +122,7 @@ export interface OpenedEnvelope {
  * string and sealed body), then decryption with the header as associated data. Replay is the caller's
  * check (it needs storage).
  */
-export function openEnvelope(identity: Identity, raw: unknown, nowMs: number): OpenedEnvelope {
+export function openEnvelope(identity: Identity, raw: unknown, nowMs: number, replyKey?: Buffer): OpenedEnvelope {
   const malformed = (what: string): never => {
     throw new EnvelopeError('malformed', `malformed envelope: ${what}`);
   };
@@ -108,7 +131,8 @@ export function openEnvelope(identity: Identity, raw: unknown, nowMs: number): O
   if (!isStr(header) || header.length > 4096 || !isStr(sig)) return malformed('header or signature missing');
   if (typeof body !== 'object' || body === null) return malformed('body missing');
   const sealed = body as Record<string, unknown>;
-  if (!isStr(sealed.epk) || !isStr(sealed.iv) || !isStr(sealed.ct)) return malformed('body fields missing');
+  const isReply = replyKey !== undefined;
+  if ((isReply ? sealed.epk !== undefined : !isStr(sealed.epk)) || !isStr(sealed.iv) || !isStr(sealed.ct)) return malformed('body fields missing');
   let h: PeerHeader;
   try {
     h = JSON.parse(header) as PeerHeader;
@@ -126,11 +150,18 @@ export function openEnvelope(identity: Identity, raw: unknown, nowMs: number): O
   if (h.to !== identity.pubkeyHash) throw new EnvelopeError('wrong_recipient', 'envelope addressed to another node');
   if (Math.abs(nowMs / 1000 - h.ts) > PEER_WINDOW_SECONDS) throw new EnvelopeError('expired', 'envelope outside the 300-second window');
   const signature = Buffer.from(sig, 'base64url');
-  const body3: Sealed = { epk: sealed.epk, iv: sealed.iv, ct: sealed.ct };
-  if (!verify(publicKey, signedBytes(header, body3), signature)) throw new EnvelopeError('bad_signature', 'signature does not verify');
+  const parts = { ...(isReply ? {} : { epk: sealed.epk as string }), iv: sealed.iv, ct: sealed.ct };
+  if (!verify(publicKey, signedBytes(header, parts), signature)) throw new EnvelopeError('bad_signature', 'signature does not verify');
   let payload: unknown;
+  let nextKey: Buffer | null = null;
   try {
-    payload = JSON.parse(identity.open(body3, header).toString('utf8'));
+    if (isReply) {
+      payload = JSON.parse(openReply(replyKey, parts, header).toString('utf8'));
+    } else {
+      const opened = identity.openSession(parts as Sealed, header);
+      payload = JSON.parse(opened.plaintext.toString('utf8'));
+      nextKey = opened.replyKey;
+    }
   } catch {
     throw new EnvelopeError('undecryptable', 'body cannot be opened');
   }
@@ -139,6 +170,7 @@ export function openEnvelope(identity: Identity, raw: unknown, nowMs: number): O
     header: h,
     sender: { pubkeyHash: pubkeyHash(publicKey), publicKey, sealingKey, addresses },
     payload: payload as Record<string, unknown>,
+    replyKey: nextKey,
   };
 }
 

@@ -1,9 +1,10 @@
 import type { Logger, NodeAddresses, PeerHandler, PeerSender } from '../../sdk/index.js';
 import { PeerRefusal } from '../../sdk/index.js';
+import { GroupCommit } from '../db/group-commit.js';
 import type { Db } from '../db/open.js';
 import { decryptAtRest, encryptAtRest } from '../crypto/at-rest.js';
 import type { Identity } from '../identity.js';
-import { buildEnvelope, EnvelopeError, openEnvelope, PEER_WINDOW_SECONDS } from './envelope.js';
+import { buildReplyEnvelope, EnvelopeError, openEnvelope, PEER_WINDOW_SECONDS } from './envelope.js';
 
 export interface InboundResult {
   status: number;
@@ -36,12 +37,17 @@ export class PeerInbound {
   #handlers = new Map<string, { owner: string; handler: PeerHandler }>();
   #filters: { owner: string; fn: Filter }[] = [];
   readonly #replay;
+  readonly #replayPut;
   readonly #seenGet;
   readonly #seenPut;
   readonly #pruneReplay;
   readonly #pruneSeen;
   /** Stored replies can hold what a plugin shared with one peer: they are encrypted like every secret at rest. */
   readonly #replyKey: Buffer;
+  readonly #writes: GroupCommit;
+  /** Replay-cache entries and stored replies not yet written by the group commit. */
+  #pendingReplay = new Set<string>();
+  #pendingSeen = new Map<string, string>();
 
   constructor(
     db: Db,
@@ -50,7 +56,9 @@ export class PeerInbound {
     private readonly retired: () => boolean,
     private readonly log: Logger,
   ) {
-    this.#replay = db.prepare('INSERT OR IGNORE INTO peer_replay (sender, nonce, ts) VALUES (?, ?, ?)');
+    this.#replay = db.prepare('SELECT 1 FROM peer_replay WHERE sender = ? AND nonce = ?').pluck();
+    this.#replayPut = db.prepare('INSERT OR IGNORE INTO peer_replay (sender, nonce, ts) VALUES (?, ?, ?)');
+    this.#writes = new GroupCommit(db);
     this.#seenGet = db.prepare('SELECT reply FROM peer_seen WHERE sender = ? AND mid = ?');
     this.#seenPut = db.prepare('INSERT OR IGNORE INTO peer_seen (sender, mid, reply, at) VALUES (?, ?, ?, ?)');
     this.#pruneReplay = db.prepare('DELETE FROM peer_replay WHERE ts < ?');
@@ -74,7 +82,13 @@ export class PeerInbound {
     this.#filters = this.#filters.filter((f) => f.owner !== owner);
   }
 
+  /** Writes pending replay-cache entries and replies now (shutdown). */
+  flush(): void {
+    this.#writes.flush();
+  }
+
   prune(nowMs: number, keepSeenMs: number): void {
+    this.flush();
     this.#pruneReplay.run(Math.floor(nowMs / 1000) - PEER_WINDOW_SECONDS - 1);
     this.#pruneSeen.run(nowMs - keepSeenMs);
   }
@@ -97,25 +111,38 @@ export class PeerInbound {
       throw err;
     }
     const { header, sender, payload } = opened;
-    if (this.#replay.run(sender.pubkeyHash, header.nonce, header.ts).changes === 0) {
+    const replayId = `${sender.pubkeyHash}:${header.nonce}`;
+    if (this.#pendingReplay.has(replayId) || this.#replay.get(sender.pubkeyHash, header.nonce) !== undefined) {
       return refuse(409, 'replay', 'this envelope was already received');
     }
-    const stored = this.#seenGet.get(sender.pubkeyHash, header.mid) as { reply: string } | undefined;
+    this.#pendingReplay.add(replayId);
+    this.#writes.add(() => {
+      this.#replayPut.run(sender.pubkeyHash, header.nonce, header.ts);
+      this.#pendingReplay.delete(replayId);
+    });
+    const seenId = `${sender.pubkeyHash}:${header.mid}`;
+    const pendingReply = this.#pendingSeen.get(seenId);
+    const stored = pendingReply !== undefined ? { reply: pendingReply } : (this.#seenGet.get(sender.pubkeyHash, header.mid) as { reply: string } | undefined);
     let reply: StoredReply;
     const type = typeof payload.type === 'string' ? payload.type : '';
     if (stored) {
-      reply = JSON.parse(decryptAtRest(this.#replyKey, stored.reply, `${sender.pubkeyHash}:${header.mid}`).toString('utf8')) as StoredReply;
+      reply = JSON.parse(decryptAtRest(this.#replyKey, stored.reply, seenId).toString('utf8')) as StoredReply;
     } else {
       const outcome = await this.#dispatch(type, payload, sender, header.mid, now);
       if (!outcome) return refuse(500, 'handler_error', 'the message could not be processed; retry later');
       reply = outcome;
-      const sealedReply = encryptAtRest(this.#replyKey, JSON.stringify(reply), `${sender.pubkeyHash}:${header.mid}`);
-      this.#seenPut.run(sender.pubkeyHash, header.mid, sealedReply, now);
+      const sealedReply = encryptAtRest(this.#replyKey, JSON.stringify(reply), seenId);
+      this.#pendingSeen.set(seenId, sealedReply);
+      this.#writes.add(() => {
+        this.#seenPut.run(sender.pubkeyHash, header.mid, sealedReply, now);
+        this.#pendingSeen.delete(seenId);
+      });
     }
-    const { wire } = buildEnvelope(
+    const wire = buildReplyEnvelope(
       this.identity,
       this.ownAddresses(),
-      { pubkeyHash: sender.pubkeyHash, sealingKey: sender.sealingKey },
+      sender.pubkeyHash,
+      opened.replyKey!,
       { type: `${type}.reply`, ...reply },
       { mid: header.mid, re: header.nonce },
       Date.now(),

@@ -35,7 +35,7 @@ export async function runPeerMessageBench(opts: { concurrency: number; durationM
   const { worker, remote } = await startRemote();
   const sender = await startTestNode({ extraBuiltins: [benchPlugin] });
   const peer = benchPeer!;
-  const target = { pubkeyHash: remote.pubkeyHash, sealingKey: Buffer.from(remote.sealingKey, "base64url"), addresses: remote.addresses };
+  const target = { pubkeyHash: remote.pubkeyHash, sealingKey: Buffer.from(remote.sealingKey, "base64url"), addresses: process.env.BENCH_PEER_HTTP_ONLY ? { http: remote.addresses.http } : remote.addresses };
   let seq = 0;
   let errors = 0;
   const latencies: number[] = [];
@@ -59,7 +59,7 @@ export async function runPeerMessageBench(opts: { concurrency: number; durationM
   latencies.sort((a, b) => a - b);
   console.log(
     `  ${(latencies.length / seconds).toFixed(0)} messages/s (request and reply, each signed and sealed), ` +
-      `${opts.concurrency} in flight, over ${target.addresses.https ? 'https' : 'http'}; ` +
+      `${opts.concurrency} in flight, over ${'https' in target.addresses && target.addresses.https ? 'https' : 'http'}; ` +
       `latency p50 ${pct(latencies, 50).toFixed(2)} ms, p99 ${pct(latencies, 99).toFixed(2)} ms; errors ${errors}`,
   );
   await sender.destroy();

@@ -5,6 +5,7 @@
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runAuthBench } from './auth.js';
+import { runContactRoundTripBench, runPeerMessageBench } from './peer.js';
 import type { ClientKind } from './load-worker.js';
 import { runStatusBench, STATUS_PATH } from './status.js';
 
@@ -35,6 +36,10 @@ async function main(): Promise<void> {
   });
   console.log('\n[2] authentication cost, in-process');
   runAuthBench(intEnv('BENCH_AUTH_N', 100_000));
+  console.log('\n[3] sealed and signed peer messages between two nodes (receiver in a worker thread), loopback');
+  await runPeerMessageBench({ concurrency: 32, warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000, durationMs: intEnv('BENCH_DURATION_S', 10) * 1000 });
+  console.log('\n[4] contact request round trip through the REST API, two nodes in this process');
+  await runContactRoundTripBench(10);
   console.log(`\nload average ${load()}`);
 }
 

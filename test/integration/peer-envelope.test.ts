@@ -4,7 +4,8 @@
  * is answered from the record; messages that need a contact are refused from unknown keys.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEnvelope, openEnvelope, type WireEnvelope } from '../../kernel/peers/envelope.js';
+import type { Sealed } from '../../kernel/crypto/seal.js';
+import { buildEnvelope, openEnvelope, type OpenedEnvelope, type WireEnvelope } from '../../kernel/peers/envelope.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
 type Env = { success: boolean; data: any; error?: any };
@@ -50,7 +51,15 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     payload: object,
     mid: string,
     nowMs = Date.now(),
-  ): WireEnvelope => buildEnvelope(from.node.identity, from.node.addresses(), to, payload, { mid }, nowMs).wire;
+  ): WireEnvelope & { body: Sealed } => {
+    const built = buildEnvelope(from.node.identity, from.node.addresses(), to, payload, { mid }, nowMs);
+    replyKeys.set(built.nonce, built.replyKey);
+    return built.wire;
+  };
+  /** Replies are sealed under a key derived from the request: look it up by the nonce the reply answers. */
+  const replyKeys = new Map<string, Buffer>();
+  const answer = (to: TestNode, body: { header: string }): OpenedEnvelope =>
+    openEnvelope(to.node.identity, body, Date.now(), replyKeys.get((JSON.parse(body.header) as { re: string }).re));
   const toB = () => ({ pubkeyHash: B.node.identity.pubkeyHash, sealingKey: B.node.identity.sealingPublicKey });
 
   beforeAll(async () => {
@@ -64,7 +73,7 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     const wire = envelope(A, toB(), { type: 'contact.request', currency: 'VWL', description: 'sealed hello' }, 'mid-first');
     const res = await post(B, wire);
     expect(res.status).toBe(200);
-    const reply = openEnvelope(A.node.identity, res.body, Date.now());
+    const reply = answer(A, res.body);
     expect(reply.sender.pubkeyHash).toBe(B.node.identity.pubkeyHash);
     expect(reply.header.re).toBe(JSON.parse(wire.header).nonce);
     expect(reply.header.mid).toBe('mid-first');
@@ -86,7 +95,7 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     const payload = { type: 'contact.request', currency: 'VWL', description: 'changed on retry' };
     const res = await post(B, envelope(A, toB(), payload, 'mid-first'));
     expect(res.status).toBe(200);
-    const reply = openEnvelope(A.node.identity, res.body, Date.now());
+    const reply = answer(A, res.body);
     expect(reply.payload).toMatchObject({ ok: true, data: { status: 'received' } });
     expect(await snapshot(B)).toBe(before);
   });
@@ -123,7 +132,7 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     // (Hours is not an allowed currency on B, whose autoRejectUnknownCurrency is on: the handler refuses it.)
     const original = await post(B, wire);
     expect(original.status).toBe(200);
-    expect(openEnvelope(A.node.identity, original.body, Date.now()).payload).toMatchObject({ ok: false, error: { code: 'currency_not_allowed' } });
+    expect(answer(A, original.body).payload).toMatchObject({ ok: false, error: { code: 'currency_not_allowed' } });
   });
 
   it('refuses envelopes outside the 300-second window', async () => {
@@ -163,20 +172,20 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     ].entries()) {
       const res = await post(B, envelope(C, toB(), payload, `mid-unknown-${i}`));
       expect(res.status).toBe(200);
-      const reply = openEnvelope(C.node.identity, res.body, Date.now());
+      const reply = answer(C, res.body);
       expect(reply.payload).toMatchObject({ ok: false, error: { code: 'unknown_contact' } });
     }
     const unknownType = await post(B, envelope(C, toB(), { type: 'nothing.here' }, 'mid-type'));
-    expect(openEnvelope(C.node.identity, unknownType.body, Date.now()).payload).toMatchObject({ ok: false, error: { code: 'unknown_type' } });
+    expect(answer(C, unknownType.body).payload).toMatchObject({ ok: false, error: { code: 'unknown_type' } });
     // A ping from an unknown key that names no currency is refused without recording anything.
     const ping = await post(B, envelope(C, toB(), { type: 'contact.ping', heads: {}, request_sync: true, known_currencies: [] }, 'mid-ping'));
-    expect(openEnvelope(C.node.identity, ping.body, Date.now()).payload).toMatchObject({ ok: false, error: { code: 'unknown_contact' } });
+    expect(answer(C, ping.body).payload).toMatchObject({ ok: false, error: { code: 'unknown_contact' } });
     expect(await snapshot(B)).toBe(before);
   });
 
   it('a ping from an unknown key that holds currencies with us is recorded as a pending restored contact', async () => {
     const ping = await post(B, envelope(C, toB(), { type: 'contact.ping', heads: { VWL: null }, request_sync: true, known_currencies: ['VWL'] }, 'mid-restore'));
-    const reply = openEnvelope(C.node.identity, ping.body, Date.now());
+    const reply = answer(C, ping.body);
     expect(reply.payload).toMatchObject({ ok: false, error: { code: 'unknown_contact' }, data: { restored_pending: true } });
     const pending = await ok(B, 'GET', '/api/v1/contacts/pending');
     const restored = pending.pending.incoming.find((c: any) => c.pubkey_hash === C.node.identity.pubkeyHash);
@@ -184,7 +193,7 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     expect(restored.currencies.map((r: any) => r.currency)).toEqual(['VWL']);
     // Now known (pending): the next ping gets a pong, with no credit extended yet.
     const again = await post(B, envelope(C, toB(), { type: 'contact.ping', heads: {}, request_sync: true, known_currencies: ['VWL'] }, 'mid-restore-2'));
-    expect(openEnvelope(C.node.identity, again.body, Date.now()).payload).toMatchObject({
+    expect(answer(C, again.body).payload).toMatchObject({
       ok: true,
       data: { status: 'pong', chain_valid: true, available_credit: {}, known_currencies: ['VWL'] },
     });
