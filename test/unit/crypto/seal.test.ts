@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CryptoError } from '../../../kernel/crypto/errors.js';
 import { rawPublicKey } from '../../../kernel/crypto/keys.js';
-import { open, seal, type Sealed } from '../../../kernel/crypto/seal.js';
+import { open, openReply, openSession, seal, sealReply, sealSession, type Sealed } from '../../../kernel/crypto/seal.js';
 
 function recipient(): { privateKey: KeyObject; raw: Buffer } {
   const { privateKey, publicKey } = generateKeyPairSync('x25519');
@@ -117,5 +117,29 @@ describe('seal / open', () => {
 
   it('refuses to seal to a public key of the wrong size', () => {
     expect(reasonOf(() => seal(new Uint8Array(31), 'x', aad))).toBe('bad-key');
+  });
+});
+
+describe('replies sealed under the key derived from the request', () => {
+  it('both sides derive the same reply key, and only they can open the reply', () => {
+    const r = recipient();
+    const { sealed, replyKey: senderKey } = sealSession(r.raw, 'request', 'hdr');
+    const { plaintext, replyKey: recipientKey } = openSession(r.privateKey, r.raw, sealed, 'hdr');
+    expect(plaintext.toString()).toBe('request');
+    expect(recipientKey.equals(senderKey)).toBe(true);
+    const reply = sealReply(recipientKey, 'answer', 'reply-hdr');
+    expect(openReply(senderKey, reply, 'reply-hdr').toString()).toBe('answer');
+    const other = sealSession(r.raw, 'request', 'hdr');
+    expect(reasonOf(() => openReply(other.replyKey, reply, 'reply-hdr'))).toBe('auth-failed');
+  });
+
+  it('fails on a tampered reply or another header', () => {
+    const r = recipient();
+    const { replyKey } = sealSession(r.raw, 'request', 'hdr');
+    const reply = sealReply(replyKey, 'answer', 'reply-hdr');
+    const flipped = reply.ct.startsWith('A') ? 'B' + reply.ct.slice(1) : 'A' + reply.ct.slice(1);
+    expect(reasonOf(() => openReply(replyKey, { ...reply, ct: flipped }, 'reply-hdr'))).toBe('auth-failed');
+    expect(reasonOf(() => openReply(replyKey, reply, 'another-hdr'))).toBe('auth-failed');
+    expect(reasonOf(() => openReply(replyKey, { iv: 'short', ct: reply.ct }, 'reply-hdr'))).toBe('malformed');
   });
 });
