@@ -6,24 +6,8 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSocks, type FakeSocks } from '../support/fake-socks.js';
+import { waitFor, type Envelope } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-
-interface Envelope {
-  success: boolean;
-  data: Record<string, unknown> & { contact?: { status: string; addresses: Record<string, string | null> } };
-  error?: { code: string };
-}
-
-async function waitFor<T>(probe: () => Promise<T>, accept: (v: T) => boolean, what: string, timeoutMs = 8000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await probe();
-  while (!accept(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 25));
-    last = await probe();
-  }
-  return last;
-}
 
 async function connect(a: TestNode, b: TestNode, address: string, acceptAddress: string): Promise<void> {
   const add = await a.admin.post<Envelope>('/api/v1/contacts', { address, name: 'peer-b', credit_limit: '10', currency: 'VWL' });

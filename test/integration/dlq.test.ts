@@ -4,35 +4,11 @@
  * NODE_PEER_RETRY_BASE_MS (kernel/peers/outbox.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, ok, waitFor, hashOf } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
 process.env.NODE_PEER_RETRY_BASE_MS = '10';
 
-type Env = { success: boolean; data: any; error?: any };
-
-async function call(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<{ status: number; body: Env }> {
-  const res = await t.admin.request<Env>(method, path, { ...(body !== undefined ? { body } : {}), ...(query ? { query } : {}) });
-  return { status: res.status, body: res.body };
-}
-
-async function ok(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<any> {
-  const res = await call(t, method, path, body, query);
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data;
-}
-
-async function waitFor<T>(probe: () => Promise<T>, accept: (v: T) => boolean, what: string, timeoutMs = 8000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T = await probe();
-  while (!accept(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 25));
-    last = await probe();
-  }
-  return last;
-}
-
-const hashOf = (t: TestNode): string => t.node.identity.pubkeyHash;
 const listRow = async (t: TestNode, hash: string, currency: string) =>
   (await ok(t, 'GET', `/api/v1/contacts/${hash}/currencies`)).currencies.find((r: any) => r.currency.toLowerCase() === currency.toLowerCase());
 const dlqItems = (t: TestNode, status?: string) => ok(t, 'GET', '/api/v1/system/dlq', undefined, status ? { status } : undefined);

@@ -7,36 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FETCH_LIMIT } from '../../builtin-plugins/payback-methods/messages.js';
+import { call, ok, waitFor, hashOf, type Envelope } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-
-type Env = { success: boolean; data: any; error?: any };
 
 const BASE = '/api/v1/payback-methods';
 const enc = encodeURIComponent;
-
-async function call(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<{ status: number; body: Env }> {
-  const res = await t.admin.request<Env>(method, path, { ...(body !== undefined ? { body } : {}), ...(query ? { query } : {}) });
-  return { status: res.status, body: res.body };
-}
-
-async function ok(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<any> {
-  const res = await call(t, method, path, body, query);
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data;
-}
-
-async function waitFor<T>(probe: () => Promise<T>, accept: (v: T) => boolean, what: string, timeoutMs = 8000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await probe();
-  while (!accept(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 25));
-    last = await probe();
-  }
-  return last;
-}
-
-const hashOf = (t: TestNode): string => t.node.identity.pubkeyHash;
 
 /** `from` asks `to` (saved as toName) to connect; `to` accepts (saving it as fromName): both sides end up accepted. */
 async function connect(from: TestNode, fromName: string, to: TestNode, toName: string): Promise<void> {
@@ -211,7 +186,7 @@ describe('payback methods fetched by a contact', () => {
   });
 
   it('a contact that fetches too often is told to slow down (429 fetch_rate_limited)', async () => {
-    let limited: { status: number; body: Env } | null = null;
+    let limited: { status: number; body: Envelope } | null = null;
     for (let i = 0; i <= FETCH_LIMIT.max && !limited; i++) {
       const res = await call(B, 'POST', `${BASE}/fetch/Alice`);
       if (res.status !== 200) limited = res;

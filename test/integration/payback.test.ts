@@ -11,22 +11,10 @@ import { coreRails } from '../../builtin-plugins/payback-methods/rails/index.js'
 import { RailRegistry } from '../../builtin-plugins/payback-methods/registry.js';
 import type { BuiltinPlugin } from '../../kernel/plugins/host.js';
 import { definePlugin, defineRail, type PaybackRail } from '../../sdk/index.js';
+import { call, ok, type Envelope } from '../support/api.js';
 import { clientWithKey, startTestNode, type TestNode } from '../support/node.js';
 
-type Env = { success: boolean; data: any; error?: any; message?: string; timestamp?: string; request_id?: string };
-
 const BASE = '/api/v1/payback-methods';
-
-async function call(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<{ status: number; body: Env }> {
-  const res = await t.admin.request<Env>(method, path, { ...(body !== undefined ? { body } : {}), ...(query ? { query } : {}) });
-  return { status: res.status, body: res.body };
-}
-
-async function ok(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<any> {
-  const res = await call(t, method, path, body, query);
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data;
-}
 
 /** The validation envelope, checked whole; returns its `[field, code]` pairs. */
 async function invalid(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<[string, string][]> {
@@ -174,10 +162,10 @@ describe('payback methods on one node', () => {
     const reader = clientWithKey(A.node, created.key_id, created.secret);
     expect((await reader.get(`${BASE}/${ids.sepa}`)).status).toBe(200);
     expect((await reader.get(BASE)).status).toBe(200);
-    const reveal = await reader.get<Env>(`${BASE}/${ids.sepa}/reveal`);
+    const reveal = await reader.get<Envelope>(`${BASE}/${ids.sepa}/reveal`);
     expect(reveal.status).toBe(403);
     expect(reveal.body.error.code).toBe('permission_denied');
-    expect((await reader.post<Env>(BASE, { type: 'btc', label: 'x', currency: 'BTC', fields: { address: BTC_ADDRESS } })).status).toBe(403);
+    expect((await reader.post<Envelope>(BASE, { type: 'btc', label: 'x', currency: 'BTC', fields: { address: BTC_ADDRESS } })).status).toBe(403);
   });
 
   it('lists enabled methods by priority, then newest first; all=1 adds disabled ones', async () => {
