@@ -2,10 +2,22 @@ import type { BuiltinPlugin } from '../kernel/plugins/host.js';
 import type { PluginManifest } from '../sdk/index.js';
 import apiKeys from './api-keys/index.js';
 import apiKeysManifest from './api-keys/plugin.json' with { type: 'json' };
+import contacts from './contacts/index.js';
+import contactsManifest from './contacts/plugin.json' with { type: 'json' };
+import dlq from './dlq/index.js';
+import dlqManifest from './dlq/plugin.json' with { type: 'json' };
+import ledger from './ledger/index.js';
+import ledgerManifest from './ledger/plugin.json' with { type: 'json' };
+import paybackMethods from './payback-methods/index.js';
+import paybackMethodsManifest from './payback-methods/plugin.json' with { type: 'json' };
+import paymentRequests from './payment-requests/index.js';
+import paymentRequestsManifest from './payment-requests/plugin.json' with { type: 'json' };
 import pluginsAdmin from './plugins-admin/index.js';
 import pluginsAdminManifest from './plugins-admin/plugin.json' with { type: 'json' };
 import system from './system/index.js';
 import systemManifest from './system/plugin.json' with { type: 'json' };
+import wallet from './wallet/index.js';
+import walletManifest from './wallet/plugin.json' with { type: 'json' };
 
 const plugin = (manifest: PluginManifest, definition: BuiltinPlugin['definition']): BuiltinPlugin => ({ manifest, definition });
 
@@ -14,4 +26,10 @@ export const builtinPlugins: readonly BuiltinPlugin[] = [
   plugin(systemManifest, system),
   plugin(apiKeysManifest, apiKeys),
   plugin(pluginsAdminManifest, pluginsAdmin),
+  plugin(walletManifest, wallet),
+  plugin(contactsManifest, contacts),
+  plugin(dlqManifest, dlq),
+  plugin(ledgerManifest, ledger),
+  plugin(paymentRequestsManifest, paymentRequests),
+  plugin(paybackMethodsManifest, paybackMethods),
 ];

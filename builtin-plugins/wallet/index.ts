@@ -1,8 +1,8 @@
 import { definePlugin } from '../../sdk/index.js';
-import { registerInfoRoute } from './routes.js';
+import { registerWalletRoutes } from './routes.js';
 
 export default definePlugin({
   setup(ctx) {
-    registerInfoRoute(ctx);
+    registerWalletRoutes(ctx);
   },
 });

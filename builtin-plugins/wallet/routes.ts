@@ -1,4 +1,13 @@
-import type { PluginContext } from '../../sdk/index.js';
+/**
+ * Every `/api/v1/wallet/*` route of Document 1: info, balance (+ /balances), overview, transactions, send, refund,
+ * plus GET /wallet/transactions/:txid (our addition: one transaction, for clients following a payment).
+ */
+import { ApiError, type PluginContext } from '../../sdk/index.js';
+import { formatMinor, type Minor } from '../../kernel/money.js';
+import type { ContactsService } from '../contacts/api.js';
+import type { LedgerService, LedgerTx, TxDirection } from '../ledger/api.js';
+import { sameCurrency } from '../system/currency.js';
+import { checkAmount, checkCurrency, checkDescription, contactAddress, resolveRecipient } from './amounts.js';
 
 export interface CurrencyTotal {
   currency: string;
@@ -6,11 +15,89 @@ export interface CurrencyTotal {
   total_available_credit?: string;
 }
 
-/**
- * GET /api/v1/wallet/info. Fee earnings and available credit are empty lists on a node without a ledger:
- * with no credit lines there is nothing earned and nothing available, which is the true answer.
- */
-export function registerInfoRoute(ctx: PluginContext): void {
+const TXID = /^[0-9a-fA-F]{64}$/;
+
+/** Sums per currency (case-insensitive), keeping the first spelling seen, sorted by code. */
+function sumByCurrency(items: Iterable<{ currency: string; amount: Minor }>): { currency: string; amount: Minor }[] {
+  const map = new Map<string, { currency: string; amount: Minor }>();
+  for (const it of items) {
+    const key = it.currency.toLowerCase();
+    const cur = map.get(key);
+    if (cur) cur.amount += it.amount;
+    else map.set(key, { currency: it.currency, amount: it.amount });
+  }
+  return [...map.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+export function registerWalletRoutes(ctx: PluginContext): void {
+  const contacts = ctx.services.use<ContactsService>('contacts');
+  const ledger = ctx.services.use<LedgerService>('ledger');
+
+  const contactName = (hash: string): string | null => contacts.get(hash)?.name ?? null;
+
+  const fullTx = (t: LedgerTx): Record<string, unknown> => ({
+    txid: t.txid,
+    type: t.type,
+    tx_type: t.txType,
+    status: t.status,
+    amount: formatMinor(t.amount),
+    currency: t.currency,
+    sender_address: t.senderAddress,
+    receiver_address: t.receiverAddress,
+    counterparty_name: contactName(t.contactHash),
+    counterparty_pubkey_hash: t.contactHash,
+    description: t.description,
+    memo: t.memo,
+    previous_txid: t.prevTxid,
+    refund_of: t.refundOf,
+    failure_reason: t.failureReason,
+    needs_review: t.needsReview,
+    timestamp: new Date(t.createdAt).toISOString(),
+    completed_at: t.completedAt === null ? null : new Date(t.completedAt).toISOString(),
+  });
+
+  const overviewTx = (t: LedgerTx): Record<string, unknown> => ({
+    txid: t.txid,
+    type: t.type,
+    tx_type: t.txType,
+    status: t.status,
+    amount: formatMinor(t.amount),
+    currency: t.currency,
+    counterparty_name: contactName(t.contactHash),
+    description: t.description,
+    timestamp: new Date(t.createdAt).toISOString(),
+  });
+
+  const availableCredit = (): { currency: string; amount: Minor }[] =>
+    sumByCurrency(Object.entries(contacts.availableCreditTotals()).map(([currency, amount]) => ({ currency, amount })));
+
+  /** Balance rows: every ledger balance, plus a zero row for each accepted line without one yet. */
+  const balanceRows = (): Record<string, unknown>[] => {
+    const rows = ledger.balances().map((b) => ({ hash: b.contactHash, currency: b.currency, received: b.received, sent: b.sent }));
+    for (const c of contacts.accepted()) {
+      if (!c.pubkeyHash) continue;
+      for (const line of c.currencies) {
+        if (line.status !== 'accepted') continue;
+        if (rows.some((r) => r.hash === c.pubkeyHash && sameCurrency(r.currency, line.currency))) continue;
+        rows.push({ hash: c.pubkeyHash, currency: line.currency, received: 0n, sent: 0n });
+      }
+    }
+    return rows
+      .map((r) => {
+        const c = contacts.get(r.hash);
+        return {
+          contact_name: c?.name ?? null,
+          address: c ? contactAddress(c) : null,
+          pubkey_hash: r.hash,
+          currency: r.currency,
+          received: formatMinor(r.received),
+          sent: formatMinor(r.sent),
+          net_balance: formatMinor(r.received - r.sent),
+        };
+      })
+      .sort((a, b) => String(a.contact_name ?? '').localeCompare(String(b.contact_name ?? '')) || a.currency.localeCompare(b.currency));
+  };
+
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/wallet/info',
@@ -18,8 +105,180 @@ export function registerInfoRoute(ctx: PluginContext): void {
     handler: () => ({
       public_key_hash: ctx.identity.pubkeyHash,
       addresses: ctx.kernel.node.addresses,
-      fee_earnings: [] as CurrencyTotal[],
-      available_credit: [] as CurrencyTotal[],
+      fee_earnings: sumByCurrency(Object.entries(ledger.feeEarnings()).map(([currency, amount]) => ({ currency, amount }))).map(
+        (f): CurrencyTotal => ({ currency: f.currency, total_amount: formatMinor(f.amount) }),
+      ),
+      available_credit: availableCredit().map((a): CurrencyTotal => ({ currency: a.currency, total_available_credit: formatMinor(a.amount) })),
     }),
+  });
+
+  for (const path of ['/api/v1/wallet/balance', '/api/v1/wallet/balances']) {
+    ctx.routes.add({
+      method: 'GET',
+      path,
+      access: { scope: 'wallet:read' },
+      handler: () => ({ balances: balanceRows() }),
+    });
+  }
+
+  ctx.routes.add<unknown, { transaction_limit?: number }>({
+    method: 'GET',
+    path: '/api/v1/wallet/overview',
+    access: { scope: 'wallet:read' },
+    query: {
+      type: 'object',
+      properties: { transaction_limit: { type: 'integer', minimum: 0, default: 5 } },
+    },
+    handler: (req) => {
+      const limit = Math.min(req.query.transaction_limit ?? 5, 20);
+      const recent = ledger.list({ limit: Math.max(limit, 1), offset: 0 });
+      return {
+        balances: sumByCurrency(ledger.balances().map((b) => ({ currency: b.currency, amount: b.received - b.sent }))).map((b) => ({
+          currency: b.currency,
+          total_balance: formatMinor(b.amount),
+        })),
+        total_available_credit: availableCredit().map((a) => ({ currency: a.currency, total: formatMinor(a.amount) })),
+        recent_transactions: limit === 0 ? [] : recent.rows.map(overviewTx),
+        transaction_count: recent.total,
+      };
+    },
+  });
+
+  ctx.routes.add<unknown, { limit?: number; offset?: number; type?: TxDirection; contact?: string; status?: string }>({
+    method: 'GET',
+    path: '/api/v1/wallet/transactions',
+    access: { scope: 'wallet:read' },
+    query: {
+      type: 'object',
+      properties: {
+        limit: { type: 'integer', minimum: 1, default: 50 },
+        offset: { type: 'integer', minimum: 0, default: 0 },
+        type: { type: 'string', enum: ['sent', 'received', 'relay'] },
+        contact: { type: 'string', minLength: 1 },
+        status: { type: 'string', enum: ['pending', 'sending', 'sent', 'accepted', 'rejected', 'cancelled', 'completed', 'failed'] },
+      },
+    },
+    handler: (req) => {
+      const limit = Math.min(req.query.limit ?? 50, 100);
+      const offset = req.query.offset ?? 0;
+      let contactHash: string | undefined;
+      if (req.query.contact !== undefined) {
+        const c = contacts.resolve(req.query.contact);
+        if (!c.pubkeyHash) return { transactions: [], pagination: { total: 0, limit, offset } };
+        contactHash = c.pubkeyHash;
+      }
+      const { rows, total } = ledger.list({
+        limit,
+        offset,
+        ...(req.query.type ? { type: req.query.type } : {}),
+        ...(contactHash ? { contactHash } : {}),
+        ...(req.query.status ? { status: req.query.status as LedgerTx['status'] } : {}),
+      });
+      return { transactions: rows.map(fullTx), pagination: { total, limit, offset } };
+    },
+  });
+
+  ctx.routes.add({
+    method: 'GET',
+    path: '/api/v1/wallet/transactions/:txid',
+    access: { scope: 'wallet:read' },
+    handler: (req) => {
+      const txid = String(req.params.txid ?? '').toLowerCase();
+      const tx = TXID.test(txid) ? ledger.get(txid) : null;
+      if (!tx) throw new ApiError('transaction_not_found', 404, `No transaction ${req.params.txid}`);
+      return { transaction: fullTx(tx) };
+    },
+  });
+
+  ctx.routes.add<{ address: string; amount: unknown; currency: string; description?: unknown; best_fee?: boolean }>({
+    method: 'POST',
+    path: '/api/v1/wallet/send',
+    access: { scope: 'wallet:send' },
+    body: {
+      type: 'object',
+      required: ['address', 'amount', 'currency'],
+      properties: {
+        address: { type: 'string' },
+        amount: { type: ['string', 'number'] },
+        currency: { type: 'string' },
+        description: { type: ['string', 'null'] },
+        best_fee: { type: 'boolean' },
+      },
+    },
+    errorCodes: { address: 'invalid_address', amount: 'invalid_amount', currency: 'invalid_currency', description: 'invalid_description' },
+    handler: (req) => {
+      const amount = checkAmount(req.body.amount);
+      const currency = checkCurrency(ctx, req.body.currency);
+      const description = checkDescription(req.body.description);
+      const to = resolveRecipient(ctx, contacts, req.body.address, currency);
+      const tx = ledger.send({ contactHash: to.pubkeyHash, amount, currency, description, recipientAddress: to.address });
+      return {
+        status: 'sent',
+        message: `Payment of ${formatMinor(amount)} ${currency} to ${to.name} accepted for delivery`,
+        recipient: to.name,
+        recipient_address: to.address,
+        amount: formatMinor(amount),
+        currency,
+        txid: tx.txid,
+        type: 'standard',
+      };
+    },
+  });
+
+  ctx.routes.add<{ txid: unknown; amount?: unknown }>({
+    method: 'POST',
+    path: '/api/v1/wallet/refund',
+    access: { scope: 'wallet:send' },
+    body: {
+      type: 'object',
+      required: ['txid'],
+      properties: { txid: { type: 'string' }, amount: { type: ['string', 'number', 'null'] } },
+    },
+    errorCodes: { txid: 'invalid_refund', amount: 'invalid_amount' },
+    handler: (req) => {
+      const bad = (message: string): ApiError => new ApiError('invalid_refund', 400, message);
+      const txid = String(req.body.txid).trim().toLowerCase();
+      if (!TXID.test(txid)) throw bad('txid must be a 64-character hex transaction id');
+      const raw = req.body.amount;
+      const wantsAll = raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '');
+      const requested = wantsAll ? null : checkAmount(raw);
+      return ctx.db.tx(() => {
+        const original = ledger.get(txid);
+        if (!original) throw bad(`Unknown transaction ${txid}`);
+        if (original.type !== 'received') throw bad(`Transaction ${txid} was not received by this wallet: only received payments can be refunded`);
+        if (original.status !== 'completed') throw bad(`Transaction ${txid} is ${original.status}, not settled: only completed payments can be refunded`);
+        const already = ledger.refunded(txid);
+        const remainder = original.amount - already;
+        if (remainder <= 0n) throw bad(`Transaction ${txid} is already fully refunded`);
+        const amount = requested ?? remainder;
+        if (amount > remainder) {
+          throw bad(`Refund of ${formatMinor(amount)} exceeds the remainder ${formatMinor(remainder)} ${original.currency} (received ${formatMinor(original.amount)}, already refunded or in flight ${formatMinor(already)})`);
+        }
+        const currency = checkCurrency(ctx, original.currency);
+        const to = resolveRecipient(ctx, contacts, original.contactHash, currency);
+        const refund = ledger.send({
+          contactHash: to.pubkeyHash,
+          amount,
+          currency,
+          description: `refund of ${txid}`,
+          refundOf: txid,
+          recipientAddress: to.address,
+        });
+        const remaining = remainder - amount;
+        return {
+          status: remaining === 0n ? 'fully_refunded' : 'partially_refunded',
+          message: `Refund of ${formatMinor(amount)} ${currency} to ${to.name} accepted for delivery`,
+          original_txid: txid,
+          refund_txid: refund.txid,
+          amount: formatMinor(amount),
+          currency,
+          original_amount: formatMinor(original.amount),
+          already_refunded: formatMinor(already),
+          remaining: formatMinor(remaining),
+          fully_refunded: remaining === 0n,
+          note: 'A refund is an ordinary payment back to the sender; refunds still in flight count toward the total, and a refund that is rejected frees its amount again.',
+        };
+      });
+    },
   });
 }

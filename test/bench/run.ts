@@ -5,6 +5,7 @@
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runAuthBench } from './auth.js';
+import { benchPayments } from './payments.js';
 import { runContactRoundTripBench, runPeerMessageBench } from './peer.js';
 import type { ClientKind } from './load-worker.js';
 import { runStatusBench, STATUS_PATH } from './status.js';
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   await runPeerMessageBench({ concurrency: 32, warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000, durationMs: intEnv('BENCH_DURATION_S', 10) * 1000 });
   console.log('\n[4] contact request round trip through the REST API, two nodes in this process');
   await runContactRoundTripBench(10);
+  console.log('\n[5] direct payments: REST call to completed on both sides, and concurrent senders');
+  await benchPayments();
   console.log(`\nload average ${load()}`);
 }
 

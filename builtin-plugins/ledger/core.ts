@@ -1,0 +1,134 @@
+/**
+ * What the sender queue, the receiver and the service share: the store, the contacts service, the clock, and the
+ * one place where a transaction becomes final (so listeners always run inside that database transaction).
+ */
+import type { NodeAddresses, PluginContext } from '../../sdk/index.js';
+import type { ContactsService } from '../contacts/api.js';
+import { sameCurrency } from '../system/currency.js';
+import type { LedgerTx, TxStatus } from './api.js';
+import { LEDGER_EVENTS } from './api.js';
+import { FINAL_STATUSES } from './api.js';
+import type { LedgerStore, TxPatch, TxRow } from './store.js';
+
+/** The address a peer is best reached at, in the house preference: tor > https > http. */
+export function preferredAddress(a: Partial<NodeAddresses> | null | undefined): string | null {
+  if (!a) return null;
+  return a.tor ?? a.https ?? a.http ?? null;
+}
+
+export const publicTx = (row: TxRow): LedgerTx => {
+  const {
+    seq: _seq,
+    currencyKey: _ck,
+    salt: _salt,
+    inDoubt: _d,
+    attempts: _a,
+    repoints: _r,
+    busyRetries: _b,
+    nextAttemptAt: _n,
+    sendingStartedAt: _s,
+    chainPos: _p,
+    ...tx
+  } = row;
+  return tx;
+};
+
+function applyPatch(row: TxRow, patch: TxPatch, now: number): TxRow {
+  const out: TxRow = { ...row, updatedAt: now };
+  for (const [k, v] of Object.entries(patch)) if (v !== undefined) (out as unknown as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+export class LedgerCore {
+  readonly #listeners = new Set<(tx: LedgerTx) => void>();
+
+  constructor(
+    readonly ctx: PluginContext,
+    readonly store: LedgerStore,
+    readonly contacts: ContactsService,
+  ) {}
+
+  now(): number {
+    return this.ctx.clock.now();
+  }
+
+  ownHash(): string {
+    return this.ctx.identity.pubkeyHash;
+  }
+
+  ownAddress(): string | null {
+    return preferredAddress(this.ctx.kernel.node.addresses);
+  }
+
+  contactAddress(hash: string): string | null {
+    return preferredAddress(this.contacts.get(hash)?.addresses);
+  }
+
+  /** The allowed-list spelling of a currency, or null when it is not allowed. */
+  allowedCurrency(currency: string): string | null {
+    const allowed = this.ctx.settings.get<string[]>('allowedCurrencies') ?? [];
+    return allowed.find((c) => sameCurrency(c, currency)) ?? null;
+  }
+
+  onFinal(listener: (tx: LedgerTx) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Applies a change to a row (call inside ctx.db.tx). When the change makes the row final, the listeners run in
+   * the same transaction and an event is published after commit.
+   */
+  update(row: TxRow, patch: TxPatch): TxRow {
+    const now = this.now();
+    this.store.patch(row.seq, patch, now);
+    // The patch names TxRow fields: the updated row is the old one with the patch applied (no re-read).
+    const updated = applyPatch(row, patch, now);
+    if (patch.status && FINAL_STATUSES.includes(patch.status) && patch.status !== 'completed') this.#final(updated);
+    return updated;
+  }
+
+  /** Completes a row: chain position, balances and listeners in the caller's transaction. */
+  complete(row: TxRow, patch: TxPatch = {}): TxRow {
+    const now = this.now();
+    if (Object.keys(patch).length) this.store.patch(row.seq, patch, now);
+    const patched = applyPatch(row, patch, now);
+    const chainPos = this.store.complete(patched, now);
+    const updated: TxRow = {
+      ...patched,
+      status: 'completed',
+      chainPos,
+      completedAt: now,
+      inDoubt: false,
+      nextAttemptAt: 0,
+      sendingStartedAt: null,
+      failureReason: null,
+    };
+    this.#final(updated);
+    return updated;
+  }
+
+  finalize(row: TxRow, status: Exclude<TxStatus, 'completed'>, reason: string, extra: TxPatch = {}): TxRow {
+    return this.update(row, {
+      ...extra,
+      status,
+      failureReason: reason,
+      sendingStartedAt: null,
+      nextAttemptAt: 0,
+    });
+  }
+
+  #final(row: TxRow): void {
+    const tx = publicTx(row);
+    for (const listener of this.#listeners) listener(tx);
+    this.ctx.db.afterCommit(() =>
+      this.ctx.events.publish(LEDGER_EVENTS.final, {
+        txid: tx.txid,
+        type: tx.type,
+        status: tx.status,
+        contact_hash: tx.contactHash,
+        currency: tx.currency,
+      }),
+    );
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The ledger's node-to-node messages (docs/protocol.md, "Ledger messages").
+ *
+ *   ledger.send   {content, sender_signature}
+ *     ok    → {status:'completed', txid, content, sender_signature, recipient_signature, available_credit}
+ *     refusals (PeerRefusal codes, data in brackets):
+ *       invalid_transaction        malformed content, wrong recipient or sender, bad txid
+ *       invalid_signature          the sender signature does not verify
+ *       duplicate_txid             the txid is known here as something else
+ *       currency_not_allowed       the currency is not in the receiver's allowed list
+ *       contact_not_accepted       the sender is not an accepted contact with this currency accepted
+ *       expired                    the signed `expires` has passed on the receiver's clock
+ *       chain_busy [retry_after_ms] the receiver is settling its own payment on this chain; retry shortly
+ *       invalid_previous_txid [expected_txid]  prev is not the receiver's chain head
+ *       insufficient_credit [available_credit] the sender's debt after the payment would exceed the limit
+ */
+export const MSG = {
+  send: 'ledger.send',
+} as const;
+
+export const REFUSAL = {
+  invalid: 'invalid_transaction',
+  badSignature: 'invalid_signature',
+  duplicate: 'duplicate_txid',
+  currency: 'currency_not_allowed',
+  notAccepted: 'contact_not_accepted',
+  expired: 'expired',
+  chainBusy: 'chain_busy',
+  invalidPrevious: 'invalid_previous_txid',
+  insufficientCredit: 'insufficient_credit',
+} as const;
+
+export interface SendPayload {
+  type: typeof MSG.send;
+  [key: string]: unknown;
+  /** The canonical signed content (see content.ts). */
+  content: string;
+  /** base64url Ed25519 signature of "wn-tx-v1\n" + content by the sender. */
+  sender_signature: string;
+}
+
+export interface SendReply {
+  status: 'completed';
+  txid: string;
+  /** The content the receiver countersigned (the one it holds: an earlier signing when the txid was known). */
+  content: string;
+  sender_signature: string;
+  /** base64url Ed25519 signature of the same bytes by the receiver. */
+  recipient_signature: string;
+  /** What the sender may still send in this currency (limit minus its debt), minor units as a decimal string. */
+  available_credit: string;
+}

@@ -1,0 +1,471 @@
+/**
+ * The send queue: outgoing direct payments, one at a time per chain (contact and currency), in creation order;
+ * different chains in parallel. Event-driven: a payment is sent the moment the transaction that created it
+ * commits; the only timers are the next due retry or expiry and a slow sweep for rows stuck in `sending`.
+ *
+ * One attempt:
+ *   1. (db tx) re-read the row; sign it onto the current chain head unless it is in doubt (then its signed
+ *      content is resent unchanged); status `sending`, `in_doubt` = 1, `sending_started_at` = now.
+ *   2. ctx.peer.request(`ledger.send`) and wait for the signed reply.
+ *   3. (db tx) record the outcome: completed (with balances), rejected, cancelled, back to pending for a retry,
+ *      or failed.
+ */
+import { PeerDeliveryError, type PeerReply } from '../../sdk/index.js';
+import { backoffMs } from '../../kernel/peers/outbox.js';
+import { buildContent, parseContent, signedBytes, ContentError, MEMO_STANDARD } from './content.js';
+import type { LedgerCore } from './core.js';
+import { currencyKey, type TxRow } from './store.js';
+import { MSG, REFUSAL, type SendPayload, type SendReply } from './protocol.js';
+
+/** Transport failures before a payment is failed (DELIVERY_MAX_RETRIES of the outbox). */
+export const MAX_TRANSPORT_FAILURES = 5;
+/** Re-pointings after `invalid_previous_txid` before a payment is failed. */
+export const MAX_REPOINTS = 3;
+/** `chain_busy` answers (the peer is settling a payment of its own on the same chain) before a payment is failed. */
+export const MAX_BUSY_RETRIES = 60;
+/** Crash recoveries of a payment stuck in `sending` before it is failed and flagged for review. */
+export const MAX_RECOVERIES = 3;
+/** A row in `sending` this long without a live attempt is treated as stuck (the startup recovery takes every one). */
+export const STUCK_SENDING_MS = 120_000;
+const SWEEP_MS = 30_000;
+const STOP_WAIT_MS = 3000;
+
+/**
+ * Error codes of PeerDeliveryError that prove the peer did not run the handler for this attempt (it answered an
+ * error before dispatch, or the message never left this node).
+ */
+const NOT_DELIVERED = new Set([
+  'malformed',
+  'wrong_recipient',
+  'expired',
+  'bad_signature',
+  'undecryptable',
+  'unexpected_sender',
+  'replay',
+  'retired',
+  'handler_error',
+  'hello_failed',
+  'hello_invalid',
+  'identity_mismatch',
+  'tls_pin_mismatch',
+  'bad_address',
+  'tor_cooldown',
+  'tor_unavailable',
+  'no_target',
+]);
+
+/** Socket errors that mean no connection was made: the message cannot have reached the peer. */
+const NEVER_CONNECTED = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_FAIL|EHOSTUNREACH|ENETUNREACH)\b/;
+
+const busyDelay = (n: number): number => Math.min(10 * 2 ** Math.min(n, 8), 1000) + Math.floor(Math.random() * 10);
+
+export class SendQueue {
+  readonly #workers = new Map<string, Promise<void>>();
+  /** Chains with new work since the last flush (wake): started without scanning every pending row. */
+  readonly #woken = new Map<string, { contactHash: string; ckey: string }>();
+  #timer: NodeJS.Timeout | null = null;
+  #timerAt = Infinity;
+  #scanQueued = false;
+  #flushQueued = false;
+  #stopped = false;
+
+  constructor(private readonly core: LedgerCore) {}
+
+  get #ctx() {
+    return this.core.ctx;
+  }
+
+  /** New work on one chain (a payment was created or made due): start its worker after this macrotask. */
+  wake(contactHash: string, ckey: string): void {
+    if (this.#stopped) return;
+    this.#woken.set(chainKey(contactHash, ckey), { contactHash, ckey });
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    setImmediate(() => {
+      this.#flushQueued = false;
+      if (!this.#running()) return;
+      for (const [key, chain] of this.#woken) {
+        this.#woken.delete(key);
+        this.#start(chain.contactHash, chain.ckey);
+      }
+    });
+  }
+
+  /** Looks at every chain (startup, timers, the sweep): due chains start, the next due time arms the timer. */
+  kick(): void {
+    if (this.#stopped || this.#scanQueued) return;
+    this.#scanQueued = true;
+    setImmediate(() => {
+      this.#scanQueued = false;
+      this.#scan();
+    });
+  }
+
+  registerJobs(): void {
+    this.#ctx.jobs.register({
+      name: 'send-sweep',
+      processor: 'transaction',
+      everyMs: SWEEP_MS,
+      run: () => {
+        this.recoverStuck(this.core.now() - STUCK_SENDING_MS, false);
+        this.kick();
+      },
+    });
+  }
+
+  /** Starts sending once the node's processors run (they start after every plugin is loaded). */
+  startWhenRunning(deadline = Date.now() + 30_000): void {
+    if (this.#stopped) return;
+    if (this.#ctx.kernel.jobs.running()) return this.kick();
+    if (Date.now() > deadline) return; // the sweep job takes over when processors start later
+    setTimeout(() => this.startWhenRunning(deadline), 20).unref();
+  }
+
+  /**
+   * Stops taking work and waits for the attempts in flight, at most STOP_WAIT_MS: an attempt still waiting on an
+   * unreachable peer is left in `sending`, and the next start recovers it (resent, settled once).
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_WAIT_MS);
+    });
+    await Promise.race([Promise.allSettled([...this.#workers.values()]), cap]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * Rows in `sending` with no attempt alive go back to `pending`, in doubt (the peer may hold them: it answers a
+   * resend from its record), or to `failed` + needs_review after MAX_RECOVERIES. At startup every `sending` row is
+   * orphaned (this process is the only writer of its database and nothing was in flight before it started).
+   */
+  recoverStuck(olderThan: number, startup: boolean): number {
+    const rows = this.core.store.sendingRows(olderThan).filter((r) => startup || !this.#workers.has(chainKey(r.contactHash, r.currencyKey)));
+    if (rows.length === 0) return 0;
+    this.#ctx.db.tx(() => {
+      for (const r of rows) {
+        const fresh = this.core.store.get(r.txid)!;
+        if (fresh.status !== 'sending') continue;
+        if (fresh.recoveryCount >= MAX_RECOVERIES) {
+          this.core.finalize(fresh, 'failed', 'recovery_exhausted: stuck in sending after 3 recoveries', { needsReview: true, inDoubt: true });
+        } else {
+          this.core.update(fresh, {
+            status: 'pending',
+            inDoubt: true,
+            recoveryCount: fresh.recoveryCount + 1,
+            sendingStartedAt: null,
+            nextAttemptAt: this.core.now(),
+          });
+        }
+      }
+    });
+    this.#ctx.log.warn('payments recovered from sending', { count: rows.length, startup });
+    return rows.length;
+  }
+
+  /** Our unresolved payment on a chain should be retried now (the peer is evidently reachable). */
+  expedite(row: TxRow): void {
+    if (row.status !== 'pending' || row.nextAttemptAt <= this.core.now()) return;
+    this.#ctx.db.tx(() => {
+      const fresh = this.core.store.get(row.txid);
+      if (fresh && fresh.status === 'pending') this.core.update(fresh, { nextAttemptAt: this.core.now() });
+    });
+    this.wake(row.contactHash, row.currencyKey);
+  }
+
+  /**
+   * An outgoing payment whose fate we had given up on (failed, cancelled after a lost answer) turns out to be held
+   * by the peer: send it again as it was signed; the peer answers from its record and it completes here too.
+   * Call inside a transaction.
+   */
+  revive(row: TxRow, why: string): boolean {
+    if (row.type !== 'sent' || !row.content || (row.status !== 'failed' && row.status !== 'cancelled')) return false;
+    this.core.update(row, {
+      status: 'pending',
+      inDoubt: true,
+      attempts: 0,
+      busyRetries: 0,
+      nextAttemptAt: this.core.now(),
+      failureReason: `revived: ${why}`,
+    });
+    this.#ctx.db.afterCommit(() => this.wake(row.contactHash, row.currencyKey));
+    this.#ctx.log.warn('payment revived', { txid: row.txid, why });
+    return true;
+  }
+
+  // ---- dispatch
+
+  #running(): boolean {
+    return !this.#stopped && this.#ctx.kernel.jobs.running();
+  }
+
+  #start(contactHash: string, ckey: string): void {
+    const key = chainKey(contactHash, ckey);
+    if (this.#workers.has(key)) return; // the running worker picks the new row up in its loop
+    const worker = this.#work(contactHash, ckey).finally(() => this.#workers.delete(key));
+    this.#workers.set(key, worker);
+  }
+
+  #scan(): void {
+    if (!this.#running()) return;
+    const now = this.core.now();
+    this.#expireUnsent(now);
+    let nextAt = Infinity;
+    for (const chain of this.core.store.pendingChains()) {
+      if (this.#workers.has(chainKey(chain.contact_hash, chain.currency_key))) continue;
+      if (chain.next_attempt_at > now) nextAt = Math.min(nextAt, chain.next_attempt_at);
+      else this.#start(chain.contact_hash, chain.currency_key);
+    }
+    const expiry = this.core.store.nextExpiry();
+    if (expiry !== null) nextAt = Math.min(nextAt, expiry);
+    this.arm(nextAt);
+  }
+
+  /** Makes sure a scan runs at `at` (the next retry or expiry). One timer for the whole queue. */
+  arm(at: number): void {
+    if (at === Infinity || this.#stopped) return;
+    const when = Math.max(at, Date.now() + 5);
+    if (this.#timer && this.#timerAt <= when) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timerAt = when;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#timerAt = Infinity;
+      this.#scan();
+    }, when - Date.now());
+    this.#timer.unref();
+  }
+
+  #expireUnsent(now: number): void {
+    const rows = this.core.store.expiredUnsent(now);
+    if (rows.length === 0) return;
+    this.#ctx.db.tx(() => {
+      for (const r of rows) {
+        const fresh = this.core.store.get(r.txid)!;
+        if (fresh.status === 'pending' && !fresh.inDoubt) this.core.finalize(fresh, 'cancelled', 'expired: not delivered within directTxExpiration');
+      }
+    });
+  }
+
+  /** Sends the chain's pending payments oldest first; stops at the first one not due yet (and arms the timer). */
+  async #work(contactHash: string, ckey: string): Promise<void> {
+    for (;;) {
+      if (!this.#running()) return;
+      const row = this.core.store.nextPending(contactHash, ckey);
+      if (!row) return;
+      if (row.nextAttemptAt > this.core.now()) {
+        this.arm(row.nextAttemptAt);
+        return;
+      }
+      try {
+        await this.#attempt(row);
+      } catch (err) {
+        // A bug must not wedge the chain: the row stays where it is and the sweep recovers it if it was sending.
+        this.#ctx.log.error('payment attempt failed unexpectedly', { txid: row.txid, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+        return;
+      }
+    }
+  }
+
+  // ---- one attempt
+
+  async #attempt(row: TxRow): Promise<void> {
+    const prepared = this.#prepare(row);
+    if (!prepared) return;
+    const { sending, wasInDoubt } = prepared;
+    const target = this.core.contacts.target(sending.contactHash);
+    let reply: PeerReply;
+    try {
+      if (!target) throw new PeerDeliveryError('no_target', 'the contact has no known keys or address');
+      const payload: SendPayload = { type: MSG.send, content: sending.content!, sender_signature: sending.senderSignature! };
+      reply = await this.#ctx.peer.request(target, payload);
+    } catch (err) {
+      // With a Tor address the kernel may fall back to https/http: an earlier path may have delivered.
+      this.#transportFailure(sending, err, wasInDoubt, !target?.addresses.tor);
+      return;
+    }
+    if (reply.ok) this.#accepted(sending, reply);
+    else this.#refused(sending, reply);
+  }
+
+  /** Signs (unless in doubt) and moves the row to `sending`; null when there is nothing to send. */
+  #prepare(row: TxRow): { sending: TxRow; wasInDoubt: boolean } | null {
+    return this.#ctx.db.tx(() => {
+      const r = this.core.store.get(row.txid);
+      if (!r || r.status !== 'pending') return null;
+      const now = this.core.now();
+      if (!r.inDoubt) {
+        if (r.expiresAt !== null && r.expiresAt <= now) {
+          this.core.finalize(r, 'cancelled', 'expired: not delivered within directTxExpiration');
+          return null;
+        }
+        if (!this.core.contacts.line(r.contactHash, r.currency)) {
+          this.core.finalize(r, 'rejected', 'contact_not_accepted: the contact or its line in this currency is not accepted');
+          return null;
+        }
+        const prev = this.core.store.head(r.contactHash, r.currency);
+        const content = buildContent({
+          txid: r.txid,
+          prev,
+          from: r.fromHash,
+          to: r.toHash,
+          amount: r.amount.toString(),
+          currency: r.currency,
+          time: r.timeMicros,
+          salt: r.salt,
+          memo: MEMO_STANDARD,
+          ...(r.description ? { description: r.description } : {}),
+          ...(r.expiresAt !== null ? { expires: r.expiresAt } : {}),
+        });
+        const signature = this.#ctx.identity.sign(signedBytes(content)).toString('base64url');
+        const sending = this.core.update(r, {
+          prevTxid: prev,
+          content,
+          senderSignature: signature,
+          status: 'sending',
+          inDoubt: true,
+          sendingStartedAt: now,
+        });
+        return { sending, wasInDoubt: false };
+      }
+      const sending = this.core.update(r, { status: 'sending', sendingStartedAt: now });
+      return { sending, wasInDoubt: true };
+    });
+  }
+
+  #transportFailure(row: TxRow, err: unknown, wasInDoubt: boolean, singlePath = false): void {
+    const code = err instanceof PeerDeliveryError ? err.code : 'error';
+    const reason = `${code}: ${err instanceof Error ? err.message : String(err)}`;
+    const delivered = !(NOT_DELIVERED.has(code) || /^http_\d+$/.test(code) || (singlePath && code === 'unreachable' && NEVER_CONNECTED.test(reason)));
+    const inDoubt = wasInDoubt || delivered;
+    const permanent = err instanceof PeerDeliveryError && !err.transient;
+    this.#ctx.db.tx(() => {
+      const r = this.core.store.get(row.txid);
+      if (!r || r.status !== 'sending') return;
+      const attempts = r.attempts + 1;
+      if (permanent || attempts >= MAX_TRANSPORT_FAILURES) {
+        this.core.finalize(r, 'failed', `delivery_failed after ${attempts} attempt(s): ${reason}`, {
+          attempts,
+          inDoubt,
+          needsReview: inDoubt,
+        });
+        return;
+      }
+      this.core.update(r, {
+        status: 'pending',
+        attempts,
+        inDoubt,
+        sendingStartedAt: null,
+        failureReason: reason,
+        nextAttemptAt: this.core.now() + backoffMs(attempts),
+      });
+    });
+    this.#ctx.log.warn('payment delivery failed', { txid: row.txid, reason });
+  }
+
+  #accepted(row: TxRow, reply: PeerReply): void {
+    const data = reply.data as Partial<SendReply>;
+    let content;
+    try {
+      if (data.status !== 'completed') throw new ContentError(`unexpected status ${String(data.status)}`);
+      content = parseContent(data.content);
+      if (content.txid !== row.txid || content.from !== row.fromHash || content.to !== row.toHash || content.amountMinor !== row.amount) {
+        throw new ContentError('the countersigned content is not this payment');
+      }
+      if (currencyKey(content.currency) !== row.currencyKey) throw new ContentError('the countersigned currency differs');
+      const bytes = signedBytes(data.content!);
+      if (typeof data.recipient_signature !== 'string' || !this.#ctx.identity.verify(reply.sender.publicKey, bytes, Buffer.from(data.recipient_signature, 'base64url'))) {
+        throw new ContentError('the recipient signature does not verify');
+      }
+      if (data.content !== row.content) {
+        // The peer holds an earlier signing of this payment (a resend after a crash re-signed it): it must be ours.
+        if (typeof data.sender_signature !== 'string' || !this.#ctx.identity.verify(this.#ctx.identity.publicKey, bytes, Buffer.from(data.sender_signature, 'base64url'))) {
+          throw new ContentError('the peer holds a content this node did not sign');
+        }
+      }
+    } catch (err) {
+      this.#transportFailure(row, new PeerDeliveryError('invalid_reply', err instanceof Error ? err.message : String(err)), true);
+      return;
+    }
+    this.#ctx.db.tx(() => {
+      const r = this.core.store.get(row.txid);
+      if (!r || r.status === 'completed') return;
+      const head = this.core.store.head(r.contactHash, r.currency);
+      const anomaly = head !== content.prev;
+      if (anomaly) {
+        this.#ctx.log.error('completed payment does not extend the local chain head', { txid: r.txid, head, prev: content.prev });
+      }
+      this.core.complete(r, {
+        content: data.content!,
+        prevTxid: content.prev,
+        senderSignature: data.content === row.content ? row.senderSignature : data.sender_signature!,
+        recipientSignature: data.recipient_signature!,
+        counterpartyPublicKey: reply.sender.publicKey.toString('base64url'),
+        needsReview: anomaly || r.needsReview,
+      });
+    });
+  }
+
+  #refused(row: TxRow, reply: PeerReply): void {
+    const code = reply.error?.code ?? 'refused';
+    const message = reply.error?.message ?? '';
+    let kick = false;
+    this.#ctx.db.tx(() => {
+      const r = this.core.store.get(row.txid);
+      if (!r || r.status !== 'sending') return;
+      const now = this.core.now();
+      switch (code) {
+        case REFUSAL.chainBusy: {
+          const busy = r.busyRetries + 1;
+          if (busy > MAX_BUSY_RETRIES) {
+            this.core.finalize(r, 'failed', `chain_busy: the contact kept settling its own payments (${busy} tries)`, { inDoubt: false });
+            return;
+          }
+          this.core.update(r, { status: 'pending', inDoubt: false, busyRetries: busy, sendingStartedAt: null, nextAttemptAt: now + busyDelay(busy) });
+          kick = true;
+          return;
+        }
+        case REFUSAL.invalidPrevious: {
+          const expected = typeof reply.data.expected_txid === 'string' ? reply.data.expected_txid : null;
+          const repoints = r.repoints + 1;
+          if (repoints > MAX_REPOINTS) {
+            this.core.finalize(r, 'failed', `invalid_previous_txid: still refused after ${MAX_REPOINTS} re-pointings (expected ${expected})`, {
+              inDoubt: false,
+              needsReview: true,
+            });
+            return;
+          }
+          const head = this.core.store.head(r.contactHash, r.currency);
+          if (expected === head) {
+            // Our head moved since we signed: re-sign onto it.
+            this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
+            kick = true;
+            return;
+          }
+          const known = expected ? this.core.store.get(expected) : null;
+          if (known && known.contactHash === r.contactHash && this.revive(known, `the contact's chain head is this payment (refusal of ${r.txid})`)) {
+            this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
+            kick = true;
+            return;
+          }
+          this.core.finalize(r, 'failed', `chain_mismatch: the contact expects previous ${expected ?? 'null'}, this node's head is ${head ?? 'null'}`, {
+            inDoubt: false,
+            needsReview: true,
+          });
+          return;
+        }
+        case REFUSAL.expired:
+          this.core.finalize(r, 'cancelled', `expired: ${message}`, { inDoubt: false });
+          return;
+        default:
+          this.core.finalize(r, 'rejected', `${code}: ${message}`, { inDoubt: false });
+      }
+    });
+    if (kick) this.wake(row.contactHash, row.currencyKey);
+  }
+}
+
+export const chainKey = (contactHash: string, ckey: string): string => `${contactHash}:${ckey}`;

@@ -1,0 +1,66 @@
+/**
+ * The `ledger` service object (see api.ts).
+ */
+import { MAX_AMOUNT, type Minor } from '../../kernel/money.js';
+import type { LedgerService, LedgerTx, NewPayment, TxFilter } from './api.js';
+import { deriveTxid, newSalt, nowMicros } from './content.js';
+import { publicTx, type LedgerCore } from './core.js';
+import type { SendQueue } from './sender.js';
+
+export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerService {
+  const { ctx, store } = core;
+  return {
+    send(payment: NewPayment): LedgerTx {
+      if (payment.amount <= 0n || payment.amount > MAX_AMOUNT) throw new RangeError('payment amount out of range');
+      if (payment.contactHash === core.ownHash()) throw new RangeError('a payment to this node itself');
+      return ctx.db.tx(() => {
+        const now = core.now();
+        const expirySeconds = Number(ctx.settings.get<number>('directTxExpiration') ?? 0);
+        const time = nowMicros(now);
+        const salt = newSalt();
+        const from = core.ownHash();
+        const txid = deriveTxid({ from, to: payment.contactHash, amount: payment.amount, currency: payment.currency, time, salt });
+        const row = store.insert({
+          txid,
+          type: 'sent',
+          status: 'pending',
+          contactHash: payment.contactHash,
+          counterpartyPublicKey: null,
+          fromHash: from,
+          toHash: payment.contactHash,
+          amount: payment.amount,
+          currency: payment.currency,
+          timeMicros: time,
+          salt,
+          prevTxid: null,
+          description: payment.description ?? null,
+          expiresAt: expirySeconds > 0 ? now + expirySeconds * 1000 : null,
+          content: null,
+          senderSignature: null,
+          recipientSignature: null,
+          senderAddress: core.ownAddress(),
+          receiverAddress: payment.recipientAddress ?? core.contactAddress(payment.contactHash),
+          refundOf: payment.refundOf ?? null,
+          now,
+        });
+        if (row.expiresAt !== null) ctx.db.afterCommit(() => queue.arm(row.expiresAt!));
+        ctx.db.afterCommit(() => queue.wake(row.contactHash, row.currencyKey));
+        return publicTx(row);
+      });
+    },
+    get(txid) {
+      const row = store.get(txid);
+      return row ? publicTx(row) : null;
+    },
+    list(filter: TxFilter) {
+      const { rows, total } = store.list(filter);
+      return { rows: rows.map(publicTx), total };
+    },
+    balances: (contactHash) => store.balances(contactHash),
+    balance: (contactHash, currency) => store.balanceOf(contactHash, currency),
+    refunded: (txid): Minor => store.refunded(txid),
+    head: (contactHash, currency) => store.head(contactHash, currency),
+    feeEarnings: () => ({}),
+    onFinal: (listener) => core.onFinal(listener),
+  };
+}

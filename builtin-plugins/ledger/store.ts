@@ -1,0 +1,614 @@
+/**
+ * The ledger plugin's tables and queries. Nothing else reads them: other plugins go through the `ledger` service.
+ *
+ *   ledger_tx        one row per transaction this node is party to. Amounts as whole + frac INTEGER columns.
+ *                    `chain_pos` orders the completed rows (the chain order); `in_doubt` marks an outgoing
+ *                    payment that was handed to the network without a definitive answer yet (its signed content
+ *                    must not change until the peer answers).
+ *   ledger_balances  running totals per (contact, currency), changed only when a row becomes completed, in the
+ *                    same transaction.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import type { Migration } from '../../sdk/index.js';
+import { fromParts, toParts, type Minor } from '../../kernel/money.js';
+import type { BalanceRecord, LedgerTx, TxDirection, TxFilter, TxStatus } from './api.js';
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    up: `
+      CREATE TABLE ledger_tx (
+        seq INTEGER PRIMARY KEY,
+        txid TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL CHECK (type IN ('sent', 'received', 'relay')),
+        tx_type TEXT NOT NULL DEFAULT 'standard',
+        status TEXT NOT NULL CHECK (status IN ('pending', 'sending', 'sent', 'accepted', 'rejected', 'cancelled', 'completed', 'failed')),
+        contact_hash TEXT NOT NULL,
+        counterparty_pubkey TEXT,
+        from_hash TEXT NOT NULL,
+        to_hash TEXT NOT NULL,
+        amount_whole INTEGER NOT NULL,
+        amount_frac INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        currency_key TEXT NOT NULL,
+        time_us INTEGER NOT NULL,
+        salt TEXT NOT NULL,
+        prev_txid TEXT,
+        memo TEXT NOT NULL DEFAULT 'standard',
+        description TEXT,
+        expires_at INTEGER,
+        content TEXT,
+        sender_sig TEXT,
+        recipient_sig TEXT,
+        sender_address TEXT,
+        receiver_address TEXT,
+        refund_of TEXT,
+        in_doubt INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        repoints INTEGER NOT NULL DEFAULT 0,
+        busy_retries INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0,
+        sending_started_at INTEGER,
+        recovery_count INTEGER NOT NULL DEFAULT 0,
+        needs_review INTEGER NOT NULL DEFAULT 0,
+        failure_reason TEXT,
+        chain_pos INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        completed_at INTEGER
+      );
+      CREATE INDEX ledger_tx_queue ON ledger_tx (status, contact_hash, currency_key, seq);
+      CREATE INDEX ledger_tx_chain ON ledger_tx (contact_hash, currency_key, chain_pos);
+      CREATE INDEX ledger_tx_pos ON ledger_tx (chain_pos) WHERE chain_pos IS NOT NULL;
+      CREATE INDEX ledger_tx_listing ON ledger_tx (type, seq);
+      CREATE INDEX ledger_tx_contact ON ledger_tx (contact_hash, seq);
+      CREATE INDEX ledger_tx_refund ON ledger_tx (refund_of) WHERE refund_of IS NOT NULL;
+      CREATE TABLE ledger_balances (
+        contact_hash TEXT NOT NULL,
+        currency_key TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        received_whole INTEGER NOT NULL DEFAULT 0,
+        received_frac INTEGER NOT NULL DEFAULT 0,
+        sent_whole INTEGER NOT NULL DEFAULT 0,
+        sent_frac INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (contact_hash, currency_key)
+      ) WITHOUT ROWID;
+    `,
+  },
+];
+
+export const currencyKey = (currency: string): string => currency.toLowerCase();
+
+/** A row as read with safe integers (every INTEGER column is a bigint). */
+interface RawRow {
+  seq: bigint;
+  txid: string;
+  type: TxDirection;
+  tx_type: string;
+  status: TxStatus;
+  contact_hash: string;
+  counterparty_pubkey: string | null;
+  from_hash: string;
+  to_hash: string;
+  amount_whole: bigint;
+  amount_frac: bigint;
+  currency: string;
+  currency_key: string;
+  time_us: bigint;
+  salt: string;
+  prev_txid: string | null;
+  memo: string;
+  description: string | null;
+  expires_at: bigint | null;
+  content: string | null;
+  sender_sig: string | null;
+  recipient_sig: string | null;
+  sender_address: string | null;
+  receiver_address: string | null;
+  refund_of: string | null;
+  in_doubt: bigint;
+  attempts: bigint;
+  repoints: bigint;
+  busy_retries: bigint;
+  next_attempt_at: bigint;
+  sending_started_at: bigint | null;
+  recovery_count: bigint;
+  needs_review: bigint;
+  failure_reason: string | null;
+  chain_pos: bigint | null;
+  created_at: bigint;
+  updated_at: bigint;
+  completed_at: bigint | null;
+}
+
+/** The row plus the queue bookkeeping the service does not expose. */
+export interface TxRow extends LedgerTx {
+  seq: number;
+  currencyKey: string;
+  salt: string;
+  inDoubt: boolean;
+  attempts: number;
+  repoints: number;
+  busyRetries: number;
+  nextAttemptAt: number;
+  sendingStartedAt: number | null;
+  chainPos: number | null;
+}
+
+const num = (v: bigint | null): number | null => (v === null ? null : Number(v));
+
+function toRow(r: RawRow): TxRow {
+  return {
+    seq: Number(r.seq),
+    txid: r.txid,
+    type: r.type,
+    txType: r.tx_type,
+    status: r.status,
+    contactHash: r.contact_hash,
+    counterpartyPublicKey: r.counterparty_pubkey,
+    fromHash: r.from_hash,
+    toHash: r.to_hash,
+    amount: fromParts(r.amount_whole, r.amount_frac),
+    currency: r.currency,
+    currencyKey: r.currency_key,
+    timeMicros: Number(r.time_us),
+    salt: r.salt,
+    prevTxid: r.prev_txid,
+    memo: r.memo,
+    description: r.description,
+    expiresAt: num(r.expires_at),
+    content: r.content,
+    senderSignature: r.sender_sig,
+    recipientSignature: r.recipient_sig,
+    senderAddress: r.sender_address,
+    receiverAddress: r.receiver_address,
+    refundOf: r.refund_of,
+    inDoubt: r.in_doubt === 1n,
+    attempts: Number(r.attempts),
+    repoints: Number(r.repoints),
+    busyRetries: Number(r.busy_retries),
+    nextAttemptAt: Number(r.next_attempt_at),
+    sendingStartedAt: num(r.sending_started_at),
+    recoveryCount: Number(r.recovery_count),
+    needsReview: r.needs_review === 1n,
+    failureReason: r.failure_reason,
+    chainPos: num(r.chain_pos),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    completedAt: num(r.completed_at),
+  };
+}
+
+export interface InsertTx {
+  txid: string;
+  type: TxDirection;
+  status: TxStatus;
+  contactHash: string;
+  counterpartyPublicKey: string | null;
+  fromHash: string;
+  toHash: string;
+  amount: Minor;
+  currency: string;
+  timeMicros: number;
+  salt: string;
+  prevTxid: string | null;
+  description: string | null;
+  expiresAt: number | null;
+  content: string | null;
+  senderSignature: string | null;
+  recipientSignature: string | null;
+  senderAddress: string | null;
+  receiverAddress: string | null;
+  refundOf: string | null;
+  now: number;
+}
+
+/** Changes the sender's queue makes to a row; unspecified columns keep their value. */
+export interface TxPatch {
+  status?: TxStatus;
+  prevTxid?: string | null;
+  content?: string | null;
+  senderSignature?: string | null;
+  recipientSignature?: string | null;
+  inDoubt?: boolean;
+  attempts?: number;
+  repoints?: number;
+  busyRetries?: number;
+  nextAttemptAt?: number;
+  sendingStartedAt?: number | null;
+  recoveryCount?: number;
+  needsReview?: boolean;
+  failureReason?: string | null;
+  counterpartyPublicKey?: string | null;
+}
+
+const PATCH_COLUMNS: Record<keyof TxPatch, string> = {
+  status: 'status',
+  prevTxid: 'prev_txid',
+  content: 'content',
+  senderSignature: 'sender_sig',
+  recipientSignature: 'recipient_sig',
+  inDoubt: 'in_doubt',
+  attempts: 'attempts',
+  repoints: 'repoints',
+  busyRetries: 'busy_retries',
+  nextAttemptAt: 'next_attempt_at',
+  sendingStartedAt: 'sending_started_at',
+  recoveryCount: 'recovery_count',
+  needsReview: 'needs_review',
+  failureReason: 'failure_reason',
+  counterpartyPublicKey: 'counterparty_pubkey',
+};
+
+export class LedgerStore {
+  readonly #insert: Statement;
+  readonly #byTxid: Statement;
+  readonly #head: Statement;
+  readonly #nextPos: Statement;
+  readonly #complete: Statement;
+  readonly #balanceGet: Statement;
+  readonly #balanceUpsert: Statement;
+  readonly #balancesAll: Statement;
+  readonly #balancesOne: Statement;
+  readonly #chainRows: Statement;
+  readonly #unresolvedOut: Statement;
+  readonly #nextPending: Statement;
+  readonly #dueChains: Statement;
+  readonly #nextExpiry: Statement;
+  readonly #refunds: Statement;
+  readonly #patchCache = new Map<string, Statement>();
+  readonly #cache = new Map<string, Statement>();
+  #pos: number | null = null;
+
+  /** A prepared statement, prepared once (preparing costs more than running these small queries). */
+  #stmt(sql: string, safeIntegers = false): Statement {
+    const key = `${safeIntegers ? 1 : 0}${sql}`;
+    let stmt = this.#cache.get(key);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      if (safeIntegers) stmt.safeIntegers(true);
+      this.#cache.set(key, stmt);
+    }
+    return stmt;
+  }
+
+  constructor(private readonly db: Database) {
+    this.#insert = db.prepare(`INSERT INTO ledger_tx (txid, type, status, contact_hash, counterparty_pubkey, from_hash, to_hash,
+        amount_whole, amount_frac, currency, currency_key, time_us, salt, prev_txid, description, expires_at, content, sender_sig,
+        recipient_sig, sender_address, receiver_address, refund_of, created_at, updated_at)
+      VALUES (@txid, @type, @status, @contact_hash, @counterparty_pubkey, @from_hash, @to_hash, @amount_whole, @amount_frac, @currency,
+        @currency_key, @time_us, @salt, @prev_txid, @description, @expires_at, @content, @sender_sig, @recipient_sig, @sender_address,
+        @receiver_address, @refund_of, @now, @now)`);
+    this.#byTxid = db.prepare('SELECT * FROM ledger_tx WHERE txid = ?').safeIntegers(true);
+    this.#head = db.prepare(
+      `SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos DESC LIMIT 1`,
+    );
+    this.#nextPos = db.prepare('SELECT chain_pos AS pos FROM ledger_tx INDEXED BY ledger_tx_pos WHERE chain_pos IS NOT NULL ORDER BY chain_pos DESC LIMIT 1');
+    this.#complete = db.prepare(
+      `UPDATE ledger_tx SET status = 'completed', chain_pos = ?, completed_at = ?, updated_at = ?, in_doubt = 0, next_attempt_at = 0,
+        sending_started_at = NULL, failure_reason = NULL WHERE seq = ?`,
+    );
+    this.#balanceGet = db.prepare('SELECT * FROM ledger_balances WHERE contact_hash = ? AND currency_key = ?').safeIntegers(true);
+    this.#balanceUpsert = db.prepare(`INSERT INTO ledger_balances (contact_hash, currency_key, currency, received_whole, received_frac,
+        sent_whole, sent_frac, updated_at) VALUES (@contact_hash, @currency_key, @currency, @rw, @rf, @sw, @sf, @now)
+      ON CONFLICT (contact_hash, currency_key) DO UPDATE SET received_whole = @rw, received_frac = @rf, sent_whole = @sw, sent_frac = @sf,
+        updated_at = @now`);
+    this.#balancesAll = db.prepare('SELECT * FROM ledger_balances ORDER BY contact_hash, currency_key').safeIntegers(true);
+    this.#balancesOne = db.prepare('SELECT * FROM ledger_balances WHERE contact_hash = ? ORDER BY currency_key').safeIntegers(true);
+    this.#chainRows = db.prepare(
+      `SELECT txid, prev_txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos`,
+    );
+    // The hot queries name their index: without statistics the planner may prefer a scan of a whole contact's rows.
+    this.#unresolvedOut = db
+      .prepare(
+        `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = ? AND contact_hash = ? AND currency_key = ? AND type = 'sent'
+           AND (status = 'sending' OR in_doubt = 1) ORDER BY seq LIMIT 1`,
+      )
+      .safeIntegers(true);
+    this.#nextPending = db
+      .prepare(
+        `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND contact_hash = ? AND currency_key = ? AND type = 'sent'
+           ORDER BY seq LIMIT 1`,
+      )
+      .safeIntegers(true);
+    this.#dueChains = db.prepare(
+      `SELECT t.contact_hash, t.currency_key, t.next_attempt_at FROM ledger_tx t WHERE t.seq IN (
+         SELECT MIN(seq) FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND type = 'sent' GROUP BY contact_hash, currency_key)
+       ORDER BY t.seq`,
+    );
+    this.#nextExpiry = db.prepare(
+      `SELECT MIN(expires_at) AS at FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND type = 'sent' AND in_doubt = 0
+         AND expires_at IS NOT NULL`,
+    );
+    this.#refunds = db
+      .prepare(
+        `SELECT amount_whole, amount_frac FROM ledger_tx WHERE refund_of = ? AND type = 'sent'
+           AND status IN ('pending', 'sending', 'sent', 'accepted', 'completed')`,
+      )
+      .safeIntegers(true);
+  }
+
+  insert(t: InsertTx): TxRow {
+    const { whole, frac } = toParts(t.amount);
+    const info = this.#insert.run({
+      txid: t.txid,
+      type: t.type,
+      status: t.status,
+      contact_hash: t.contactHash,
+      counterparty_pubkey: t.counterpartyPublicKey,
+      from_hash: t.fromHash,
+      to_hash: t.toHash,
+      amount_whole: whole,
+      amount_frac: frac,
+      currency: t.currency,
+      currency_key: currencyKey(t.currency),
+      time_us: t.timeMicros,
+      salt: t.salt,
+      prev_txid: t.prevTxid,
+      description: t.description,
+      expires_at: t.expiresAt,
+      content: t.content,
+      sender_sig: t.senderSignature,
+      recipient_sig: t.recipientSignature,
+      sender_address: t.senderAddress,
+      receiver_address: t.receiverAddress,
+      refund_of: t.refundOf,
+      now: t.now,
+    });
+    return {
+      seq: Number(info.lastInsertRowid),
+      txid: t.txid,
+      type: t.type,
+      txType: 'standard',
+      status: t.status,
+      contactHash: t.contactHash,
+      counterpartyPublicKey: t.counterpartyPublicKey,
+      fromHash: t.fromHash,
+      toHash: t.toHash,
+      amount: t.amount,
+      currency: t.currency,
+      currencyKey: currencyKey(t.currency),
+      timeMicros: t.timeMicros,
+      salt: t.salt,
+      prevTxid: t.prevTxid,
+      memo: 'standard',
+      description: t.description,
+      expiresAt: t.expiresAt,
+      content: t.content,
+      senderSignature: t.senderSignature,
+      recipientSignature: t.recipientSignature,
+      senderAddress: t.senderAddress,
+      receiverAddress: t.receiverAddress,
+      refundOf: t.refundOf,
+      inDoubt: false,
+      attempts: 0,
+      repoints: 0,
+      busyRetries: 0,
+      nextAttemptAt: 0,
+      sendingStartedAt: null,
+      recoveryCount: 0,
+      needsReview: false,
+      failureReason: null,
+      chainPos: null,
+      createdAt: t.now,
+      updatedAt: t.now,
+      completedAt: null,
+    };
+  }
+
+  get(txid: string): TxRow | null {
+    const r = this.#byTxid.get(txid) as RawRow | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  patch(seq: number, patch: TxPatch, now: number): void {
+    const keys = (Object.keys(patch) as (keyof TxPatch)[]).filter((k) => patch[k] !== undefined).sort();
+    const sig = keys.join(',');
+    let stmt = this.#patchCache.get(sig);
+    if (!stmt) {
+      const sets = keys.map((k) => `${PATCH_COLUMNS[k]} = @${k}`);
+      stmt = this.db.prepare(`UPDATE ledger_tx SET ${[...sets, 'updated_at = @now'].join(', ')} WHERE seq = @seq`);
+      this.#patchCache.set(sig, stmt);
+    }
+    const params: Record<string, unknown> = { seq, now };
+    for (const k of keys) {
+      const v = patch[k];
+      params[k] = typeof v === 'boolean' ? (v ? 1 : 0) : v;
+    }
+    stmt.run(params);
+  }
+
+  /** Marks a row completed at the end of its chain and adds it to the balances; returns its chain position. Call inside a transaction. */
+  complete(row: TxRow, now: number): number {
+    // Chain positions only order completed rows; a gap (a rolled-back transaction) is harmless.
+    this.#pos ??= (this.#nextPos.get() as { pos: number } | undefined)?.pos ?? 0;
+    const pos = ++this.#pos;
+    this.#complete.run(pos, now, now, row.seq);
+    this.addToBalance(row.contactHash, row.currency, row.type === 'received' ? 'received' : 'sent', row.amount, now);
+    return pos;
+  }
+
+  head(contactHash: string, currency: string): string | null {
+    return (this.#head.get(contactHash, currencyKey(currency)) as { txid: string } | undefined)?.txid ?? null;
+  }
+
+  /** The completed chain in completion order: [txid, prev]. */
+  chain(contactHash: string, currency: string): { txid: string; prev_txid: string | null }[] {
+    return this.#chainRows.all(contactHash, currencyKey(currency)) as { txid: string; prev_txid: string | null }[];
+  }
+
+  /** Currencies in which this node has a completed chain with the contact. */
+  chainCurrencies(contactHash: string): string[] {
+    return (
+      this.#stmt(`SELECT MIN(currency) AS currency FROM ledger_tx WHERE contact_hash = ? AND status = 'completed' GROUP BY currency_key`).all(
+        contactHash,
+      ) as { currency: string }[]
+    ).map((r) => r.currency);
+  }
+
+  /** Our outgoing payment on this chain whose fate is open at the peer (in flight or in doubt), if any. */
+  unresolvedOutgoing(contactHash: string, currency: string): TxRow | null {
+    const key = currencyKey(currency);
+    const sending = this.#unresolvedOut.get('sending', contactHash, key) as RawRow | undefined;
+    const pending = this.#unresolvedOut.get('pending', contactHash, key) as RawRow | undefined;
+    const r = sending && pending ? (sending.seq < pending.seq ? sending : pending) : (sending ?? pending);
+    return r ? toRow(r) : null;
+  }
+
+  nextPending(contactHash: string, currencyKeyValue: string): TxRow | null {
+    const r = this.#nextPending.get(contactHash, currencyKeyValue) as RawRow | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  /** Chains holding pending outgoing payments with the retry time of their oldest one, oldest first. */
+  pendingChains(): { contact_hash: string; currency_key: string; next_attempt_at: number }[] {
+    return this.#dueChains.all() as { contact_hash: string; currency_key: string; next_attempt_at: number }[];
+  }
+
+  /** The earliest expiry of a pending payment that never reached the network, or null. */
+  nextExpiry(): number | null {
+    return (this.#nextExpiry.get() as { at: number | null }).at;
+  }
+
+  balanceOf(contactHash: string, currency: string): { received: Minor; sent: Minor } {
+    const r = this.#balanceGet.get(contactHash, currencyKey(currency)) as
+      | { received_whole: bigint; received_frac: bigint; sent_whole: bigint; sent_frac: bigint }
+      | undefined;
+    if (!r) return { received: 0n, sent: 0n };
+    return { received: fromParts(r.received_whole, r.received_frac), sent: fromParts(r.sent_whole, r.sent_frac) };
+  }
+
+  addToBalance(contactHash: string, currency: string, side: 'received' | 'sent', amount: Minor, now: number): void {
+    const current = this.balanceOf(contactHash, currency);
+    const next = { ...current, [side]: current[side] + amount };
+    const r = toParts(next.received);
+    const s = toParts(next.sent);
+    this.#balanceUpsert.run({
+      contact_hash: contactHash,
+      currency_key: currencyKey(currency),
+      currency,
+      rw: r.whole,
+      rf: r.frac,
+      sw: s.whole,
+      sf: s.frac,
+      now,
+    });
+  }
+
+  balances(contactHash?: string): BalanceRecord[] {
+    const rows = (contactHash ? this.#balancesOne.all(contactHash) : this.#balancesAll.all()) as {
+      contact_hash: string;
+      currency: string;
+      received_whole: bigint;
+      received_frac: bigint;
+      sent_whole: bigint;
+      sent_frac: bigint;
+    }[];
+    return rows.map((r) => ({
+      contactHash: r.contact_hash,
+      currency: r.currency,
+      received: fromParts(r.received_whole, r.received_frac),
+      sent: fromParts(r.sent_whole, r.sent_frac),
+    }));
+  }
+
+  /**
+   * Recomputes every balance row from the completed transactions (the totals are kept incrementally; this is the
+   * audit). Returns the rows that differed, with what they held and what they hold now. Call inside a transaction.
+   */
+  rebuildBalances(now: number): { contactHash: string; currency: string; before: { received: Minor; sent: Minor }; after: { received: Minor; sent: Minor } }[] {
+    const sums = this.#stmt(
+      `SELECT contact_hash, currency_key, MIN(currency) AS currency, type, SUM(amount_whole) AS w, SUM(amount_frac) AS f
+         FROM ledger_tx WHERE status = 'completed' GROUP BY contact_hash, currency_key, type`,
+      true,
+    ).all() as { contact_hash: string; currency_key: string; currency: string; type: string; w: bigint; f: bigint }[];
+    const want = new Map<string, { contactHash: string; currency: string; received: Minor; sent: Minor }>();
+    for (const r of sums) {
+      const key = `${r.contact_hash}:${r.currency_key}`;
+      const entry = want.get(key) ?? { contactHash: r.contact_hash, currency: r.currency, received: 0n, sent: 0n };
+      const total = fromParts(r.w, 0n) + r.f;
+      if (r.type === 'received') entry.received += total;
+      else if (r.type === 'sent') entry.sent += total;
+      want.set(key, entry);
+    }
+    const changed = [];
+    for (const b of this.balances()) {
+      const key = `${b.contactHash}:${currencyKey(b.currency)}`;
+      if (!want.has(key)) want.set(key, { contactHash: b.contactHash, currency: b.currency, received: 0n, sent: 0n });
+    }
+    for (const w of want.values()) {
+      const before = this.balanceOf(w.contactHash, w.currency);
+      if (before.received === w.received && before.sent === w.sent) continue;
+      const r = toParts(w.received);
+      const s = toParts(w.sent);
+      this.#balanceUpsert.run({ contact_hash: w.contactHash, currency_key: currencyKey(w.currency), currency: w.currency, rw: r.whole, rf: r.frac, sw: s.whole, sf: s.frac, now });
+      changed.push({ contactHash: w.contactHash, currency: w.currency, before, after: { received: w.received, sent: w.sent } });
+    }
+    return changed;
+  }
+
+  /** Every (contact, currency) that has completed transactions. */
+  chains(): { contact_hash: string; currency: string }[] {
+    return this.#stmt(`SELECT contact_hash, MIN(currency) AS currency FROM ledger_tx WHERE status = 'completed' GROUP BY contact_hash, currency_key`).all() as {
+      contact_hash: string;
+      currency: string;
+    }[];
+  }
+
+  counts(): Record<string, number> {
+    const rows = this.#stmt(`SELECT status, COUNT(*) AS n FROM ledger_tx GROUP BY status`).all() as { status: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  refunded(txid: string): Minor {
+    const rows = this.#refunds.all(txid) as { amount_whole: bigint; amount_frac: bigint }[];
+    return rows.reduce((sum, r) => sum + fromParts(r.amount_whole, r.amount_frac), 0n);
+  }
+
+  list(f: TxFilter): { rows: TxRow[]; total: number } {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (f.type) {
+      where.push('type = ?');
+      params.push(f.type);
+    }
+    if (f.contactHash) {
+      where.push('contact_hash = ?');
+      params.push(f.contactHash);
+    }
+    if (f.status) {
+      where.push('status = ?');
+      params.push(f.status);
+    }
+    if (f.currency) {
+      where.push('currency_key = ?');
+      params.push(currencyKey(f.currency));
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (this.#stmt(`SELECT COUNT(*) AS n FROM ledger_tx ${clause}`).get(...params) as { n: number }).n;
+    const rows = this.#stmt(`SELECT * FROM ledger_tx ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`, true).all(...params, f.limit, f.offset) as RawRow[];
+    return { rows: rows.map(toRow), total };
+  }
+
+  /** Rows stuck in `sending` (startup: every one of them; at run time: older than the threshold). */
+  sendingRows(olderThan: number): TxRow[] {
+    const rows = this.#stmt(
+      `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'sending' AND COALESCE(sending_started_at, 0) <= ? ORDER BY seq`,
+      true,
+    ).all(
+      olderThan,
+    ) as RawRow[];
+    return rows.map(toRow);
+  }
+
+  /** Pending outgoing rows whose expiry passed and that never reached the network (safe to cancel locally). */
+  expiredUnsent(now: number): TxRow[] {
+    const rows = this.#stmt(
+      `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND type = 'sent' AND in_doubt = 0
+        AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY seq`,
+      true,
+    ).all(now) as RawRow[];
+    return rows.map(toRow);
+  }
+}

@@ -1,0 +1,44 @@
+import { definePlugin } from '../../sdk/index.js';
+import type { ContactsService } from '../contacts/api.js';
+import type { LedgerService } from '../ledger/api.js';
+import type { PaymentRequestsService } from './api.js';
+import { MSG_TYPE, RequestsCore } from './core.js';
+import { exportView } from './present.js';
+import { registerRequestRoutes } from './routes.js';
+import { RequestStore, migrations } from './store.js';
+
+export default definePlugin({
+  setup(ctx) {
+    ctx.db.migrate(migrations);
+    const contacts = ctx.services.use<ContactsService>('contacts');
+    const ledger = ctx.services.use<LedgerService>('ledger');
+    const store = new RequestStore(ctx.db.handle);
+    const core = new RequestsCore(ctx, store, contacts, ledger);
+
+    ctx.peer.handle(MSG_TYPE, core.handle);
+    const outcome = (kind: 'delivered' | 'refused' | 'dead') => (m: { payload: Record<string, unknown> }, detail: unknown) => {
+      const error = kind === 'delivered' ? null : kind === 'dead' ? String(detail) : ((detail as { error?: { code: string; message: string } }).error?.code ?? 'refused');
+      core.delivered(String(m.payload.request_id), kind, error, m.payload.event);
+    };
+    ctx.peer.outcomes(MSG_TYPE, {
+      label: 'payment_request',
+      retryable: true,
+      delivered: outcome('delivered'),
+      refused: outcome('refused'),
+      dead: outcome('dead'),
+    });
+    const offFinal = ledger.onFinal(core.onPaymentFinal);
+    ctx.onStop(offFinal);
+    ctx.jobs.register({ name: 'expiry', processor: 'cleanup', everyMs: 3_600_000, run: () => void core.expireDue() });
+    registerRequestRoutes(ctx, core);
+
+    const service: PaymentRequestsService = {
+      exportRows: (filter = {}) =>
+        store
+          .all()
+          .filter((r) => (!filter.direction || r.direction === filter.direction) && (!filter.status || r.status === filter.status) && (!filter.contactHash || r.contactHash === filter.contactHash))
+          .map((r) => exportView(r, core.contactName(r.contactHash))),
+    };
+    ctx.services.provide('payment-requests', service);
+  },
+});

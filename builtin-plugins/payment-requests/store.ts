@@ -1,0 +1,244 @@
+/**
+ * The payment-requests plugin's table. Nothing else reads it: exports go through the `payment-requests` service.
+ *
+ *   payment_requests  one row per request this node sent (outgoing) or received (incoming). `request_id` is the
+ *                     requester's id (unique per direction); amounts as whole + frac; times in ms since the epoch.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import type { Migration } from '../../sdk/index.js';
+import { fromParts, toParts, type Minor } from '../../kernel/money.js';
+
+export type RequestStatus = 'pending' | 'sending' | 'approved' | 'failed' | 'declined' | 'cancelled' | 'expired';
+export type RequestDirection = 'incoming' | 'outgoing';
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    up: `
+      CREATE TABLE payment_requests (
+        id INTEGER PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        direction TEXT NOT NULL CHECK (direction IN ('incoming', 'outgoing')),
+        status TEXT NOT NULL CHECK (status IN ('pending', 'sending', 'approved', 'failed', 'declined', 'cancelled', 'expired')),
+        contact_hash TEXT NOT NULL,
+        requester_hash TEXT NOT NULL,
+        recipient_hash TEXT NOT NULL,
+        stored_contact_name TEXT,
+        requester_address TEXT,
+        address_type TEXT,
+        amount_whole INTEGER NOT NULL,
+        amount_frac INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        description TEXT,
+        payer_note TEXT,
+        resulting_txid TEXT,
+        failure_reason TEXT,
+        delivery TEXT NOT NULL DEFAULT 'none',
+        delivery_error TEXT,
+        created_at INTEGER NOT NULL,
+        responded_at INTEGER,
+        expires_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (request_id, direction)
+      );
+      CREATE INDEX payment_requests_list ON payment_requests (direction, id);
+      CREATE INDEX payment_requests_txid ON payment_requests (resulting_txid) WHERE resulting_txid IS NOT NULL;
+      CREATE INDEX payment_requests_expiry ON payment_requests (status, expires_at);
+    `,
+  },
+];
+
+interface RawRow {
+  id: number;
+  request_id: string;
+  direction: RequestDirection;
+  status: RequestStatus;
+  contact_hash: string;
+  requester_hash: string;
+  recipient_hash: string;
+  stored_contact_name: string | null;
+  requester_address: string | null;
+  address_type: string | null;
+  amount_whole: bigint;
+  amount_frac: bigint;
+  currency: string;
+  description: string | null;
+  payer_note: string | null;
+  resulting_txid: string | null;
+  failure_reason: string | null;
+  delivery: string;
+  delivery_error: string | null;
+  created_at: bigint;
+  responded_at: bigint | null;
+  expires_at: bigint;
+  updated_at: bigint;
+}
+
+export interface RequestRow {
+  id: number;
+  requestId: string;
+  direction: RequestDirection;
+  status: RequestStatus;
+  contactHash: string;
+  requesterHash: string;
+  recipientHash: string;
+  storedContactName: string | null;
+  requesterAddress: string | null;
+  addressType: string | null;
+  amount: Minor;
+  currency: string;
+  description: string | null;
+  payerNote: string | null;
+  resultingTxid: string | null;
+  failureReason: string | null;
+  /** Delivery of the last message about this request: none, queued, delivered, refused, dead. */
+  delivery: string;
+  deliveryError: string | null;
+  createdAt: number;
+  respondedAt: number | null;
+  expiresAt: number;
+  updatedAt: number;
+}
+
+const toRow = (r: RawRow): RequestRow => ({
+  id: Number(r.id),
+  requestId: r.request_id,
+  direction: r.direction,
+  status: r.status,
+  contactHash: r.contact_hash,
+  requesterHash: r.requester_hash,
+  recipientHash: r.recipient_hash,
+  storedContactName: r.stored_contact_name,
+  requesterAddress: r.requester_address,
+  addressType: r.address_type,
+  amount: fromParts(r.amount_whole, r.amount_frac),
+  currency: r.currency,
+  description: r.description,
+  payerNote: r.payer_note,
+  resultingTxid: r.resulting_txid,
+  failureReason: r.failure_reason,
+  delivery: r.delivery,
+  deliveryError: r.delivery_error,
+  createdAt: Number(r.created_at),
+  respondedAt: r.responded_at === null ? null : Number(r.responded_at),
+  expiresAt: Number(r.expires_at),
+  updatedAt: Number(r.updated_at),
+});
+
+export interface NewRequest {
+  requestId: string;
+  direction: RequestDirection;
+  contactHash: string;
+  requesterHash: string;
+  recipientHash: string;
+  storedContactName: string | null;
+  requesterAddress: string | null;
+  addressType: string | null;
+  amount: Minor;
+  currency: string;
+  description: string | null;
+  delivery: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export type RequestPatch = Partial<{
+  status: RequestStatus;
+  resultingTxid: string | null;
+  respondedAt: number | null;
+  payerNote: string | null;
+  failureReason: string | null;
+  delivery: string;
+  deliveryError: string | null;
+}>;
+
+const COLUMNS: Record<keyof RequestPatch, string> = {
+  status: 'status',
+  resultingTxid: 'resulting_txid',
+  respondedAt: 'responded_at',
+  payerNote: 'payer_note',
+  failureReason: 'failure_reason',
+  delivery: 'delivery',
+  deliveryError: 'delivery_error',
+};
+
+export class RequestStore {
+  readonly #insert: Statement;
+  readonly #byRequest: Statement;
+  readonly #byRequestDir: Statement;
+  readonly #byTxid: Statement;
+  readonly #list: Statement;
+  readonly #due: Statement;
+
+  constructor(private readonly db: Database) {
+    this.#insert = db.prepare(`INSERT INTO payment_requests (request_id, direction, status, contact_hash, requester_hash, recipient_hash,
+        stored_contact_name, requester_address, address_type, amount_whole, amount_frac, currency, description, delivery, created_at,
+        expires_at, updated_at)
+      VALUES (@request_id, @direction, 'pending', @contact_hash, @requester_hash, @recipient_hash, @stored_contact_name,
+        @requester_address, @address_type, @amount_whole, @amount_frac, @currency, @description, @delivery, @created_at, @expires_at,
+        @created_at)`);
+    this.#byRequest = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? ORDER BY id').safeIntegers(true);
+    this.#byRequestDir = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? AND direction = ?').safeIntegers(true);
+    this.#byTxid = db.prepare(`SELECT * FROM payment_requests WHERE resulting_txid = ? AND direction = 'incoming'`).safeIntegers(true);
+    this.#list = db.prepare('SELECT * FROM payment_requests WHERE direction = ? ORDER BY id DESC LIMIT ?').safeIntegers(true);
+    this.#due = db.prepare(`SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= ?`).safeIntegers(true);
+  }
+
+  insert(r: NewRequest): RequestRow {
+    const { whole, frac } = toParts(r.amount);
+    this.#insert.run({
+      request_id: r.requestId,
+      direction: r.direction,
+      contact_hash: r.contactHash,
+      requester_hash: r.requesterHash,
+      recipient_hash: r.recipientHash,
+      stored_contact_name: r.storedContactName,
+      requester_address: r.requesterAddress,
+      address_type: r.addressType,
+      amount_whole: whole,
+      amount_frac: frac,
+      currency: r.currency,
+      description: r.description,
+      delivery: r.delivery,
+      created_at: r.createdAt,
+      expires_at: r.expiresAt,
+    });
+    return this.get(r.requestId, r.direction)!;
+  }
+
+  get(requestId: string, direction: RequestDirection): RequestRow | null {
+    const r = this.#byRequestDir.get(requestId, direction) as RawRow | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  /** Every row with this request id (one per direction at most). */
+  find(requestId: string): RequestRow[] {
+    return (this.#byRequest.all(requestId) as RawRow[]).map(toRow);
+  }
+
+  byTxid(txid: string): RequestRow | null {
+    const r = this.#byTxid.get(txid) as RawRow | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  list(direction: RequestDirection, limit: number): RequestRow[] {
+    return (this.#list.all(direction, limit) as RawRow[]).map(toRow);
+  }
+
+  all(): RequestRow[] {
+    return (this.db.prepare('SELECT * FROM payment_requests ORDER BY id').safeIntegers(true).all() as RawRow[]).map(toRow);
+  }
+
+  duePending(now: number): RequestRow[] {
+    return (this.#due.all(now) as RawRow[]).map(toRow);
+  }
+
+  patch(id: number, patch: RequestPatch, now: number): RequestRow {
+    const keys = (Object.keys(patch) as (keyof RequestPatch)[]).filter((k) => patch[k] !== undefined);
+    const sets = [...keys.map((k) => `${COLUMNS[k]} = @${k}`), 'updated_at = @now'];
+    const params: Record<string, unknown> = { id, now };
+    for (const k of keys) params[k] = patch[k];
+    this.db.prepare(`UPDATE payment_requests SET ${sets.join(', ')} WHERE id = @id`).run(params);
+    return toRow(this.db.prepare('SELECT * FROM payment_requests WHERE id = ?').safeIntegers(true).get(id) as RawRow);
+  }
+}

@@ -1,0 +1,278 @@
+/**
+ * node-cli payment commands of the wallet plugin: send, refund, viewbalances, history, overview.
+ * Every command is a signed REST call of the same node (docs/api/wallet.md lists the mapping).
+ */
+import type { Command } from 'commander';
+import { CliError, type CliContext } from '../../sdk/cli.js';
+
+interface Tx {
+  txid: string;
+  type: string;
+  status: string;
+  amount: string;
+  currency: string;
+  counterparty_name?: string | null;
+  description?: string | null;
+  failure_reason?: string | null;
+  timestamp: string;
+}
+
+interface BalanceRow {
+  contact_name: string | null;
+  address: string | null;
+  pubkey_hash?: string;
+  currency: string;
+  received: string;
+  sent: string;
+  net_balance: string;
+}
+
+/** How long `send` and `refund` wait for the payment's outcome before reporting it as still in flight. */
+const OUTCOME_WAIT_MS = 5000;
+const FINAL = new Set(['completed', 'rejected', 'cancelled', 'failed']);
+const PAGE = 100;
+
+const short = (txid: string): string => `${txid.slice(0, 12)}…`;
+const when = (iso: string): string => iso.replace('T', ' ').slice(0, 19);
+
+/** Follows a payment for a few seconds (the node answers "accepted for delivery" at once). */
+async function outcome(ctx: CliContext, txid: string): Promise<Tx | null> {
+  const end = Date.now() + OUTCOME_WAIT_MS;
+  let delay = 20;
+  for (;;) {
+    const { transaction } = await ctx.api.get<{ transaction: Tx }>(`/api/v1/wallet/transactions/${txid}`);
+    if (FINAL.has(transaction.status) || Date.now() > end) return transaction;
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 250);
+  }
+}
+
+/** A final status other than completed fails the command (exit 1) with the Document 2 send-failure fields. */
+function failOnOutcome(ctx: CliContext, tx: Tx | null, what: string): void {
+  if (!tx || tx.status === 'completed' || !FINAL.has(tx.status)) return;
+  const reason = tx.failure_reason ?? tx.status;
+  const code = /insufficient_credit/.test(reason) ? 'INSUFFICIENT_FUNDS' : 'PAYMENT_' + tx.status.toUpperCase();
+  ctx.fail(code, `${what} ${tx.status}: ${reason}`, { title: `${what} ${tx.status}`, status: tx.status, detail: reason, txid: tx.txid });
+}
+
+/** REST failures of send/refund carry title, status and detail (Document 2). */
+async function asSend<T>(title: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof CliError && !err.details?.title) {
+      throw new CliError(err.code, err.message, { ...err.details, title, status: err.details?.status ?? 'error', detail: err.message });
+    }
+    throw err;
+  }
+}
+
+async function maxOutput(ctx: CliContext): Promise<number> {
+  try {
+    const view = await ctx.api.get<{ settings: Record<string, unknown> }>('/api/v1/system/settings');
+    const n = Number(view.settings.max_output);
+    return Number.isInteger(n) && n >= 0 ? n : 5;
+  } catch {
+    return 5;
+  }
+}
+
+function parseLimit(ctx: CliContext, text: string, what: string): number {
+  if (!/^\d+$/.test(text.trim())) ctx.fail('INVALID_PARAMS', `${what} must be a whole number, got "${text}"`);
+  return Number(text.trim());
+}
+
+async function contactHash(ctx: CliContext, reference: string): Promise<string> {
+  const data = await ctx.api.get<{ contact: { pubkey_hash: string | null } }>(`/api/v1/contacts/${encodeURIComponent(reference)}`);
+  if (!data.contact.pubkey_hash) ctx.fail('CONTACT_NOT_FOUND', `${reference} has no known public key yet: no balances or history`);
+  return data.contact.pubkey_hash;
+}
+
+function txTable(ctx: CliContext, rows: readonly Tx[], title: string): void {
+  ctx.out.table(
+    rows,
+    [
+      { key: 'timestamp', header: 'TIME', format: (v) => when(String(v)) },
+      { key: 'type', header: 'TYPE' },
+      { key: 'status', header: 'STATUS' },
+      { key: 'amount', header: 'AMOUNT', align: 'right' },
+      { key: 'currency', header: 'CCY' },
+      { key: 'counterparty_name', header: 'CONTACT', maxWidth: 24 },
+      { key: 'description', header: 'DESCRIPTION', maxWidth: 40 },
+      { key: 'txid', header: 'TXID', format: (v) => short(String(v)) },
+    ],
+    { title, empty: 'no transactions' },
+  );
+}
+
+function balanceTable(ctx: CliContext, rows: readonly BalanceRow[]): void {
+  ctx.out.table(
+    rows,
+    [
+      { key: 'contact_name', header: 'CONTACT', maxWidth: 32 },
+      { key: 'currency', header: 'CURRENCY' },
+      { key: 'received', header: 'RECEIVED', align: 'right' },
+      { key: 'sent', header: 'SENT', align: 'right' },
+      { key: 'net_balance', header: 'NET', align: 'right' },
+    ],
+    { title: 'Balances (net > 0: the contact owes you)', empty: 'no balances' },
+  );
+}
+
+export function registerPaymentCommands(program: Command, ctx: CliContext): void {
+  program
+    .command('send')
+    .summary('pay a contact directly')
+    .description(
+      'Sends <amount> <currency> to a contact named by name, address or public key hash. The node accepts the payment ' +
+        `into its send queue at once; the command then follows it for up to ${OUTCOME_WAIT_MS / 1000} s and reports the ` +
+        'outcome (completed, or rejected with the reason, e.g. insufficient credit). --best asks for best-fee routing ' +
+        '(experimental; ignored for direct payments and Tor recipients). Rate: 30 per 60 s.',
+    )
+    .argument('<address>', 'contact name, address or public key hash')
+    .argument('<amount>', 'decimal amount, up to 8 decimals')
+    .argument('<currency>', 'currency code')
+    .argument('[description]', 'at most 255 characters, visible to the recipient')
+    .option('--best', 'best-fee routing (experimental)')
+    .action(async (address: string, amount: string, currency: string, description: string | undefined, opts: { best?: boolean }) => {
+      const sent = await asSend('Send failed', () =>
+        ctx.api.post<Record<string, unknown> & { txid: string; message: string }>('/api/v1/wallet/send', {
+          address,
+          amount,
+          currency,
+          ...(description !== undefined ? { description } : {}),
+          ...(opts.best ? { best_fee: true } : {}),
+        }),
+      );
+      const tx = await outcome(ctx, sent.txid);
+      failOnOutcome(ctx, tx, 'Payment');
+      const data = { ...sent, payment_status: tx?.status ?? 'pending' };
+      ctx.out.success(data, () => {
+        ctx.out.line(tx?.status === 'completed' ? `Paid ${sent.amount} ${sent.currency} to ${String(sent.recipient)}.` : `${sent.message}; status: ${tx?.status ?? 'pending'} (still in flight: check node-cli history).`);
+        ctx.out.kv([
+          ['txid', sent.txid],
+          ['recipient', sent.recipient],
+          ['address', sent.recipient_address],
+        ], { indent: 2 });
+      });
+    });
+
+  program
+    .command('refund')
+    .summary('return a received payment (all or part of it)')
+    .description(
+      'Refunds a received, completed transaction to its sender: the whole remainder when no amount is given, else the ' +
+        'amount (refunds still in flight count toward the total). Rate: 20 per minute.',
+    )
+    .argument('<txid>', 'the received transaction')
+    .argument('[amount]', 'part of it (default: everything not yet refunded)')
+    .action(async (txid: string, amount: string | undefined) => {
+      const r = await asSend('Refund failed', () =>
+        ctx.api.post<Record<string, unknown> & { refund_txid: string }>('/api/v1/wallet/refund', { txid, ...(amount !== undefined ? { amount } : {}) }),
+      );
+      const tx = await outcome(ctx, r.refund_txid);
+      failOnOutcome(ctx, tx, 'Refund');
+      const data = { ok: true, ...r, payment_status: tx?.status ?? 'pending' };
+      ctx.out.success(data, () => {
+        ctx.out.line(String(r.message));
+        ctx.out.kv(
+          [
+            ['original txid', r.original_txid],
+            ['refund txid', r.refund_txid],
+            ['amount', `${String(r.amount)} ${String(r.currency)}`],
+            ['original amount', r.original_amount],
+            ['already refunded', r.already_refunded],
+            ['remaining', r.remaining],
+            ['fully refunded', r.fully_refunded],
+            ['payment status', tx?.status ?? 'pending'],
+          ],
+          { indent: 2 },
+        );
+      });
+    });
+
+  program
+    .command('viewbalances')
+    .summary('balances per contact and currency')
+    .argument('[address]', 'one contact: name, address or public key hash')
+    .action(async (reference: string | undefined) => {
+      const { balances } = await ctx.api.get<{ balances: BalanceRow[] }>('/api/v1/wallet/balance');
+      let rows = balances;
+      if (reference !== undefined) {
+        const hash = await contactHash(ctx, reference);
+        rows = balances.filter((b) => b.pubkey_hash === hash);
+      }
+      ctx.out.success({ balances: rows }, () => balanceTable(ctx, rows));
+    });
+
+  program
+    .command('history')
+    .summary('transaction history, newest first')
+    .description(
+      'Lists transactions, newest first, optionally with one contact. [limit] caps the rows (0: all of them); the ' +
+        'default is the maxOutput setting. A single numeric argument is the limit.',
+    )
+    .argument('[address]', 'contact name, address or public key hash')
+    .argument('[limit]', 'rows to show; 0 for all')
+    .action(async (first: string | undefined, second: string | undefined) => {
+      let reference = first;
+      let limitText = second;
+      if (second === undefined && first !== undefined && /^\d+$/.test(first.trim())) {
+        reference = undefined;
+        limitText = first;
+      }
+      const limit = limitText !== undefined ? parseLimit(ctx, limitText, 'limit') : await maxOutput(ctx);
+      const rows: Tx[] = [];
+      let total = 0;
+      for (let offset = 0; ; offset += PAGE) {
+        const want = limit === 0 ? PAGE : Math.min(PAGE, limit - rows.length);
+        const page = await ctx.api.get<{ transactions: Tx[]; pagination: { total: number } }>('/api/v1/wallet/transactions', {
+          limit: want,
+          offset,
+          ...(reference !== undefined ? { contact: reference } : {}),
+        });
+        total = page.pagination.total;
+        rows.push(...page.transactions);
+        if (page.transactions.length < want || rows.length >= total || (limit !== 0 && rows.length >= limit)) break;
+      }
+      ctx.out.success({ transactions: rows, total }, () => {
+        txTable(ctx, rows, `Transactions${reference ? ` with ${reference}` : ''} (${rows.length} of ${total})`);
+        if (rows.length < total) ctx.out.line(`  … ${total - rows.length} more: node-cli history ${reference ? `${reference} ` : ''}0 shows all`);
+      });
+    });
+
+  program
+    .command('overview')
+    .summary('balances, available credit and recent transactions')
+    .argument('[limit]', 'recent transactions to show (default 5, at most 20)')
+    .action(async (limitText: string | undefined) => {
+      const limit = limitText !== undefined ? parseLimit(ctx, limitText, 'limit') : 5;
+      const data = await ctx.api.get<{
+        balances: { currency: string; total_balance: string }[];
+        total_available_credit: { currency: string; total: string }[];
+        recent_transactions: Tx[];
+        transaction_count: number;
+      }>('/api/v1/wallet/overview', { transaction_limit: limit });
+      ctx.out.success(data, () => {
+        ctx.out.table(
+          data.balances,
+          [
+            { key: 'currency', header: 'CURRENCY' },
+            { key: 'total_balance', header: 'NET BALANCE', align: 'right' },
+          ],
+          { title: 'Balances', empty: 'none' },
+        );
+        ctx.out.line();
+        ctx.out.table(
+          data.total_available_credit,
+          [
+            { key: 'currency', header: 'CURRENCY' },
+            { key: 'total', header: 'AVAILABLE', align: 'right' },
+          ],
+          { title: 'Available credit', empty: 'none' },
+        );
+        ctx.out.line();
+        txTable(ctx, data.recent_transactions, `Recent transactions (${data.recent_transactions.length} of ${data.transaction_count})`);
+      });
+    });
+}

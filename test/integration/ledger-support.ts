@@ -1,0 +1,96 @@
+/**
+ * Helpers of the ledger, wallet and payment-request tests: REST calls against test nodes, contact setup through the
+ * contacts API, and waits on payment outcomes. Amounts are exact decimal strings throughout.
+ */
+import { Decimal } from 'decimal.js';
+import type { TestNode } from '../support/node.js';
+
+export type Env = { success: boolean; data: any; error?: any; message?: string; status_code?: number };
+
+export async function call(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string | number>): Promise<{ status: number; body: Env }> {
+  const res = await t.admin.request<Env>(method, path, { ...(body !== undefined ? { body } : {}), ...(query ? { query } : {}) });
+  return { status: res.status, body: res.body };
+}
+
+export async function ok(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string | number>): Promise<any> {
+  const res = await call(t, method, path, body, query);
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+export async function waitFor<T>(probe: () => Promise<T>, accept: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: T = await probe();
+  while (!accept(last)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 15));
+    last = await probe();
+  }
+  return last;
+}
+
+export const hashOf = (t: TestNode): string => t.node.identity.pubkeyHash;
+
+/**
+ * Makes A and B accepted contacts with a line in `currency`: A extends `creditAtoB` to B (how far B may go into
+ * debt to A), B extends `creditBtoA` to A.
+ */
+export async function connect(
+  A: TestNode,
+  B: TestNode,
+  opts: { currency?: string; creditAtoB?: string; creditBtoA?: string; nameOfB?: string; nameOfA?: string } = {},
+): Promise<void> {
+  const currency = opts.currency ?? 'VWL';
+  const nameOfB = opts.nameOfB ?? 'Bob';
+  const nameOfA = opts.nameOfA ?? 'Alice';
+  await ok(A, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: nameOfB, fee_percent: 0, credit_limit: opts.creditAtoB ?? '1000', currency });
+  await waitFor(
+    () => call(B, 'GET', `/api/v1/contacts/${hashOf(A)}/currencies`),
+    (r) => r.status === 200 && (r.body.data.currencies as any[]).some((c) => c.currency.toLowerCase() === currency.toLowerCase() && c.status === 'pending'),
+    `contact request on ${nameOfB}`,
+  );
+  const bContact = await call(B, 'GET', `/api/v1/contacts/${hashOf(A)}`);
+  const established = bContact.status === 200 && bContact.body.data.contact.status === 'accepted';
+  const res = await ok(B, 'POST', `/api/v1/contacts/${hashOf(A)}/decisions`, {
+    decisions: [{ currency, action: 'accept', fee: 0, credit: opts.creditBtoA ?? '1000' }],
+    ...(established ? {} : { is_new_contact: true, contact_address: A.node.baseUrl, contact_name: nameOfA }),
+  });
+  if (res.accepted?.length !== 1) throw new Error(`accept failed: ${JSON.stringify(res)}`);
+  await waitFor(
+    () => call(A, 'GET', `/api/v1/contacts/${hashOf(B)}/currencies`),
+    (r) => r.status === 200 && (r.body.data.currencies as any[]).some((c) => c.currency.toLowerCase() === currency.toLowerCase() && c.status === 'accepted'),
+    `acceptance on ${nameOfA}`,
+  );
+}
+
+export async function setSettings(t: TestNode, body: Record<string, unknown>): Promise<void> {
+  await ok(t, 'PUT', '/api/v1/system/settings', body);
+}
+
+export async function send(t: TestNode, address: string, amount: string | number, currency = 'VWL', description?: string): Promise<string> {
+  const data = await ok(t, 'POST', '/api/v1/wallet/send', { address, amount, currency, ...(description !== undefined ? { description } : {}) });
+  return data.txid as string;
+}
+
+export async function tx(t: TestNode, txid: string): Promise<any | null> {
+  const res = await call(t, 'GET', `/api/v1/wallet/transactions/${txid}`);
+  return res.status === 200 ? res.body.data.transaction : null;
+}
+
+const FINAL = new Set(['completed', 'rejected', 'cancelled', 'failed']);
+
+/** Waits until the payment is final on the sender (and, when completed, present and completed on the receiver). */
+export async function settled(sender: TestNode, txid: string, receiver?: TestNode, timeoutMs = 10_000): Promise<any> {
+  const s = await waitFor(() => tx(sender, txid), (v) => v !== null && FINAL.has(v.status), `final status of ${txid.slice(0, 8)}`, timeoutMs);
+  if (receiver && s.status === 'completed') {
+    await waitFor(() => tx(receiver, txid), (v) => v !== null && v.status === 'completed', `completion of ${txid.slice(0, 8)} on the receiver`, timeoutMs);
+  }
+  return s;
+}
+
+export async function balanceRow(t: TestNode, peer: TestNode, currency = 'VWL'): Promise<{ received: string; sent: string; net_balance: string } | null> {
+  const data = await ok(t, 'GET', '/api/v1/wallet/balance');
+  return (data.balances as any[]).find((b) => b.pubkey_hash === hashOf(peer) && b.currency.toLowerCase() === currency.toLowerCase()) ?? null;
+}
+
+export const dec = (s: string | number): Decimal => new Decimal(s);
