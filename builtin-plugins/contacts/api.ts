@@ -79,6 +79,11 @@ export interface ContactsService {
   target(pubkeyHash: string): PeerTarget | null;
   /** Sum of what accepted contacts extend to this node per currency, as last learned by ping (wallet info). */
   availableCreditTotals(): Record<string, Minor>;
+  /**
+   * Records what the contact now lets this node use in a currency, as its latest answer said (a completed payment
+   * carries it): `my_available_credit` stays current between pings.
+   */
+  recordAvailableCredit(pubkeyHash: string, currency: string, available: Minor): void;
   /** The ledger reports balances per contact and currency (contact view, available-credit computation). */
   registerBalanceProvider(provider: BalanceProvider): void;
   /** The ledger reports chain heads and validity (ping/pong). */

@@ -66,6 +66,12 @@ export function createService(core: ContactsCore): ContactsService {
       }
       return totals;
     },
+    recordAvailableCredit: (hash, currency, available) => {
+      const c = store.byHash(hash);
+      const row = c ? store.currencies(c.id).find((r) => sameCurrency(r.currency, currency)) : undefined;
+      if (!c || !row || row.status !== 'accepted') return;
+      store.updateCurrency(c.id, row.currency, { my_available_credit: available, available_at: core.nowIso() });
+    },
     registerBalanceProvider: (provider) => {
       core.balanceProvider = provider;
     },

@@ -406,6 +406,9 @@ export class SendQueue {
         counterpartyPublicKey: reply.sender.publicKey.toString('base64url'),
         needsReview: anomaly || r.needsReview,
       });
+      if (typeof data.available_credit === 'string' && /^\d{1,40}$/.test(data.available_credit)) {
+        this.core.contacts.recordAvailableCredit(r.contactHash, r.currency, BigInt(data.available_credit));
+      }
     });
   }
 

@@ -3,33 +3,10 @@
  * contacts API, and waits on payment outcomes. Amounts are exact decimal strings throughout.
  */
 import { Decimal } from 'decimal.js';
+import { call, hashOf, ok, waitFor } from '../support/api.js';
 import type { TestNode } from '../support/node.js';
 
-export type Env = { success: boolean; data: any; error?: any; message?: string; status_code?: number };
-
-export async function call(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string | number>): Promise<{ status: number; body: Env }> {
-  const res = await t.admin.request<Env>(method, path, { ...(body !== undefined ? { body } : {}), ...(query ? { query } : {}) });
-  return { status: res.status, body: res.body };
-}
-
-export async function ok(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string | number>): Promise<any> {
-  const res = await call(t, method, path, body, query);
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data;
-}
-
-export async function waitFor<T>(probe: () => Promise<T>, accept: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T = await probe();
-  while (!accept(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 15));
-    last = await probe();
-  }
-  return last;
-}
-
-export const hashOf = (t: TestNode): string => t.node.identity.pubkeyHash;
+export { call, hashOf, ok, waitFor, type Envelope as Env } from '../support/api.js';
 
 /**
  * Makes A and B accepted contacts with a line in `currency`: A extends `creditAtoB` to B (how far B may go into

@@ -121,6 +121,9 @@ describe('ledger: direct payments between nodes', () => {
 
     // Exactly the limit passes; one unit more does not.
     expect((await settled(A, await send(A, 'Carol', '100'), C)).status).toBe('completed');
+    // The completion answer carries what Carol still lets A use: A's view is current without waiting for a ping.
+    const carol = (await ok(A, 'GET', '/api/v1/contacts/Carol')).contact;
+    expect(carol.currencies.find((r: { currency: string }) => r.currency === 'VWL').my_available_credit).toBe('0');
     const over = await settled(A, await send(A, 'Carol', '0.00000001'));
     expect(over.status).toBe('rejected');
     expect((await balanceRow(C, A))!.received).toBe('100');

@@ -5,14 +5,14 @@ import type { TestNode } from './node.js';
  * with toMatchObject/toEqual, so it is deliberately untyped here.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Envelope = { success: boolean; data: any; error?: any; message?: string; timestamp?: string; request_id?: string };
+export type Envelope = { success: boolean; data: any; error?: any; message?: string; timestamp?: string; request_id?: string; status_code?: number };
 
 export async function call(
   t: TestNode,
   method: string,
   path: string,
   body?: unknown,
-  query?: Record<string, string>,
+  query?: Record<string, string | number>,
 ): Promise<{ status: number; body: Envelope }> {
   const res = await t.admin.request<Envelope>(method, path, { ...(body !== undefined ? { body } : {}), ...(query ? { query } : {}) });
   return { status: res.status, body: res.body };
@@ -20,7 +20,7 @@ export async function call(
 
 /** The `data` of a successful call; throws with the whole answer otherwise. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function ok(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<any> {
+export async function ok(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string | number>): Promise<any> {
   const res = await call(t, method, path, body, query);
   if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
