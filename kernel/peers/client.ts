@@ -79,8 +79,11 @@ export class PeerClient {
     }
   }
 
-  /** Sends one message and returns the verified reply. `mid` is stable across retries of the same message. */
-  async request(target: PeerTarget, payload: PeerPayload, mid: string): Promise<PeerReply & { address: string }> {
+  /**
+   * Sends one message and returns the verified reply. `mid` is stable across retries of the same message;
+   * `repeatable` asks the receiver to record its reply so a retry is answered without handling it twice.
+   */
+  async request(target: PeerTarget, payload: PeerPayload, mid: string, repeatable = false): Promise<PeerReply & { address: string }> {
     let { pubkeyHash, sealingKey } = target;
     if (!pubkeyHash || !sealingKey) {
       const hello = await this.hello(target.addresses);
@@ -91,7 +94,7 @@ export class PeerClient {
       sealingKey = hello.sealingKey;
     }
     const now = Date.now();
-    const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid }, now);
+    const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid, repeatable }, now);
     const res = await this.#exchange(target.addresses, 'POST', MESSAGE_PATH, JSON.stringify(wire));
     if (res.status !== 200) {
       let code = `http_${res.status}`;

@@ -20,8 +20,10 @@ export interface PeerHeader {
   ts: number;
   /** Random per envelope: the replay cache key together with the sender. */
   nonce: string;
-  /** Stable per logical message, the same across retries: the receiver answers a repeat from its record. */
+  /** Stable per logical message, the same across retries. */
   mid: string;
+  /** Set on messages the sender may send again (queued ones): the receiver records its reply and answers a repeat from the record. */
+  rep?: true;
   /** On replies: the nonce of the request answered. */
   re?: string;
 }
@@ -51,7 +53,7 @@ function signedBytes(header: string, body: { epk?: string; iv: string; ct: strin
 
 export const newNonce = (): string => randomBytes(16).toString('hex');
 
-function headerFor(identity: Identity, addresses: NodeAddresses, to: string, ids: { mid: string; re?: string }, nowMs: number): { header: string; nonce: string } {
+function headerFor(identity: Identity, addresses: NodeAddresses, to: string, ids: { mid: string; re?: string; repeatable?: boolean }, nowMs: number): { header: string; nonce: string } {
   const nonce = newNonce();
   const headerObj: PeerHeader = {
     v: 1,
@@ -60,6 +62,7 @@ function headerFor(identity: Identity, addresses: NodeAddresses, to: string, ids
     ts: Math.floor(nowMs / 1000),
     nonce,
     mid: ids.mid,
+    ...(ids.repeatable ? { rep: true as const } : {}),
     ...(ids.re ? { re: ids.re } : {}),
   };
   return { header: JSON.stringify(headerObj), nonce };
@@ -71,7 +74,7 @@ export function buildEnvelope(
   addresses: NodeAddresses,
   recipient: { pubkeyHash: string; sealingKey: Buffer },
   payload: object,
-  ids: { mid: string },
+  ids: { mid: string; repeatable?: boolean },
   nowMs: number,
 ): { wire: WireEnvelope & { body: Sealed }; nonce: string; replyKey: Buffer } {
   const { header, nonce } = headerFor(identity, addresses, recipient.pubkeyHash, ids, nowMs);

@@ -121,8 +121,14 @@ export class PeerInbound {
       this.#pendingReplay.delete(replayId);
     });
     const seenId = `${sender.pubkeyHash}:${header.mid}`;
-    const pendingReply = this.#pendingSeen.get(seenId);
-    const stored = pendingReply !== undefined ? { reply: pendingReply } : (this.#seenGet.get(sender.pubkeyHash, header.mid) as { reply: string } | undefined);
+    const repeatable = header.rep === true;
+    const pendingReply = repeatable ? this.#pendingSeen.get(seenId) : undefined;
+    const stored =
+      pendingReply !== undefined
+        ? { reply: pendingReply }
+        : repeatable
+          ? (this.#seenGet.get(sender.pubkeyHash, header.mid) as { reply: string } | undefined)
+          : undefined;
     let reply: StoredReply;
     const type = typeof payload.type === 'string' ? payload.type : '';
     if (stored) {
@@ -131,6 +137,8 @@ export class PeerInbound {
       const outcome = await this.#dispatch(type, payload, sender, header.mid, now);
       if (!outcome) return refuse(500, 'handler_error', 'the message could not be processed; retry later');
       reply = outcome;
+    }
+    if (!stored && repeatable) {
       const sealedReply = encryptAtRest(this.#replyKey, JSON.stringify(reply), seenId);
       this.#pendingSeen.set(seenId, sealedReply);
       this.#writes.add(() => {

@@ -132,7 +132,7 @@ export class Outbox {
 
   /** Sends one stored message now (operator retry from the dead letter queue). */
   async sendNow(id: string, target: PeerTarget, payload: PeerPayload): Promise<PeerReply & { address: string }> {
-    return this.client.request(target, payload, id);
+    return this.client.request(target, payload, id, true);
   }
 
   #pump(): void {
@@ -176,7 +176,7 @@ export class Outbox {
     const hooks = this.#hooks.get(row.type);
     let reply: PeerReply;
     try {
-      reply = await this.client.request(target, payload, row.id);
+      reply = await this.client.request(target, payload, row.id, true);
     } catch (err) {
       const reason = err instanceof Error ? `${err instanceof PeerDeliveryError ? err.code + ': ' : ''}${err.message}` : String(err);
       const final = message.attempts >= DELIVERY_MAX_RETRIES || (err instanceof PeerDeliveryError && !err.transient);

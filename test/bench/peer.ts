@@ -34,6 +34,9 @@ async function stopRemote(worker: Worker): Promise<void> {
 export async function runPeerMessageBench(opts: { concurrency: number; durationMs: number; warmupMs: number }): Promise<void> {
   const { worker, remote } = await startRemote();
   const sender = await startTestNode({ extraBuiltins: [benchPlugin] });
+  if (process.env.BENCH_PEER_TRANSPORT) {
+    await sender.admin.put('/api/v1/system/settings', { default_transport_mode: process.env.BENCH_PEER_TRANSPORT });
+  }
   const peer = benchPeer!;
   const target = { pubkeyHash: remote.pubkeyHash, sealingKey: Buffer.from(remote.sealingKey, "base64url"), addresses: process.env.BENCH_PEER_HTTP_ONLY ? { http: remote.addresses.http } : remote.addresses };
   let seq = 0;
@@ -59,7 +62,7 @@ export async function runPeerMessageBench(opts: { concurrency: number; durationM
   latencies.sort((a, b) => a - b);
   console.log(
     `  ${(latencies.length / seconds).toFixed(0)} messages/s (request and reply, each signed and sealed), ` +
-      `${opts.concurrency} in flight, over ${'https' in target.addresses && target.addresses.https ? 'https' : 'http'}; ` +
+      `${opts.concurrency} in flight, over ${process.env.BENCH_PEER_TRANSPORT === 'http' ? 'http' : 'https'}; ` +
       `latency p50 ${pct(latencies, 50).toFixed(2)} ms, p99 ${pct(latencies, 99).toFixed(2)} ms; errors ${errors}`,
   );
   await sender.destroy();

@@ -52,7 +52,7 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     mid: string,
     nowMs = Date.now(),
   ): WireEnvelope & { body: Sealed } => {
-    const built = buildEnvelope(from.node.identity, from.node.addresses(), to, payload, { mid }, nowMs);
+    const built = buildEnvelope(from.node.identity, from.node.addresses(), to, payload, { mid, repeatable: true }, nowMs);
     replyKeys.set(built.nonce, built.replyKey);
     return built.wire;
   };
