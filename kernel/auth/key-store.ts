@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ApiKeyRecord, ApiKeysMechanism, NewApiKey } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import { decryptAtRest, encryptAtRest } from '../crypto/at-rest.js';
-import { CORE_SCOPES } from './scopes.js';
+import { ADMIN_SCOPE } from './scopes.js';
 
 export const DEFAULT_RATE_LIMIT = 100;
 
@@ -58,7 +58,7 @@ export class ApiKeyStore implements ApiKeysMechanism {
   }
 
   knownScopes(): string[] {
-    return [...CORE_SCOPES, ...this.#extraScopes];
+    return [...this.#extraScopes, ADMIN_SCOPE];
   }
 
   lookup(keyId: string): CachedKey | undefined {

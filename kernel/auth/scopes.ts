@@ -1,16 +1,13 @@
-/** Core scopes of Document 1. `<category>:*` grants both verbs of a category; `admin` grants everything. */
-export const CORE_SCOPES = [
-  'wallet:read', 'wallet:send', 'wallet:*',
-  'contacts:read', 'contacts:write', 'contacts:*',
-  'system:read', 'system:write', 'system:*',
-  'backup:read', 'backup:write', 'backup:*',
-  'payback:read', 'payback:write', 'payback:*',
-  'admin',
-] as const;
+/**
+ * The one scope the kernel itself knows: `admin` grants everything. Every other scope is registered by the
+ * plugin that needs it (its manifest's `scopes`; the system plugin registers the categories of Document 1).
+ * `<category>:*` grants both verbs of a category.
+ */
+export const ADMIN_SCOPE = 'admin';
 
 /** Whether a key holding `held` may use a route needing any of `required`. */
 export function grants(held: readonly string[], required: string | readonly string[]): boolean {
-  if (held.includes('admin')) return true;
+  if (held.includes(ADMIN_SCOPE)) return true;
   const needs = typeof required === 'string' ? [required] : required;
   return needs.some((scope) => {
     if (held.includes(scope)) return true;

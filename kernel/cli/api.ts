@@ -9,7 +9,7 @@ interface Envelope {
   success?: boolean;
   data?: unknown;
   error?: ({ code?: unknown; message?: unknown } & Record<string, unknown>) | string;
-  /** Payback validation failures carry their message beside a string `error` (Document 1, convention 8). */
+  /** Some validation failures carry their message beside a string `error` (Document 1, convention 8). */
   message?: unknown;
 }
 

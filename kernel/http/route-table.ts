@@ -35,7 +35,7 @@ const paramCount = (path: string): number => path.split('/').filter((s) => s.sta
 /**
  * One generation of routes (rebuilt on every plugin reload, then swapped in whole). Routes are registered
  * with @koa/router from the most to the least parameterised, so with `exclusive` the most literal match
- * wins: `/contacts/pending` over `/contacts/:address`.
+ * wins: `/things/latest` over `/things/:id`.
  */
 export class RouteTable {
   readonly #routes: MountedRoute[] = [];

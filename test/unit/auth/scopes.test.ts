@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CORE_SCOPES, grants } from '../../../kernel/auth/scopes.js';
+import systemManifest from '../../../builtin-plugins/system/plugin.json' with { type: 'json' };
+import { grants } from '../../../kernel/auth/scopes.js';
+
+/** Document 1's scopes: the system plugin registers them (the kernel only knows admin). */
+const CORE_SCOPES = [...systemManifest.scopes, 'admin'];
 
 describe('grants', () => {
   it('grants an exact scope and nothing else', () => {
