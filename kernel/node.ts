@@ -113,7 +113,15 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
 
   // One port serves HTTP and HTTPS (self-signed certificate, remade when the hostname setting names another host).
   const tlsHost = (): string => certificateHost(settings.get<string>('hostname') || config.hostname);
-  const listener = createDualListener(app.callback(), await loadOrCreateCertificate(config.dataDir, tlsHost()));
+  // Peer traffic is answered before the REST pipeline; the layer exists once the listener's addresses are known.
+  let peerEndpoint: PeerLayer | null = null;
+  const rest = app.callback();
+  const listener = createDualListener(
+    (req, res) => {
+      if (!peerEndpoint?.serve(req, res)) void rest(req, res);
+    },
+    await loadOrCreateCertificate(config.dataDir, tlsHost()),
+  );
   settings.onChange('hostname', () => {
     loadOrCreateCertificate(config.dataDir, tlsHost()).then(
       (c) => listener.setCertificate(c.cert, c.key),
@@ -157,6 +165,7 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     settings: (key) => settings.get(key),
     torSocks: config.torSocks,
   });
+  peerEndpoint = peers;
   jobs.register('kernel', {
     name: 'peer-retention',
     processor: 'cleanup',
@@ -187,7 +196,6 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     await host!.unload();
     services = new ServiceRegistry();
     const table = new RouteTable();
-    peers.mount(table);
     await host!.load(table);
     app.setRoutes(table);
   };
@@ -255,7 +263,6 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     log,
   );
   const table = new RouteTable();
-  peers.mount(table);
   try {
     await host.load(table);
   } catch (err) {

@@ -2,12 +2,8 @@ import Router, { type RouterMiddleware } from '@koa/router';
 import type { RouteDefinition } from '../../sdk/index.js';
 import { compileValidator, type Validator } from './validation.js';
 
-/** Where a route lives: a core REST path, a plugin's namespaces, or the node-to-node endpoint. */
-export type RouteMount =
-  | { kind: 'api' }
-  | { kind: 'plugin'; plugin: string }
-  | { kind: 'public'; plugin: string }
-  | { kind: 'peer' };
+/** Where a route lives: a core REST path or a plugin's namespaces. (The peer endpoint is served before the REST pipeline.) */
+export type RouteMount = { kind: 'api' } | { kind: 'plugin'; plugin: string } | { kind: 'public'; plugin: string };
 
 export interface MountedRoute {
   def: RouteDefinition;

@@ -1,8 +1,9 @@
 import type { Logger, NodeAddresses, PeerApi } from '../../sdk/index.js';
-import { PeerDeliveryError, RawReply } from '../../sdk/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import type { TxRunner } from '../db/tx.js';
-import type { RouteTable } from '../http/route-table.js';
+import { readRawBody } from '../http/body.js';
 import type { Identity } from '../identity.js';
 import { PeerClient, TlsPins } from './client.js';
 import { DeadLetterQueue } from './dlq.js';
@@ -13,6 +14,12 @@ import { kindOfAddress } from './transport.js';
 import { createPeerTransports, type PeerTransports } from './transport-select.js';
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
 
 export interface PeerLayerDeps {
   db: Db;
@@ -44,33 +51,38 @@ export class PeerLayer {
     this.dlq.attach(this.outbox);
   }
 
-  /** The two public endpoints of the protocol, mounted in every route generation. */
-  mount(table: RouteTable): void {
-    table.add(
-      'kernel',
-      {
-        method: 'GET',
-        path: '/peer/v1/hello',
-        access: { public: true },
-        handler: () =>
-          new RawReply(JSON.stringify(buildHello(this.deps.identity, this.deps.addresses(), this.deps.version, Date.now())), 'application/json'),
-      },
-      { kind: 'peer' },
-    );
-    table.add(
-      'kernel',
-      {
-        method: 'POST',
-        path: '/peer/v1/message',
-        access: { public: true },
-        maxBodyBytes: MAX_MESSAGE_BYTES,
-        handler: async (req) => {
-          const result = await this.inbound.receive(req.rawBody);
-          return new RawReply(JSON.stringify(result.body), 'application/json', result.status);
-        },
-      },
-      { kind: 'peer' },
-    );
+  /**
+   * The two endpoints of the protocol, served straight from the HTTP server, before the REST pipeline: a peer
+   * message needs none of the REST machinery (HMAC keys, envelopes, CORS, routing), and it is the hot path
+   * between nodes. Returns false for any other request.
+   */
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    const q = req.url?.indexOf('?') ?? -1;
+    const path = q === -1 ? req.url : req.url!.slice(0, q);
+    if (path === '/peer/v1/message' && req.method === 'POST') {
+      void this.#message(req, res);
+      return true;
+    }
+    if (path === '/peer/v1/hello' && req.method === 'GET') {
+      reply(res, 200, buildHello(this.deps.identity, this.deps.addresses(), this.deps.version, Date.now()));
+      return true;
+    }
+    return false;
+  }
+
+  async #message(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const raw = await readRawBody(req, MAX_MESSAGE_BYTES);
+      const result = await this.inbound.receive(raw);
+      reply(res, result.status, result.body);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        reply(res, err.status, { error: { code: err.code, message: err.message } });
+        return;
+      }
+      this.deps.log.error('peer message failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      reply(res, 500, { error: { code: 'internal_error', message: 'the message could not be processed; retry later' } });
+    }
   }
 
   /** A plugin's view; what it registers is forgotten when `release` runs at unload. */
