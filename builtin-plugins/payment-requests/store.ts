@@ -125,22 +125,12 @@ const toRow = (r: RawRow): RequestRow => ({
   updatedAt: Number(r.updated_at),
 });
 
-export interface NewRequest {
-  requestId: string;
-  direction: RequestDirection;
-  contactHash: string;
-  requesterHash: string;
-  recipientHash: string;
-  storedContactName: string | null;
-  requesterAddress: string | null;
-  addressType: string | null;
-  amount: Minor;
-  currency: string;
-  description: string | null;
-  delivery: string;
-  createdAt: number;
-  expiresAt: number;
-}
+/** What a new request is stored with: the row minus what only later events set. */
+export type NewRequest = Pick<
+  RequestRow,
+  | 'requestId' | 'direction' | 'contactHash' | 'requesterHash' | 'recipientHash' | 'storedContactName'
+  | 'requesterAddress' | 'addressType' | 'amount' | 'currency' | 'description' | 'delivery' | 'createdAt' | 'expiresAt'
+>;
 
 export type RequestPatch = Partial<{
   status: RequestStatus;
