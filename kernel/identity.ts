@@ -35,7 +35,7 @@ import { CryptoError } from './crypto/errors.js';
 import { deriveNodeKeys, deriveSubkey, pubkeyHash, type NodeKeys } from './crypto/derive.js';
 import { generateMnemonic, isValidMnemonic, mnemonicToSeed, normalizeMnemonic } from './crypto/mnemonic.js';
 import { onionAddress, torHiddenServiceFiles, type TorHiddenServiceFiles } from './crypto/onion.js';
-import { open, openSession, seal, type Sealed } from './crypto/seal.js';
+import { open, OpenedSessions, openSession, seal, type Sealed } from './crypto/seal.js';
 import { sign, verify } from './crypto/sign.js';
 
 export const MASTER_KEY_FILE = 'master.key';
@@ -80,6 +80,7 @@ export class Identity {
   readonly onionAddress: string;
   readonly #mnemonic: string;
   readonly #keys: NodeKeys;
+  readonly #openedSessions = new OpenedSessions();
 
   private constructor(mnemonic: string) {
     this.#mnemonic = normalizeMnemonic(mnemonic);
@@ -130,7 +131,7 @@ export class Identity {
 
   /** Like `open`, also returning the key the reply to this message is sealed with. */
   openSession(sealed: Sealed, aad: BytesLike): { plaintext: Buffer; replyKey: Buffer } {
-    return openSession(this.#keys.sealing.privateKey, this.#keys.sealing.publicRaw, sealed, aad);
+    return openSession(this.#keys.sealing.privateKey, this.#keys.sealing.publicRaw, sealed, aad, this.#openedSessions);
   }
 
   /** A 32-byte at-rest key for one purpose, e.g. storageKey('api-secrets'). */

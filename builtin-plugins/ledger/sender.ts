@@ -19,7 +19,7 @@ import { MSG, REFUSAL, type SendPayload, type SendReply } from './protocol.js';
 
 /** Transport failures before a payment is failed (DELIVERY_MAX_RETRIES of the outbox). */
 export const MAX_TRANSPORT_FAILURES = 5;
-/** Re-pointings after `invalid_previous_txid` before a payment is failed. */
+/** Re-pointings after `invalid_previous_txid` that made no progress (the chain head had not moved) before a payment is failed. */
 export const MAX_REPOINTS = 3;
 /** `chain_busy` answers (the peer is settling a payment of its own on the same chain) before a payment is failed. */
 export const MAX_BUSY_RETRIES = 60;
@@ -433,7 +433,11 @@ export class SendQueue {
         }
         case REFUSAL.invalidPrevious: {
           const expected = typeof reply.data.expected_txid === 'string' ? reply.data.expected_txid : null;
-          const repoints = r.repoints + 1;
+          const head = this.core.store.head(r.contactHash, r.currency);
+          // The chain moved on since we signed (the contact's own payments landed here meanwhile): that is progress,
+          // however often it happens under traffic both ways; only refusals that do not converge count.
+          const progressed = expected === head && head !== r.prevTxid;
+          const repoints = progressed ? r.repoints : r.repoints + 1;
           if (repoints > MAX_REPOINTS) {
             this.core.finalize(r, 'failed', `invalid_previous_txid: still refused after ${MAX_REPOINTS} re-pointings (expected ${expected})`, {
               inDoubt: false,
@@ -441,7 +445,6 @@ export class SendQueue {
             });
             return;
           }
-          const head = this.core.store.head(r.contactHash, r.currency);
           if (expected === head) {
             // Our head moved since we signed: re-sign onto it.
             this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });

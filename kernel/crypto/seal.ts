@@ -1,15 +1,16 @@
 /**
  * Sealing: encrypt to a recipient's X25519 public key so that only its holder can read the body.
  *
- * Each message gets a fresh ephemeral X25519 key (so two messages never share a key, and the sender
- * keeps nothing that could decrypt them later). Key = HKDF-SHA256 of the ECDH secret, salted with both
+ * `seal` uses a fresh ephemeral X25519 key (so the sender keeps nothing that could decrypt the body later);
+ * the peer hot path reuses one per recipient for a minute (SealingSessions). Key = HKDF-SHA256 of the ECDH
+ * secret, salted with both
  * public keys so the key is bound to this exact sender-ephemeral/recipient pair. AES-256-GCM then
  * authenticates the ciphertext together with caller-supplied AAD (the envelope header), so a body
  * cannot be moved under another header.
  *
  * Hot path: runs for every peer message. The recipient's KeyObject is cached, the ephemeral public key
- * comes out of key generation already as base64url (no export round-trip), and the sender's ephemeral
- * key is imported via JWK (see keys.ts for the costs).
+ * comes out of key generation already as base64url (no export round-trip), the sender's ephemeral key is
+ * imported via JWK (see keys.ts for the costs), and both sides keep a session's derived keys.
  */
 import {
   createCipheriv,
@@ -89,20 +90,83 @@ function replyKeyOf(messageKeyBytes: Buffer, epkRaw: Buffer): Buffer {
   return Buffer.from(hkdfSync('sha256', messageKeyBytes, epkRaw, REPLY_INFO, 32));
 }
 
-/** Seals to a recipient and returns the key its reply will be sealed with. */
-export function sealSession(recipientPublicRaw: Uint8Array, plaintext: BytesLike, aad: BytesLike): { sealed: Sealed; replyKey: Buffer } {
+interface SessionKeys {
+  epk: string;
+  key: Buffer;
+  replyKey: Buffer;
+}
+
+function newSession(recipientPublicRaw: Uint8Array): SessionKeys {
   const recipient = recipientKeys.get(recipientPublicRaw);
   const ephemeral = generateEphemeral('x25519', { publicKeyEncoding: { format: 'jwk' } });
   const epk = ephemeral.publicKey.x;
   if (typeof epk !== 'string') throw new CryptoError('bad-key', 'ephemeral key generation failed');
   const epkRaw = Buffer.from(epk, 'base64url');
-  const shared = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: recipient });
-  const key = messageKey(shared, epkRaw, recipientPublicRaw);
-  return { sealed: { epk, ...encrypt(key, plaintext, aad) }, replyKey: replyKeyOf(key, epkRaw) };
+  const key = messageKey(diffieHellman({ privateKey: ephemeral.privateKey, publicKey: recipient }), epkRaw, recipientPublicRaw);
+  return { epk, key, replyKey: replyKeyOf(key, epkRaw) };
+}
+
+/** Seals to a recipient under a fresh ephemeral key and returns the key its reply will be sealed with. */
+export function sealSession(recipientPublicRaw: Uint8Array, plaintext: BytesLike, aad: BytesLike): { sealed: Sealed; replyKey: Buffer } {
+  const session = newSession(recipientPublicRaw);
+  return { sealed: { epk: session.epk, ...encrypt(session.key, plaintext, aad) }, replyKey: session.replyKey };
 }
 
 export function seal(recipientPublicRaw: Uint8Array, plaintext: BytesLike, aad: BytesLike): Sealed {
   return sealSession(recipientPublicRaw, plaintext, aad).sealed;
+}
+
+/** How long a sender keeps using one ephemeral key for the same recipient. */
+export const SESSION_LIFETIME_MS = 60_000;
+const MAX_SESSIONS = 4096;
+
+/**
+ * The sending side of the peer hot path: one ephemeral key per recipient, reused for SESSION_LIFETIME_MS.
+ * A key agreement costs more than everything else in sealing a message, and a busy pair of nodes exchanges
+ * thousands of messages a second. Reuse is safe because every message still gets a random 96-bit IV (far
+ * below GCM's 2^32 bound per key in one minute) and its own header as AAD; what it gives up is forward
+ * secrecy finer than the window: the ephemeral private key lives in memory for at most a minute.
+ */
+export class SealingSessions {
+  readonly #byRecipient = new Map<string, SessionKeys & { expiresAt: number }>();
+
+  seal(recipientPublicRaw: Uint8Array, plaintext: BytesLike, aad: BytesLike, nowMs = Date.now()): { sealed: Sealed; replyKey: Buffer } {
+    const id = Buffer.from(recipientPublicRaw).toString('base64url');
+    let session = this.#byRecipient.get(id);
+    if (!session || session.expiresAt <= nowMs) {
+      this.#byRecipient.delete(id);
+      if (this.#byRecipient.size >= MAX_SESSIONS) forgetOldest(this.#byRecipient);
+      session = { ...newSession(recipientPublicRaw), expiresAt: nowMs + SESSION_LIFETIME_MS };
+      this.#byRecipient.set(id, session);
+    }
+    return { sealed: { epk: session.epk, ...encrypt(session.key, plaintext, aad) }, replyKey: session.replyKey };
+  }
+}
+
+/** Maps keep insertion order: the first entry is the oldest. */
+function forgetOldest(map: Map<string, unknown>): void {
+  const oldest = map.keys().next();
+  if (!oldest.done) map.delete(oldest.value);
+}
+
+/**
+ * The receiving side's memo of keys derived from senders' ephemeral keys, so a session's messages after the
+ * first skip the key agreement. The derivation is deterministic (epk and our static key), so the memo can
+ * never hold a wrong key; it is bounded in size and age so derived keys do not outlive the sender's window
+ * by much.
+ */
+export class OpenedSessions {
+  readonly #byEpk = new Map<string, { key: Buffer; replyKey: Buffer; expiresAt: number }>();
+
+  keysFor(epk: string, nowMs: number, derive: () => { key: Buffer; replyKey: Buffer }): { key: Buffer; replyKey: Buffer } {
+    const hit = this.#byEpk.get(epk);
+    if (hit && hit.expiresAt > nowMs) return hit;
+    this.#byEpk.delete(epk);
+    if (this.#byEpk.size >= MAX_SESSIONS) forgetOldest(this.#byEpk);
+    const keys = { ...derive(), expiresAt: nowMs + 2 * SESSION_LIFETIME_MS };
+    this.#byEpk.set(epk, keys);
+    return keys;
+  }
 }
 
 /** Opens a sealed message and returns the key to seal its reply with. Throws like `open`. */
@@ -111,6 +175,7 @@ export function openSession(
   recipientPublicRaw: Uint8Array,
   sealed: Sealed,
   aad: BytesLike,
+  memo?: OpenedSessions,
 ): { plaintext: Buffer; replyKey: Buffer } {
   const fields: Partial<Record<keyof Sealed, unknown>> =
     typeof sealed === 'object' && sealed !== null ? sealed : {};
@@ -120,15 +185,18 @@ export function openSession(
   if (epkRaw?.length !== RAW_KEY_LENGTH || iv?.length !== IV_LENGTH || ct === undefined || ct.length < TAG_LENGTH) {
     throw new CryptoError('malformed', 'sealed body is malformed');
   }
-  let key: Buffer;
-  try {
-    const shared = diffieHellman({ privateKey: recipientPrivateKey, publicKey: publicKeyFromRaw('x25519', epkRaw) });
-    key = messageKey(shared, epkRaw, recipientPublicRaw);
-  } catch {
-    // A bad ephemeral key is indistinguishable from tampering for the caller.
-    throw new CryptoError('auth-failed', 'sealed body could not be opened');
-  }
-  return { plaintext: decrypt(key, iv, ct, aad), replyKey: replyKeyOf(key, epkRaw) };
+  const derive = (): { key: Buffer; replyKey: Buffer } => {
+    try {
+      const shared = diffieHellman({ privateKey: recipientPrivateKey, publicKey: publicKeyFromRaw('x25519', epkRaw) });
+      const key = messageKey(shared, epkRaw, recipientPublicRaw);
+      return { key, replyKey: replyKeyOf(key, epkRaw) };
+    } catch {
+      // A bad ephemeral key is indistinguishable from tampering for the caller.
+      throw new CryptoError('auth-failed', 'sealed body could not be opened');
+    }
+  };
+  const keys = memo ? memo.keysFor(fields.epk as string, Date.now(), derive) : derive();
+  return { plaintext: decrypt(keys.key, iv, ct, aad), replyKey: keys.replyKey };
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { NodeAddresses, PeerHello, PeerPayload, PeerReply, PeerTarget } from '../../sdk/index.js';
 import { PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
+import { SealingSessions } from '../crypto/seal.js';
 import type { Identity } from '../identity.js';
+import { MessageBatcher } from './batcher.js';
 import { buildEnvelope, EnvelopeError, openEnvelope, openHello } from './envelope.js';
 import { TransportError } from './transport.js';
 import { sendWithFallback, transportSettings, type PeerTransports } from './transport-select.js';
@@ -37,6 +39,9 @@ const transportFailure = (err: unknown): PeerDeliveryError => {
 
 /** The sending side of the peer protocol: hello, then sealed and signed requests with verified replies. */
 export class PeerClient {
+  readonly #sessions = new SealingSessions();
+  readonly #batcher = new MessageBatcher((addresses, body) => this.#exchange(addresses, 'POST', MESSAGE_PATH, body));
+
   constructor(
     private readonly identity: Identity,
     private readonly ownAddresses: () => NodeAddresses,
@@ -94,23 +99,17 @@ export class PeerClient {
       sealingKey = hello.sealingKey;
     }
     const now = Date.now();
-    const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid, repeatable }, now);
-    const res = await this.#exchange(target.addresses, 'POST', MESSAGE_PATH, JSON.stringify(wire));
+    const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid, repeatable }, now, this.#sessions);
+    const res = await this.#batcher.post(target.addresses, JSON.stringify(wire));
     if (res.status !== 200) {
-      let code = `http_${res.status}`;
-      let message = `peer answered HTTP ${res.status}`;
-      try {
-        const err = (JSON.parse(res.body) as { error?: { code?: string; message?: string } }).error;
-        if (err?.code) code = err.code;
-        if (err?.message) message = err.message;
-      } catch {
-        // not our protocol: keep the status
-      }
+      const err = (res.body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+      const code = typeof err?.code === 'string' ? err.code : `http_${res.status}`;
+      const message = typeof err?.message === 'string' ? err.message : `peer answered HTTP ${res.status}`;
       throw new PeerDeliveryError(code, message, res.status >= 500 || res.status === 429);
     }
     let opened;
     try {
-      opened = openEnvelope(this.identity, JSON.parse(res.body), Date.now(), replyKey);
+      opened = openEnvelope(this.identity, res.body, Date.now(), replyKey);
     } catch (err) {
       const reason = err instanceof EnvelopeError ? err.message : 'reply is not an envelope';
       throw new PeerDeliveryError('invalid_reply', reason);

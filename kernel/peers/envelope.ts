@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { NodeAddresses, PeerSender } from '../../sdk/index.js';
 import type { Sealed, SealedReply } from '../crypto/seal.js';
 import { pubkeyHash } from '../crypto/derive.js';
-import { openReply, sealReply, sealSession } from '../crypto/seal.js';
+import { openReply, sealReply, type SealingSessions } from '../crypto/seal.js';
 import { verify } from '../crypto/sign.js';
 import type { Identity } from '../identity.js';
 
@@ -68,7 +68,7 @@ function headerFor(identity: Identity, addresses: NodeAddresses, to: string, ids
   return { header: JSON.stringify(headerObj), nonce };
 }
 
-/** A request: sealed to the recipient's key. Keep `replyKey` to open the answer. */
+/** A request: sealed to the recipient's key (in the sender's current session with it). Keep `replyKey` to open the answer. */
 export function buildEnvelope(
   identity: Identity,
   addresses: NodeAddresses,
@@ -76,9 +76,10 @@ export function buildEnvelope(
   payload: object,
   ids: { mid: string; repeatable?: boolean },
   nowMs: number,
+  sessions: SealingSessions,
 ): { wire: WireEnvelope & { body: Sealed }; nonce: string; replyKey: Buffer } {
   const { header, nonce } = headerFor(identity, addresses, recipient.pubkeyHash, ids, nowMs);
-  const { sealed: body, replyKey } = sealSession(recipient.sealingKey, JSON.stringify(payload), header);
+  const { sealed: body, replyKey } = sessions.seal(recipient.sealingKey, JSON.stringify(payload), header, nowMs);
   return { wire: { header, body, sig: b64u(identity.sign(signedBytes(header, body))) }, nonce, replyKey };
 }
 

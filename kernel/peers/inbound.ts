@@ -19,6 +19,8 @@ interface StoredReply {
 
 type Filter = (sender: PeerSender, type: string) => PeerRefusal | null;
 
+export const refuse = (status: number, code: string, message: string): InboundResult => ({ status, body: { error: { code, message } } });
+
 const ENVELOPE_STATUS: Record<EnvelopeError['code'], number> = {
   malformed: 400,
   wrong_recipient: 421,
@@ -93,15 +95,9 @@ export class PeerInbound {
     this.#pruneSeen.run(nowMs - keepSeenMs);
   }
 
-  async receive(raw: Buffer): Promise<InboundResult> {
-    const refuse = (status: number, code: string, message: string): InboundResult => ({ status, body: { error: { code, message } } });
+  /** One envelope, already parsed from JSON (alone or as an element of a batch). */
+  async receive(json: unknown): Promise<InboundResult> {
     if (this.retired()) return refuse(503, 'retired', 'this node is retired');
-    let json: unknown;
-    try {
-      json = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return refuse(400, 'malformed', 'body is not JSON');
-    }
     const now = Date.now();
     let opened;
     try {

@@ -8,7 +8,8 @@ import type { Identity } from '../identity.js';
 import { PeerClient, TlsPins } from './client.js';
 import { DeadLetterQueue } from './dlq.js';
 import { buildHello } from './envelope.js';
-import { PeerInbound } from './inbound.js';
+import { MAX_BATCH_ENVELOPES } from './batcher.js';
+import { PeerInbound, refuse, type InboundResult } from './inbound.js';
 import { Outbox } from './outbox.js';
 import { kindOfAddress } from './transport.js';
 import { createPeerTransports, type PeerTransports } from './transport-select.js';
@@ -70,18 +71,44 @@ export class PeerLayer {
     return false;
   }
 
+  /**
+   * The body is one envelope, answered with its status and reply, or an array of envelopes (a batch from
+   * MessageBatcher), answered 200 with one {status, body} per envelope in the same order.
+   */
   async #message(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let answer: InboundResult | { status: 200; body: InboundResult[] };
     try {
-      const raw = await readRawBody(req, MAX_MESSAGE_BYTES);
-      const result = await this.inbound.receive(raw);
-      reply(res, result.status, result.body);
+      answer = await this.#answer(await readRawBody(req, MAX_MESSAGE_BYTES));
     } catch (err) {
-      if (err instanceof ApiError) {
-        reply(res, err.status, { error: { code: err.code, message: err.message } });
-        return;
+      if (err instanceof ApiError) answer = refuse(err.status, err.code, err.message);
+      else {
+        // The request stream broke (the peer went away mid-body): nobody is left to read an answer.
+        this.deps.log.warn('peer message not read', { error: err instanceof Error ? err.message : String(err) });
+        answer = refuse(400, 'malformed', 'the body could not be read');
       }
+    }
+    if (!res.headersSent && !res.destroyed) reply(res, answer.status, answer.body);
+  }
+
+  async #answer(raw: Buffer): Promise<InboundResult | { status: 200; body: InboundResult[] }> {
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return refuse(400, 'malformed', 'body is not JSON');
+    }
+    if (!Array.isArray(json)) return this.#receive(json);
+    if (json.length === 0 || json.length > MAX_BATCH_ENVELOPES) return refuse(400, 'malformed', `a batch holds 1 to ${MAX_BATCH_ENVELOPES} envelopes`);
+    return { status: 200, body: await Promise.all(json.map((envelope) => this.#receive(envelope))) };
+  }
+
+  /** A failure inside one envelope's handling answers that envelope only, never the rest of its batch. */
+  async #receive(envelope: unknown): Promise<InboundResult> {
+    try {
+      return await this.inbound.receive(envelope);
+    } catch (err) {
       this.deps.log.error('peer message failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-      reply(res, 500, { error: { code: 'internal_error', message: 'the message could not be processed; retry later' } });
+      return refuse(500, 'internal_error', 'the message could not be processed; retry later');
     }
   }
 

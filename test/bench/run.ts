@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints figures; asserts nothing. Knobs (environment):
  *   BENCH_CONCURRENCY (50), BENCH_WARMUP_S (2), BENCH_DURATION_S (10), BENCH_CLIENT (http, fetch or both: both),
- *   BENCH_AUTH_N (100000).
+ *   BENCH_AUTH_N (100000), BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments: all).
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runAuthBench } from './auth.js';
@@ -26,23 +26,35 @@ async function main(): Promise<void> {
   console.log(
     `wallet-node benchmarks: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? '?'}), ${process.platform}`,
   );
+  const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const wanted = (name: string): boolean => only.length === 0 || only.includes(name);
   const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`load average ${load()} (other work on the machine skews every figure below)`);
-  console.log(`\n[1] signed GET ${STATUS_PATH}, node in this process, clients in a worker thread, loopback`);
-  await runStatusBench({
-    concurrency: intEnv('BENCH_CONCURRENCY', 50),
-    warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000,
-    durationMs: intEnv('BENCH_DURATION_S', 10) * 1000,
-    clients,
-  });
-  console.log('\n[2] authentication cost, in-process');
-  runAuthBench(intEnv('BENCH_AUTH_N', 100_000));
-  console.log('\n[3] sealed and signed peer messages between two nodes (receiver in a worker thread), loopback');
-  await runPeerMessageBench({ concurrency: 32, warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000, durationMs: intEnv('BENCH_DURATION_S', 10) * 1000 });
-  console.log('\n[4] contact request round trip through the REST API, two nodes in this process');
-  await runContactRoundTripBench(10);
-  console.log('\n[5] direct payments: REST call to completed on both sides, and concurrent senders');
-  await benchPayments();
+  if (wanted('status')) {
+    console.log(`\n[1] signed GET ${STATUS_PATH}, node in this process, clients in a worker thread, loopback`);
+    await runStatusBench({
+      concurrency: intEnv('BENCH_CONCURRENCY', 50),
+      warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000,
+      durationMs: intEnv('BENCH_DURATION_S', 10) * 1000,
+      clients,
+    });
+  }
+  if (wanted('auth')) {
+    console.log('\n[2] authentication cost, in-process');
+    runAuthBench(intEnv('BENCH_AUTH_N', 100_000));
+  }
+  if (wanted('peer')) {
+    console.log('\n[3] sealed and signed peer messages between two nodes (receiver in a worker thread), loopback');
+    await runPeerMessageBench({ concurrency: intEnv("BENCH_PEER_CONCURRENCY", 32), warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000, durationMs: intEnv('BENCH_DURATION_S', 10) * 1000 });
+  }
+  if (wanted('contact')) {
+    console.log('\n[4] contact request round trip through the REST API, two nodes in this process');
+    await runContactRoundTripBench(10);
+  }
+  if (wanted('payments')) {
+    console.log('\n[5] direct payments: REST call to completed on both sides, and concurrent senders');
+    await benchPayments();
+  }
   console.log(`\nload average ${load()}`);
 }
 

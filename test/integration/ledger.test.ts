@@ -153,7 +153,7 @@ describe('ledger: direct payments between nodes', () => {
 
   it('concurrent sends in both directions on one chain all settle, and the chain stays one line on both sides', async () => {
     const before = { a: (await balanceRow(A, E))?.net_balance ?? '0' };
-    const n = 15;
+    const n = 30;
     const [fromA, fromE] = await Promise.all([
       Promise.all(Array.from({ length: n }, (_, i) => send(A, 'Erin', `1.0000000${(i % 9) + 1}`))),
       Promise.all(Array.from({ length: n }, (_, i) => send(E, 'Alice', `2.0000000${(i % 9) + 1}`))),

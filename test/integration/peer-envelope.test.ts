@@ -4,7 +4,7 @@
  * is answered from the record; messages that need a contact are refused from unknown keys.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sealed } from '../../kernel/crypto/seal.js';
+import { SealingSessions, type Sealed } from '../../kernel/crypto/seal.js';
 import { buildEnvelope, openEnvelope, type OpenedEnvelope, type WireEnvelope } from '../../kernel/peers/envelope.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
@@ -52,10 +52,11 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     mid: string,
     nowMs = Date.now(),
   ): WireEnvelope & { body: Sealed } => {
-    const built = buildEnvelope(from.node.identity, from.node.addresses(), to, payload, { mid, repeatable: true }, nowMs);
+    const built = buildEnvelope(from.node.identity, from.node.addresses(), to, payload, { mid, repeatable: true }, nowMs, sessions);
     replyKeys.set(built.nonce, built.replyKey);
     return built.wire;
   };
+  const sessions = new SealingSessions();
   /** Replies are sealed under a key derived from the request: look it up by the nonce the reply answers. */
   const replyKeys = new Map<string, Buffer>();
   const answer = (to: TestNode, body: { header: string }): OpenedEnvelope =>
@@ -197,5 +198,36 @@ describe('peer envelopes at POST /peer/v1/message', () => {
       ok: true,
       data: { status: 'pong', chain_valid: true, available_credit: {}, known_currencies: ['VWL'] },
     });
+  });
+
+  it('answers a batch (an array of envelopes) with the status and reply of each envelope, in order', async () => {
+    const before = await snapshot(B);
+    const good = envelope(A, toB(), { type: 'nothing.here' }, 'mid-batch-good');
+    const replayed = envelope(A, toB(), { type: 'nothing.here' }, 'mid-batch-replayed');
+    expect((await post(B, replayed)).status).toBe(200);
+    const tampered = { ...envelope(A, toB(), { type: 'nothing.here' }, 'mid-batch-tampered') };
+    tampered.sig = flip(tampered.sig, 10);
+    const forC = envelope(A, { pubkeyHash: C.node.identity.pubkeyHash, sealingKey: C.node.identity.sealingPublicKey }, { type: 'nothing.here' }, 'mid-batch-c');
+    const res = await post(B, [good, replayed, tampered, 'not an envelope', forC]);
+    expect(res.status).toBe(200);
+    expect(res.body.map((r: { status: number }) => r.status)).toEqual([200, 409, 401, 400, 421]);
+    expect(res.body.slice(1).map((r: { body: { error: { code: string } } }) => r.body.error.code)).toEqual(['replay', 'bad_signature', 'malformed', 'wrong_recipient']);
+    const reply = answer(A, res.body[0].body);
+    expect(reply.header.re).toBe(JSON.parse(good.header).nonce);
+    expect(reply.payload).toMatchObject({ type: 'nothing.here.reply', ok: false, error: { code: 'unknown_type' } });
+    // The batch itself is replayed: every envelope in it is refused.
+    const again = await post(B, [good]);
+    expect(again.body).toEqual([{ status: 409, body: { error: { code: 'replay', message: 'this envelope was already received' } } }]);
+    expect(await snapshot(B)).toBe(before);
+  });
+
+  it('refuses an empty batch and one of more than 64 envelopes as a whole', async () => {
+    const empty = await post(B, []);
+    expect([empty.status, empty.body.error.code]).toEqual([400, 'malformed']);
+    const many = Array.from({ length: 65 }, (_, i) => envelope(A, toB(), { type: 'nothing.here' }, `mid-many-${i}`));
+    const tooMany = await post(B, many);
+    expect([tooMany.status, tooMany.body.error.code]).toEqual([400, 'malformed']);
+    // None of them was recorded: the first goes through alone afterwards.
+    expect((await post(B, many[0])).status).toBe(200);
   });
 });

@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CryptoError } from '../../../kernel/crypto/errors.js';
 import { rawPublicKey } from '../../../kernel/crypto/keys.js';
-import { open, openReply, openSession, seal, sealReply, sealSession, type Sealed } from '../../../kernel/crypto/seal.js';
+import { open, OpenedSessions, openReply, openSession, seal, SealingSessions, sealReply, sealSession, SESSION_LIFETIME_MS, type Sealed } from '../../../kernel/crypto/seal.js';
 
 function recipient(): { privateKey: KeyObject; raw: Buffer } {
   const { privateKey, publicKey } = generateKeyPairSync('x25519');
@@ -141,5 +141,48 @@ describe('replies sealed under the key derived from the request', () => {
     expect(reasonOf(() => openReply(replyKey, { ...reply, ct: flipped }, 'reply-hdr'))).toBe('auth-failed');
     expect(reasonOf(() => openReply(replyKey, reply, 'another-hdr'))).toBe('auth-failed');
     expect(reasonOf(() => openReply(replyKey, { iv: 'short', ct: reply.ct }, 'reply-hdr'))).toBe('malformed');
+  });
+});
+
+describe('sealing sessions (the peer hot path)', () => {
+  it('reuses one ephemeral key per recipient within the window, with a fresh IV every message', () => {
+    const r = recipient();
+    const other = recipient();
+    const sessions = new SealingSessions();
+    const t0 = 1_700_000_000_000;
+    const a = sessions.seal(r.raw, 'one', 'h1', t0);
+    const b = sessions.seal(r.raw, 'two', 'h2', t0 + SESSION_LIFETIME_MS - 1);
+    const c = sessions.seal(other.raw, 'three', 'h3', t0);
+    expect(b.sealed.epk).toBe(a.sealed.epk);
+    expect(b.sealed.iv).not.toBe(a.sealed.iv);
+    expect(b.replyKey.equals(a.replyKey)).toBe(true);
+    expect(c.sealed.epk).not.toBe(a.sealed.epk);
+    const later = sessions.seal(r.raw, 'four', 'h4', t0 + SESSION_LIFETIME_MS);
+    expect(later.sealed.epk).not.toBe(a.sealed.epk);
+    expect(later.replyKey.equals(a.replyKey)).toBe(false);
+    // Each opens on its own, under its own header only.
+    expect(open(r.privateKey, r.raw, b.sealed, 'h2').toString()).toBe('two');
+    expect(reasonOf(() => open(r.privateKey, r.raw, b.sealed, 'h1'))).toBe('auth-failed');
+    expect(open(other.privateKey, other.raw, c.sealed, 'h3').toString()).toBe('three');
+  });
+
+  it('the recipient memo gives the same keys as a fresh derivation and still refuses tampering', () => {
+    const r = recipient();
+    const sessions = new SealingSessions();
+    const memo = new OpenedSessions();
+    const first = sessions.seal(r.raw, 'first', 'h1');
+    const second = sessions.seal(r.raw, 'second', 'h2');
+    const opened1 = openSession(r.privateKey, r.raw, first.sealed, 'h1', memo);
+    const opened2 = openSession(r.privateKey, r.raw, second.sealed, 'h2', memo);
+    expect(opened1.plaintext.toString()).toBe('first');
+    expect(opened2.plaintext.toString()).toBe('second');
+    expect(opened2.replyKey.equals(first.replyKey)).toBe(true);
+    expect(opened2.replyKey.equals(openSession(r.privateKey, r.raw, second.sealed, 'h2').replyKey)).toBe(true);
+    // A flipped epk is another memo entry with another key: it does not open.
+    const epk = Buffer.from(second.sealed.epk, 'base64url');
+    epk[31] = (epk[31] ?? 0) ^ 0x80;
+    const moved = { ...second.sealed, epk: epk.toString('base64url') };
+    expect(reasonOf(() => openSession(r.privateKey, r.raw, moved, 'h2', memo))).toBe('auth-failed');
+    expect(reasonOf(() => openSession(r.privateKey, r.raw, { ...second.sealed, ct: flip(second.sealed.ct, 0) }, 'h2', memo))).toBe('auth-failed');
   });
 });
