@@ -38,7 +38,7 @@ export async function runPeerMessageBench(opts: { concurrency: number; durationM
     await sender.admin.put('/api/v1/system/settings', { default_transport_mode: process.env.BENCH_PEER_TRANSPORT });
   }
   const peer = benchPeer!;
-  const target = { pubkeyHash: remote.pubkeyHash, sealingKey: Buffer.from(remote.sealingKey, "base64url"), addresses: process.env.BENCH_PEER_HTTP_ONLY ? { http: remote.addresses.http } : remote.addresses };
+  const target = { pubkeyHash: remote.pubkeyHash, sealingKey: Buffer.from(remote.sealingKey, 'base64url'), addresses: remote.addresses };
   let seq = 0;
   let errors = 0;
   const latencies: number[] = [];

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: prints figures; asserts nothing. Knobs (environment):
  *   BENCH_CONCURRENCY (50), BENCH_WARMUP_S (2), BENCH_DURATION_S (10), BENCH_CLIENT (http, fetch or both: both),
- *   BENCH_AUTH_N (100000), BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments: all).
+ *   BENCH_AUTH_N (100000), BENCH_PEER_CONCURRENCY (32), BENCH_PEER_TRANSPORT (http: https by default),
+ *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments: all).
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runAuthBench } from './auth.js';
