@@ -50,6 +50,11 @@ export interface RunningNode {
   addresses(): NodeAddresses;
   /** The admin credentials written to cli.json. */
   cliCredentials(): CliCredentials;
+  /**
+   * The node's jobs by id (`<owner>.<name>`): `kick` runs one now, as its timer would (tests stand in for
+   * long periods with it); `states` is what GET /system/metrics lists.
+   */
+  readonly jobs: Pick<JobRunner, 'kick' | 'states'>;
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -164,6 +169,7 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     log: logs.logger('peers'),
     settings: (key) => settings.get(key),
     torSocks: config.torSocks,
+    tlsFingerprint: () => listener.fingerprint(),
   });
   peerEndpoint = peers;
   jobs.register('kernel', {
@@ -307,6 +313,7 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     baseUrl,
     addresses,
     cliCredentials: () => cli,
+    jobs,
     restart: reload,
     stop,
   };

@@ -1,7 +1,7 @@
 /**
  * The /api/v1/contacts routes of Document 1. Request rules, shapes and our decisions: docs/api/contacts.md.
  */
-import { ApiError, created, type RouteRequest } from '../../sdk/index.js';
+import { ApiError, created, type Logger, type RouteRequest } from '../../sdk/index.js';
 import { formatMinor } from '../../kernel/money.js';
 import type { ContactsCore, DecisionError, RequestTerms } from './core.js';
 import type { PingService } from './ping.js';
@@ -376,7 +376,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
             declined.push(row.currency);
           });
         } catch (err) {
-          errors.push(decisionError(currency, err));
+          errors.push(decisionError(currency, err, ctx.log));
         }
       }
       const accepted: string[] = [];
@@ -392,7 +392,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
           ctx.db.tx(() => core.acceptRow(store.byId(c.id)!, store.currency(c.id, a.currency)!, terms, name));
           accepted.push(row.currency);
         } catch (err) {
-          errors.push(decisionError(a.currency, err));
+          errors.push(decisionError(a.currency, err, ctx.log));
         }
       }
       return { accepted, declined, deferred, errors };
@@ -415,7 +415,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
           ctx.db.tx(() => core.declineRow(store.byId(c.id)!, store.currency(c.id, row.currency)!, false));
           declined.push(row.currency);
         } catch (err) {
-          errors.push(decisionError(row.currency, err));
+          errors.push(decisionError(row.currency, err, ctx.log));
         }
       }
       if (errors.length) {
@@ -538,7 +538,12 @@ function kindAddressColumn(address: string): 'addr_http' | 'addr_https' | 'addr_
   return kind === 'http' ? 'addr_http' : kind === 'https' ? 'addr_https' : 'addr_tor';
 }
 
-function decisionError(currency: string, err: unknown): DecisionError {
+/**
+ * A per-currency failure as the response lists it. The response gives an unexpected error only as
+ * `internal_error` with a generic message, so its cause is logged here; nothing else would record it.
+ */
+function decisionError(currency: string, err: unknown, log: Logger): DecisionError {
   if (err instanceof ApiError) return { currency, code: err.code, message: err.message };
+  log.error('a contact decision failed', { currency, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   return { currency, code: 'internal_error', message: 'the decision could not be applied' };
 }
