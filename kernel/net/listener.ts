@@ -12,14 +12,20 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { certificateFingerprint } from './tls.js';
 
 export interface DualListener {
   /** Owns the port: listen(), address(), close(). */
   readonly server: net.Server;
   readonly httpServer: http.Server;
   readonly httpsServer: https.Server;
-  /** Swaps the certificate for new connections (existing ones keep theirs). */
+  /**
+   * Swaps the certificate for new connections. Idle HTTPS connections are closed so that clients reconnect
+   * and see the new certificate at once; a connection busy with a request keeps the old one until it ends.
+   */
   setCertificate(cert: string, key: string): void;
+  /** Lower-case hex SHA-256 of the DER of the certificate new HTTPS connections get (what peers pin). */
+  fingerprint(): string;
   /**
    * Closes connections with no request in flight, including those that never sent one; connections busy with
    * a request close once it is answered (`Connection: close`).
@@ -42,6 +48,7 @@ export function createDualListener(
   options: DualListenerOptions = {},
 ): DualListener {
   const firstByteTimeoutMs = options.firstByteTimeoutMs ?? 10_000;
+  let fingerprint = certificateFingerprint(tls.cert);
   let draining = false;
   /** Connections handed over that have not started a request yet (Node counts those as active, not idle). */
   const fresh = new Set<net.Socket>();
@@ -116,8 +123,12 @@ export function createDualListener(
     httpServer,
     httpsServer,
     setCertificate(cert, key) {
+      const next = certificateFingerprint(cert);
       httpsServer.setSecureContext({ cert, key });
+      fingerprint = next;
+      httpsServer.closeIdleConnections();
     },
+    fingerprint: () => fingerprint,
     closeIdle() {
       draining = true;
       for (const socket of [...undecided, ...fresh]) socket.destroy();

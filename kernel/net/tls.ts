@@ -9,7 +9,8 @@
  * The host (CN and subjectAltName) comes from the `hostname` setting (`http://host:port` → `host`); without one
  * the certificate names `localhost`, 127.0.0.1 and ::1. A certificate made for another host, damaged, not
  * matching its key, or within 30 days of expiry is replaced. Peers do not verify the chain: they pin the
- * SHA-256 fingerprint on first use, so a new certificate means peers see a different fingerprint.
+ * SHA-256 fingerprint on first use, so a new certificate means peers see a different fingerprint; they re-pin
+ * it because the node's signed hello names it (`tls_fingerprint`, see kernel/peers/repin.ts).
  */
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';

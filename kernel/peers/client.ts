@@ -1,23 +1,29 @@
-import type { NodeAddresses, PeerHello, PeerPayload, PeerReply, PeerTarget } from '../../sdk/index.js';
+import type { Logger, NodeAddresses, PeerPayload, PeerReply, PeerTarget } from '../../sdk/index.js';
 import { PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import { SealingSessions } from '../crypto/seal.js';
 import type { Identity } from '../identity.js';
-import { MessageBatcher } from './batcher.js';
-import { buildEnvelope, EnvelopeError, openEnvelope, openHello } from './envelope.js';
-import { TransportError } from './transport.js';
+import { MessageBatcher, type PostAnswer } from './batcher.js';
+import { buildEnvelope, EnvelopeError, openEnvelope, openHello, type OpenedHello } from './envelope.js';
+import { checkRepin } from './repin.js';
+import { TransportError, normalizeAddress } from './transport.js';
 import { sendWithFallback, transportSettings, type PeerTransports } from './transport-select.js';
 
 const MESSAGE_PATH = '/peer/v1/message';
 const HELLO_PATH = '/peer/v1/hello';
 
-/** Pins of self-signed HTTPS certificates, per address, taken on first use. */
+/** Pins of self-signed HTTPS certificates, per address, taken on first use (replaced only by a re-pin). */
 export class TlsPins {
   readonly #set;
+  readonly #replace;
   /** Looked up on every HTTPS message: held in memory, written through. */
   readonly #pins: Map<string, string>;
   constructor(db: Db) {
     this.#set = db.prepare('INSERT OR IGNORE INTO peer_tls_pins (address, fingerprint, pinned_at) VALUES (?, ?, ?)');
+    this.#replace = db.prepare(
+      'INSERT INTO peer_tls_pins (address, fingerprint, pinned_at) VALUES (?, ?, ?) ' +
+        'ON CONFLICT(address) DO UPDATE SET fingerprint = excluded.fingerprint, pinned_at = excluded.pinned_at',
+    );
     const rows = db.prepare('SELECT address, fingerprint FROM peer_tls_pins').all() as { address: string; fingerprint: string }[];
     this.#pins = new Map(rows.map((r) => [r.address, r.fingerprint]));
   }
@@ -27,6 +33,11 @@ export class TlsPins {
   pin(address: string, fingerprint: string): void {
     if (this.#pins.has(address)) return;
     this.#set.run(address, fingerprint, new Date().toISOString());
+    this.#pins.set(address, fingerprint);
+  }
+  /** Replaces the pin of an address (or sets it): only after a verified re-pin (repin.ts). */
+  replace(address: string, fingerprint: string): void {
+    this.#replace.run(address, fingerprint, new Date().toISOString());
     this.#pins.set(address, fingerprint);
   }
 }
@@ -41,6 +52,8 @@ const transportFailure = (err: unknown): PeerDeliveryError => {
 export class PeerClient {
   readonly #sessions = new SealingSessions();
   readonly #batcher = new MessageBatcher((addresses, body) => this.#exchange(addresses, 'POST', MESSAGE_PATH, body));
+  /** Re-pins in progress by expected key hash and address: the envelopes of one failed batch share one. */
+  readonly #repins = new Map<string, Promise<OpenedHello | null>>();
 
   constructor(
     private readonly identity: Identity,
@@ -48,6 +61,7 @@ export class PeerClient {
     private readonly settings: (key: string) => unknown,
     private readonly transports: PeerTransports,
     private readonly pins: TlsPins,
+    private readonly log: Logger,
   ) {}
 
   async #exchange(addresses: Partial<NodeAddresses>, method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; body: string; address: string }> {
@@ -74,7 +88,7 @@ export class PeerClient {
     }
   }
 
-  async hello(addresses: Partial<NodeAddresses>): Promise<PeerHello> {
+  async hello(addresses: Partial<NodeAddresses>): Promise<OpenedHello> {
     const res = await this.#exchange(addresses, 'GET', HELLO_PATH);
     if (res.status !== 200) throw new PeerDeliveryError('hello_failed', `hello answered HTTP ${res.status}`, res.status >= 500);
     try {
@@ -85,13 +99,74 @@ export class PeerClient {
   }
 
   /**
+   * The https address a `tls_pin_mismatch` was met at: pins are only checked on the https address (the other
+   * transports have none), so it is that one. Null for any other failure.
+   */
+  #mismatchAt(err: unknown, addresses: Partial<NodeAddresses>): string | null {
+    if (!(err instanceof PeerDeliveryError) || err.code !== 'tls_pin_mismatch' || !addresses.https) return null;
+    return normalizeAddress(addresses.https);
+  }
+
+  /**
+   * After `tls_pin_mismatch` at `address` toward the node `expected`: replaces the pin when that node's signed
+   * hello, fetched unpinned over the same address, names the certificate the connection presented (repin.ts).
+   * Returns that hello, or null when the pin stands.
+   */
+  #repin(address: string, expected: string): Promise<OpenedHello | null> {
+    const key = `${expected} ${address}`;
+    let running = this.#repins.get(key);
+    if (!running) {
+      running = this.#runRepin(address, expected).finally(() => this.#repins.delete(key));
+      this.#repins.set(key, running);
+    }
+    return running;
+  }
+
+  async #runRepin(address: string, expected: string): Promise<OpenedHello | null> {
+    const timeoutMs = transportSettings(this.settings).timeouts.httpMs;
+    const verdict = await checkRepin(address, expected, async (a) => {
+      const res = await this.transports.http.send({ address: a, path: HELLO_PATH, method: 'GET', timeoutMs, pin: null, fresh: true });
+      return { status: res.status, body: res.body, certFingerprint: res.certFingerprint ?? null };
+    });
+    const previous = this.pins.get(address);
+    if (!verdict.ok) {
+      this.log.warn('TLS certificate differs from the pinned one; pin kept', { address, pinned: previous, expected_pubkey_hash: expected, reason: verdict.reason });
+      return null;
+    }
+    if (previous !== verdict.fingerprint) {
+      this.pins.replace(address, verdict.fingerprint);
+      this.log.warn('TLS certificate re-pinned: the node vouched for its new certificate in its signed hello', {
+        address,
+        previous_fingerprint: previous,
+        fingerprint: verdict.fingerprint,
+        pubkey_hash: expected,
+      });
+    }
+    return verdict.hello;
+  }
+
+  /** A hello; when the caller expects a key hash, a pin mismatch may be resolved by a re-pin (whose hello it is). */
+  async #helloExpecting(addresses: Partial<NodeAddresses>, expected: string | null): Promise<OpenedHello> {
+    try {
+      return await this.hello(addresses);
+    } catch (err) {
+      const address = expected ? this.#mismatchAt(err, addresses) : null;
+      const repinned = address ? await this.#repin(address, expected!) : null;
+      if (!repinned) throw err;
+      return repinned;
+    }
+  }
+
+  /**
    * Sends one message and returns the verified reply. `mid` is stable across retries of the same message;
    * `repeatable` asks the receiver to record its reply so a retry is answered without handling it twice.
    */
   async request(target: PeerTarget, payload: PeerPayload, mid: string, repeatable = false): Promise<PeerReply & { address: string }> {
     let { pubkeyHash, sealingKey } = target;
+    // Only a key hash the caller brought may justify a re-pin, not one learned from a hello on the way.
+    const expected = pubkeyHash ?? null;
     if (!pubkeyHash || !sealingKey) {
-      const hello = await this.hello(target.addresses);
+      const hello = await this.#helloExpecting(target.addresses, expected);
       if (pubkeyHash && hello.pubkeyHash !== pubkeyHash) {
         throw new PeerDeliveryError('identity_mismatch', 'the node at this address has a different key', false);
       }
@@ -100,7 +175,16 @@ export class PeerClient {
     }
     const now = Date.now();
     const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid, repeatable }, now, this.#sessions);
-    const res = await this.#batcher.post(target.addresses, JSON.stringify(wire));
+    const text = JSON.stringify(wire);
+    let res: PostAnswer;
+    try {
+      res = await this.#batcher.post(target.addresses, text);
+    } catch (err) {
+      // A pin mismatch writes nothing, so the same envelope can go once more, over the re-pinned address.
+      const address = expected ? this.#mismatchAt(err, target.addresses) : null;
+      if (!address || !(await this.#repin(address, expected!))) throw err;
+      res = await this.#batcher.post({ https: address }, text);
+    }
     if (res.status !== 200) {
       const err = (res.body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
       const code = typeof err?.code === 'string' ? err.code : `http_${res.status}`;

@@ -192,9 +192,26 @@ interface HelloBody {
   addresses: NodeAddresses;
   version: string;
   ts: number;
+  /** Lower-case hex SHA-256 of the DER of the HTTPS certificate the node serves now; null without HTTPS. */
+  tls_fingerprint: string | null;
 }
 
-export function buildHello(identity: Identity, addresses: NodeAddresses, version: string, nowMs: number): WireHello {
+/** A verified hello. */
+export interface OpenedHello {
+  pubkeyHash: string;
+  publicKey: Buffer;
+  sealingKey: Buffer;
+  addresses: NodeAddresses;
+  version: string;
+  /** When it was signed (Unix seconds), or null when the field is missing. */
+  ts: number | null;
+  /** The HTTPS certificate fingerprint the node vouches for; null when absent (older nodes) or not 64 hex. */
+  tlsFingerprint: string | null;
+}
+
+const FINGERPRINT = /^[0-9a-f]{64}$/;
+
+export function buildHello(identity: Identity, addresses: NodeAddresses, version: string, nowMs: number, tlsFingerprint: string | null = null): WireHello {
   const body: HelloBody = {
     v: 1,
     pubkey: b64u(identity.publicKey),
@@ -202,12 +219,13 @@ export function buildHello(identity: Identity, addresses: NodeAddresses, version
     addresses,
     version,
     ts: Math.floor(nowMs / 1000),
+    tls_fingerprint: tlsFingerprint,
   };
   const hello = JSON.stringify(body);
   return { hello, sig: b64u(identity.sign(Buffer.from(`${HELLO_DOMAIN}\n${hello}`))) };
 }
 
-export function openHello(raw: unknown): { pubkeyHash: string; publicKey: Buffer; sealingKey: Buffer; addresses: NodeAddresses; version: string } {
+export function openHello(raw: unknown): OpenedHello {
   if (typeof raw !== 'object' || raw === null) throw new EnvelopeError('malformed', 'hello is not an object');
   const { hello, sig } = raw as Record<string, unknown>;
   if (!isStr(hello) || !isStr(sig)) throw new EnvelopeError('malformed', 'hello fields missing');
@@ -224,5 +242,13 @@ export function openHello(raw: unknown): { pubkeyHash: string; publicKey: Buffer
   if (!verify(publicKey, Buffer.from(`${HELLO_DOMAIN}\n${hello}`), Buffer.from(sig, 'base64url'))) {
     throw new EnvelopeError('bad_signature', 'hello signature does not verify');
   }
-  return { pubkeyHash: pubkeyHash(publicKey), publicKey, sealingKey, addresses, version: isStr(body.version) ? body.version : '' };
+  return {
+    pubkeyHash: pubkeyHash(publicKey),
+    publicKey,
+    sealingKey,
+    addresses,
+    version: isStr(body.version) ? body.version : '',
+    ts: typeof body.ts === 'number' && Number.isInteger(body.ts) ? body.ts : null,
+    tlsFingerprint: isStr(body.tls_fingerprint) && FINGERPRINT.test(body.tls_fingerprint) ? body.tls_fingerprint : null,
+  };
 }

@@ -5,7 +5,8 @@
  * HTTPS peers use self-signed certificates, so the certificate chain is not verified; instead the SHA-256
  * fingerprint of the peer certificate is compared with the one pinned for the address (trust on first use).
  * The request body is written only after the check passed, on fresh and on reused connections alike, so a
- * peer with the wrong certificate never sees it.
+ * peer with the wrong certificate never sees it. A request marked `fresh` (the unpinned hello of a re-pin,
+ * see repin.ts) goes over a connection of its own, so the fingerprint it reports is that of a new handshake.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -69,8 +70,8 @@ export function peerFingerprint(socket: TLSSocket): string | null {
 }
 
 export interface ExchangeOptions {
-  /** What the request goes through (an agent, or createConnection for a one-off socket). */
-  request: http.RequestOptions;
+  /** What the request goes through (an agent, or createConnection for a one-off socket; TLS options for https). */
+  request: https.RequestOptions;
   module: typeof http | typeof https;
   transport: TransportRequest;
   maxResponseBytes: number;
@@ -83,6 +84,9 @@ export interface ExchangeOptions {
 interface ExchangeResult extends TransportResponse {
   reusedSocket: boolean;
 }
+
+/** At most this many pooled connections with a superseded certificate are skipped for one request. */
+const MAX_STALE_PINNED_SOCKETS = 64;
 
 /** How a failed exchange went, for the stale-connection retry. */
 const attempts = new WeakMap<TransportError, { reusedSocket: boolean; responseStarted: boolean }>();
@@ -166,14 +170,26 @@ export function exchange(opts: ExchangeOptions, deadline: number): Promise<Excha
  * did arrive, the peer's replay cache refuses the copy. Idle pooled connections are dropped before the
  * peer's announced keep-alive timeout (IDLE_SOCKET_MS plus Node's `Keep-Alive: timeout=` hint), which keeps
  * this race rare in the first place.
+ *
+ * A pooled connection can also be stale the other way: opened before the address was re-pinned, it presents the
+ * superseded certificate and fails the pin check before anything is written. It is closed and the request goes
+ * over another connection, which is checked against the same pin (a fresh one still refuses a wrong certificate).
  */
 export async function withStaleSocketRetry(run: () => Promise<ExchangeResult>): Promise<ExchangeResult> {
-  try {
-    return await run();
-  } catch (err) {
-    const attempt = err instanceof TransportError ? attempts.get(err) : undefined;
-    if (attempt && (err as TransportError).code === 'unreachable' && attempt.reusedSocket && !attempt.responseStarted) return run();
-    throw err;
+  let resets = 0;
+  let stalePins = 0;
+  for (;;) {
+    try {
+      return await run();
+    } catch (err) {
+      const attempt = err instanceof TransportError ? attempts.get(err) : undefined;
+      if (!attempt || !attempt.reusedSocket || attempt.responseStarted) throw err;
+      const code = (err as TransportError).code;
+      if (code === 'unreachable' && resets++ === 0) continue;
+      // Each such turn closes one pooled connection, so this ends (bounded anyway).
+      if (code === 'tls_pin_mismatch' && stalePins++ < MAX_STALE_PINNED_SOCKETS) continue;
+      throw err;
+    }
   }
 }
 
@@ -284,7 +300,8 @@ export class HttpTransport implements Transport {
       exchange(
         {
           module: https,
-          request: { host, port, agent: this.#https },
+          // A fresh request gets a one-off agent: a new handshake, closed after the answer, never pooled.
+          request: request.fresh ? { host, port, agent: false, rejectUnauthorized: false } : { host, port, agent: this.#https },
           transport: request,
           maxResponseBytes: this.#maxResponseBytes,
           beforeSend,

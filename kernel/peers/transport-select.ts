@@ -10,7 +10,7 @@
  *   3. An https or http failure never falls back: https never downgrades to http, and neither is retried over
  *      Tor (its much longer timeout is the caller's call, via the mode). The last TransportError is thrown.
  *   4. `too_large` and `tls_pin_mismatch` end the attempt at once: the peer did answer (or is not who we
- *      pinned), so another path would not help.
+ *      pinned), so another path would not help. (The client may then re-pin and ask once more: repin.ts.)
  */
 import { TorHealth, type TorHealthSettings } from './tor-health.js';
 import { HttpTransport } from './transport-http.js';

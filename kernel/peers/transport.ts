@@ -25,12 +25,17 @@ export interface TransportRequest {
   timeoutMs: number;
   /** https: expected SHA-256 certificate fingerprint (hex) pinned for this address, or null on first use. */
   pin?: string | null;
+  /**
+   * https: over a connection of its own, opened for this request and closed after it (never pooled), so that
+   * `certFingerprint` is what a brand-new handshake presented. For the unpinned hello of a re-pin (client.ts).
+   */
+  fresh?: boolean;
 }
 
 export interface TransportResponse {
   status: number;
   body: string;
-  /** https only: the fingerprint seen (so the caller can pin it on first use). */
+  /** https only: the fingerprint seen (so the caller can pin it on first use, or check it against a hello). */
   certFingerprint?: string;
 }
 

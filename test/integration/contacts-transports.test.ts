@@ -6,31 +6,9 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSocks, type FakeSocks } from '../support/fake-socks.js';
-import { waitFor, type Envelope } from '../support/api.js';
+import type { Envelope } from '../support/api.js';
+import { connectOver } from '../support/contacts.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-
-async function connect(a: TestNode, b: TestNode, address: string, acceptAddress: string): Promise<void> {
-  const add = await a.admin.post<Envelope>('/api/v1/contacts', { address, name: 'peer-b', credit_limit: '10', currency: 'VWL' });
-  expect(add.status).toBe(201);
-  const hashA = a.node.identity.pubkeyHash;
-  await waitFor(
-    async () => (await b.admin.get<Envelope>('/api/v1/contacts/pending')).body.data,
-    (d) => (d.counts as { incoming: number }).incoming === 1,
-    'the request on B',
-  );
-  const decided = await b.admin.post<Envelope>(`/api/v1/contacts/${hashA}/decisions`, {
-    decisions: [{ currency: 'VWL', action: 'accept', fee: 0, credit: '20' }],
-    is_new_contact: true,
-    contact_address: acceptAddress,
-    contact_name: 'peer-a',
-  });
-  expect(decided.body.data).toMatchObject({ accepted: ['VWL'], errors: [] });
-  await waitFor(
-    async () => (await a.admin.get<Envelope>(`/api/v1/contacts/${encodeURIComponent('peer-b')}`)).body.data.contact?.status,
-    (s) => s === 'accepted',
-    'acceptance on A',
-  );
-}
 
 describe('contacts over Tor (SOCKS5 mapping .onion names to loopback ports)', () => {
   let socks: FakeSocks;
@@ -53,7 +31,7 @@ describe('contacts over Tor (SOCKS5 mapping .onion names to loopback ports)', ()
 
   it('publishes the onion address and reaches the peer by it', async () => {
     expect(A.node.addresses().tor).toBe(A.node.identity.onionAddress);
-    await connect(A, B, B.node.identity.onionAddress, A.node.identity.onionAddress);
+    await connectOver(A, B, B.node.identity.onionAddress, A.node.identity.onionAddress);
     const routed = socks.requests.filter((r) => r.routed).map((r) => r.host);
     expect(routed).toContain(B.node.identity.onionAddress);
     expect(routed).toContain(A.node.identity.onionAddress);
@@ -86,7 +64,7 @@ describe('contacts over HTTPS with the self-signed certificate', () => {
     const httpsD = D.node.addresses().https!;
     const httpsC = C.node.addresses().https!;
     expect(httpsD).toBe(D.node.baseUrl.replace('http:', 'https:'));
-    await connect(C, D, httpsD, httpsC);
+    await connectOver(C, D, httpsD, httpsC);
     const db = new Database(join(C.dataDir, 'node.db'), { readonly: true });
     try {
       const pin = db.prepare('SELECT fingerprint FROM peer_tls_pins WHERE address = ?').get(httpsD) as { fingerprint: string } | undefined;
