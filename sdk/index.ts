@@ -359,6 +359,45 @@ export interface OutboxHooks {
   refresh?(payload: PeerPayload): PeerPayload;
   /** The dead letter queue's `message type` column (transaction, contact, p2p, rp2p, ...). */
   label?: string;
+  /**
+   * How an operator retry runs, for the messages a plugin delivers itself and parks with `ctx.peer.deadLetter`:
+   * resolve with the outcome once the peer answered (final either way); throw `PeerDeliveryError` when it could not
+   * be reached (the item stays pending with that reason). When set, it replaces the outbox resend and the
+   * delivered/refused hooks.
+   */
+  retry?(message: QueuedPeerMessage): Promise<DeadLetterOutcome>;
+}
+
+/** What the owner's retry of a dead letter came to: delivered, or refused (by the peer, or by the owner for it). */
+export type DeadLetterOutcome =
+  | { ok: true; /** The message as finally sent (re-signed), kept with the item. */ payload?: PeerPayload }
+  | { ok: false; /** The refusal code; the item's reason becomes `refused: <code>`. */ refusal: string; payload?: PeerPayload };
+
+/** A message a plugin delivered itself (`request`) whose every attempt failed: parked like an outbox message. */
+export interface DeadLetter {
+  /** The message's stable id, the same across its attempts (the owner's own id): unique in the queue. */
+  messageId: string;
+  /** Its peer message type: the hooks registered with `outcomes(type)` give its label and run its retry. */
+  type: string;
+  target: PeerTarget;
+  payload: PeerPayload;
+  /** Attempts made so far (the item's retry count). */
+  attempts: number;
+  reason: string;
+}
+
+/** Dead letters of messages a plugin delivers itself (part of `ctx.peer`). */
+export interface PeerDeadLetterApi {
+  /**
+   * Parks a message whose delivery failed for good, inside the caller's transaction (`ctx.db.tx`). Parking an id that
+   * is already pending or retrying updates its attempts, reason and payload; a finished item stays finished.
+   */
+  deadLetter(letter: DeadLetter): void;
+  /**
+   * The message reached its peer another way (its owner resent it): resolves its pending item with the outcome, in
+   * the caller's transaction. False when there is no pending item of that type and id.
+   */
+  resolveDeadLetter(type: string, messageId: string, outcome: DeadLetterOutcome): boolean;
 }
 
 export interface PeerHello {
@@ -369,7 +408,7 @@ export interface PeerHello {
   version: string;
 }
 
-export interface PeerApi {
+export interface PeerApi extends PeerDeadLetterApi {
   /** Registers the handler of a message type; one plugin owns each type. */
   handle(type: string, handler: PeerHandler): void;
   /** Refuses messages before any handler runs (a blocked peer); return a refusal or null. */
@@ -577,7 +616,7 @@ export interface DeadLetterItem {
 export interface DlqMechanism {
   list(statuses: readonly DeadLetterStatus[]): DeadLetterItem[];
   get(id: number): DeadLetterItem | null;
-  /** Sends the item again now; resolves it on delivery. */
+  /** Sends the item again now (an owned item: its owner's `retry` hook does); resolves it on delivery. */
   retry(id: number): Promise<DeadLetterItem>;
   abandon(id: number): DeadLetterItem;
   pendingCount(): number;

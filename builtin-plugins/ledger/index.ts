@@ -4,6 +4,7 @@ import type { ContactsService } from '../contacts/api.js';
 import type { SystemService } from '../system/api.js';
 import { balanceProvider, chainIsLinear, chainProvider } from './chain.js';
 import { LedgerCore } from './core.js';
+import { LedgerDeadLetters } from './dead-letters.js';
 import { MSG } from './protocol.js';
 import { Receiver } from './receiver.js';
 import { SendQueue } from './sender.js';
@@ -16,7 +17,9 @@ export default definePlugin({
     const contacts = ctx.services.use<ContactsService>('contacts');
     const store = new LedgerStore(ctx.db.handle);
     const core = new LedgerCore(ctx, store, contacts);
-    const queue = new SendQueue(core);
+    const deadLetters = new LedgerDeadLetters(core);
+    const queue = new SendQueue(core, deadLetters);
+    deadLetters.register(queue);
     const receiver = new Receiver(core, queue);
 
     ctx.peer.handle(MSG.send, receiver.handle);
@@ -49,7 +52,10 @@ export default definePlugin({
       return { chains, broken: chains.filter((c) => !c.chain_ok).length };
     });
     system.registerMetrics('ledger', () => ({ transactions_by_status: store.counts() }));
-    ctx.onStop(() => queue.stop());
+    ctx.onStop(async () => {
+      await queue.stop();
+      deadLetters.stop();
+    });
     queue.startWhenRunning();
   },
 });

@@ -8,13 +8,14 @@
  *      content is resent unchanged); status `sending`, `in_doubt` = 1, `sending_started_at` = now.
  *   2. ctx.peer.request(`ledger.send`) and wait for the signed reply.
  *   3. (db tx) record the outcome: completed (with balances), rejected, cancelled, back to pending for a retry,
- *      or failed.
+ *      or failed (a delivery failure also parks the payment in the dead letter queue: dead-letters.ts).
  */
 import { PeerDeliveryError, type PeerReply } from '../../sdk/index.js';
 import { backoffMs } from '../../kernel/peers/outbox.js';
 import { buildContent, parseContent, signedBytes, ContentError, MEMO_STANDARD } from './content.js';
 import type { LedgerCore } from './core.js';
-import { currencyKey, type TxRow } from './store.js';
+import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters } from './dead-letters.js';
+import { currencyKey, type TxPatch, type TxRow } from './store.js';
 import { MSG, REFUSAL, type SendPayload, type SendReply } from './protocol.js';
 
 /** Transport failures before a payment is failed (DELIVERY_MAX_RETRIES of the outbox). */
@@ -69,7 +70,10 @@ export class SendQueue {
   #flushQueued = false;
   #stopped = false;
 
-  constructor(private readonly core: LedgerCore) {}
+  constructor(
+    private readonly core: LedgerCore,
+    private readonly deadLetters: LedgerDeadLetters,
+  ) {}
 
   get #ctx() {
     return this.core.ctx;
@@ -83,7 +87,7 @@ export class SendQueue {
     this.#flushQueued = true;
     setImmediate(() => {
       this.#flushQueued = false;
-      if (!this.#running()) return;
+      if (!this.running()) return;
       for (const [key, chain] of this.#woken) {
         this.#woken.delete(key);
         this.#start(chain.contactHash, chain.ckey);
@@ -150,7 +154,9 @@ export class SendQueue {
         const fresh = this.core.store.get(r.txid)!;
         if (fresh.status !== 'sending') continue;
         if (fresh.recoveryCount >= MAX_RECOVERIES) {
-          this.core.finalize(fresh, 'failed', 'recovery_exhausted: stuck in sending after 3 recoveries', { needsReview: true, inDoubt: true });
+          const reason = 'stuck in sending after 3 recoveries';
+          this.core.finalize(fresh, 'failed', `${RECOVERY_EXHAUSTED}: ${reason}`, { needsReview: true, inDoubt: true });
+          this.deadLetters.giveUp(fresh.txid, new PeerDeliveryError(RECOVERY_EXHAUSTED, reason));
         } else {
           this.core.update(fresh, {
             status: 'pending',
@@ -183,22 +189,31 @@ export class SendQueue {
    */
   revive(row: TxRow, why: string): boolean {
     if (row.type !== 'sent' || !row.content || (row.status !== 'failed' && row.status !== 'cancelled')) return false;
-    this.core.update(row, {
-      status: 'pending',
-      inDoubt: true,
-      attempts: 0,
-      busyRetries: 0,
-      nextAttemptAt: this.core.now(),
-      failureReason: `revived: ${why}`,
-    });
-    this.#ctx.db.afterCommit(() => this.wake(row.contactHash, row.currencyKey));
+    this.#reopen(row, { inDoubt: true, attempts: 0 }, `revived: ${why}`);
     this.#ctx.log.warn('payment revived', { txid: row.txid, why });
     return true;
   }
 
+  /**
+   * An operator retry from the dead letter queue: a payment failed for delivery goes back to `pending` for one more
+   * attempt (its attempts stay at the limit, so a transport failure fails it again at once). Not in doubt, it is
+   * re-signed onto the current chain head when it leaves the queue (same txid and time: the txid commits to them);
+   * in doubt, it is resent unchanged and the peer answers from its record. Call inside a transaction.
+   */
+  retryFailed(row: TxRow): void {
+    this.#reopen(row, { attempts: Math.max(row.attempts, MAX_TRANSPORT_FAILURES - 1), repoints: 0 }, 'retried from the dead letter queue');
+    this.#ctx.log.info('payment retried from the dead letter queue', { txid: row.txid, in_doubt: row.inDoubt });
+  }
+
+  #reopen(row: TxRow, patch: TxPatch, reason: string): void {
+    this.core.update(row, { ...patch, status: 'pending', busyRetries: 0, nextAttemptAt: this.core.now(), failureReason: reason });
+    this.#ctx.db.afterCommit(() => this.wake(row.contactHash, row.currencyKey));
+  }
+
   // ---- dispatch
 
-  #running(): boolean {
+  /** Whether payments are being sent: the node's processors run and the queue is not stopping. */
+  running(): boolean {
     return !this.#stopped && this.#ctx.kernel.jobs.running();
   }
 
@@ -210,7 +225,7 @@ export class SendQueue {
   }
 
   #scan(): void {
-    if (!this.#running()) return;
+    if (!this.running()) return;
     const now = this.core.now();
     this.#expireUnsent(now);
     let nextAt = Infinity;
@@ -253,7 +268,7 @@ export class SendQueue {
   /** Sends the chain's pending payments oldest first; stops at the first one not due yet (and arms the timer). */
   async #work(contactHash: string, ckey: string): Promise<void> {
     for (;;) {
-      if (!this.#running()) return;
+      if (!this.running()) return;
       const row = this.core.store.nextPending(contactHash, ckey);
       if (!row) return;
       if (row.nextAttemptAt > this.core.now()) {
@@ -337,21 +352,23 @@ export class SendQueue {
   }
 
   #transportFailure(row: TxRow, err: unknown, wasInDoubt: boolean, singlePath = false): void {
-    const code = err instanceof PeerDeliveryError ? err.code : 'error';
-    const reason = `${code}: ${err instanceof Error ? err.message : String(err)}`;
+    const failure = err instanceof PeerDeliveryError ? err : new PeerDeliveryError('error', err instanceof Error ? err.message : String(err));
+    const code = failure.code;
+    const reason = `${code}: ${failure.message}`;
     const delivered = !(NOT_DELIVERED.has(code) || /^http_\d+$/.test(code) || (singlePath && code === 'unreachable' && NEVER_CONNECTED.test(reason)));
     const inDoubt = wasInDoubt || delivered;
-    const permanent = err instanceof PeerDeliveryError && !err.transient;
+    const permanent = !failure.transient;
     this.#ctx.db.tx(() => {
       const r = this.core.store.get(row.txid);
       if (!r || r.status !== 'sending') return;
       const attempts = r.attempts + 1;
       if (permanent || attempts >= MAX_TRANSPORT_FAILURES) {
-        this.core.finalize(r, 'failed', `delivery_failed after ${attempts} attempt(s): ${reason}`, {
+        const failed = this.core.finalize(r, 'failed', `${DELIVERY_FAILED} after ${attempts} attempt(s): ${reason}`, {
           attempts,
           inDoubt,
           needsReview: inDoubt,
         });
+        this.deadLetters.undelivered(failed, failure);
         return;
       }
       this.core.update(r, {

@@ -1,8 +1,19 @@
-import type { DeadLetterItem, DeadLetterStatus, DlqMechanism, Logger, PeerPayload, QueuedPeerMessage } from '../../sdk/index.js';
+import type {
+  DeadLetter,
+  DeadLetterItem,
+  DeadLetterOutcome,
+  DeadLetterStatus,
+  DlqMechanism,
+  Logger,
+  PeerDeadLetterApi,
+  PeerPayload,
+  PeerReply,
+  QueuedPeerMessage,
+} from '../../sdk/index.js';
 import { PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import { ApiError } from '../errors.js';
-import { loadTarget, storeTarget, type Outbox } from './outbox.js';
+import { loadTarget, recipientAddress, storeTarget, type Outbox } from './outbox.js';
 
 interface Row {
   id: number;
@@ -19,13 +30,20 @@ interface Row {
   updated_at: string;
 }
 
+/** A resolved item's reason: none once delivered, `refused: <code>` when the peer (or the owner for it) refused it. */
+const reasonOf = (outcome: DeadLetterOutcome): string | null => (outcome.ok ? null : `refused: ${outcome.refusal}`);
+
 /**
- * Messages whose delivery failed every attempt. An operator retries them (when their owner says a retry is
- * safe, refreshing the payload first) or abandons them; finished items are deleted after the retention.
+ * Messages whose delivery failed every attempt: the outbox's, and those a plugin delivers itself and parks with
+ * `ctx.peer.deadLetter` (its type's `retry` hook then runs an operator retry, outcome included). An operator retries
+ * them (when their owner says a retry is safe, refreshing the payload first) or abandons them; finished items are
+ * deleted after the retention.
  */
 export class DeadLetterQueue implements DlqMechanism {
   #outbox: Outbox | null = null;
   readonly #insert;
+  readonly #upsert;
+  readonly #resolve;
   readonly #get;
   readonly #update;
 
@@ -37,6 +55,17 @@ export class DeadLetterQueue implements DlqMechanism {
       `INSERT OR IGNORE INTO peer_dlq (message_id, type, label, target, payload, status, retry_count, recipient_address, failure_reason, added_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
     );
+    this.#upsert = db.prepare(
+      `INSERT INTO peer_dlq (message_id, type, label, target, payload, status, retry_count, recipient_address, failure_reason, added_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
+       ON CONFLICT (message_id) DO UPDATE SET target = excluded.target, payload = excluded.payload,
+         retry_count = MAX(retry_count, excluded.retry_count), recipient_address = excluded.recipient_address,
+         failure_reason = excluded.failure_reason, updated_at = excluded.updated_at
+       WHERE status IN ('pending', 'retrying')`,
+    );
+    this.#resolve = db.prepare(
+      `UPDATE peer_dlq SET status = 'resolved', failure_reason = ?, updated_at = ? WHERE type = ? AND message_id = ? AND status IN ('pending', 'retrying')`,
+    );
     this.#get = db.prepare('SELECT * FROM peer_dlq WHERE id = ?');
     this.#update = db.prepare('UPDATE peer_dlq SET status = ?, retry_count = ?, failure_reason = ?, payload = ?, updated_at = ? WHERE id = ?');
   }
@@ -46,10 +75,19 @@ export class DeadLetterQueue implements DlqMechanism {
   }
 
   park(message: QueuedPeerMessage, type: string, reason: string, address: string | null): void {
-    const label = this.#outbox?.hooksFor(type)?.label ?? type;
     const now = new Date().toISOString();
-    this.#insert.run(message.id, type, label, storeTarget(message.target), JSON.stringify(message.payload), message.attempts, address, reason, now, now);
+    this.#insert.run(message.id, type, this.#label(type), storeTarget(message.target), JSON.stringify(message.payload), message.attempts, address, reason, now, now);
   }
+
+  /** What `ctx.peer` offers a plugin for the messages it delivers itself (see PeerDeadLetterApi). */
+  readonly owned: PeerDeadLetterApi = {
+    deadLetter: (l: DeadLetter) => {
+      const now = new Date().toISOString();
+      this.#upsert.run(l.messageId, l.type, this.#label(l.type), storeTarget(l.target), JSON.stringify(l.payload), l.attempts, recipientAddress(l.target), l.reason, now, now);
+    },
+    resolveDeadLetter: (type, messageId, outcome) =>
+      this.#resolve.run(reasonOf(outcome), new Date().toISOString(), type, messageId).changes > 0,
+  };
 
   list(statuses: readonly DeadLetterStatus[]): DeadLetterItem[] {
     const rows = this.db
@@ -81,15 +119,22 @@ export class DeadLetterQueue implements DlqMechanism {
     this.#update.run('retrying', attempts, row.failure_reason, JSON.stringify(payload), new Date().toISOString(), id);
     const target = loadTarget(row.target);
     const message: QueuedPeerMessage = { id: row.message_id, target, payload, attempts };
-    let reply;
+    // An owned item's retry runs its owner's way, outcome included; an outbox item is resent as it was queued.
+    let reply: PeerReply | null = null;
+    let outcome: DeadLetterOutcome;
     try {
-      reply = await this.#outbox!.sendNow(row.message_id, target, payload);
+      if (hooks.retry) outcome = await hooks.retry(message);
+      else {
+        reply = await this.#outbox!.sendNow(row.message_id, target, payload);
+        outcome = reply.ok ? { ok: true } : { ok: false, refusal: reply.error?.code ?? 'refused' };
+      }
     } catch (err) {
       const reason = err instanceof PeerDeliveryError ? `${err.code}: ${err.message}` : String(err);
       this.#update.run('pending', attempts, reason, JSON.stringify(payload), new Date().toISOString(), id);
       throw new ApiError('dlq_retry_failed', 502, `Delivery failed again: ${reason}`, { item: this.get(id) });
     }
-    this.#update.run('resolved', attempts, reply.ok ? null : `refused: ${reply.error?.code}`, JSON.stringify(payload), new Date().toISOString(), id);
+    this.#update.run('resolved', attempts, reasonOf(outcome), JSON.stringify(outcome.payload ?? payload), new Date().toISOString(), id);
+    if (!reply) return this.get(id)!;
     this.#outbox!.markDelivered(row.message_id, attempts, reply.ok ? null : (reply.error?.code ?? 'refused'));
     try {
       await (reply.ok ? hooks.delivered?.(message, reply) : hooks.refused?.(message, reply));
@@ -113,6 +158,10 @@ export class DeadLetterQueue implements DlqMechanism {
   cleanup(nowMs: number, dlqDays: number, deliveryDays: number): void {
     this.db.prepare(`DELETE FROM peer_dlq WHERE status IN ('resolved', 'abandoned') AND updated_at < ?`).run(new Date(nowMs - dlqDays * 86_400_000).toISOString());
     this.db.prepare(`DELETE FROM peer_outbox WHERE status IN ('delivered', 'refused', 'dead') AND updated_at < ?`).run(nowMs - deliveryDays * 86_400_000);
+  }
+
+  #label(type: string): string {
+    return this.#outbox?.hooksFor(type)?.label ?? type;
   }
 
   #require(id: number): Row {

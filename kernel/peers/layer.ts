@@ -33,6 +33,11 @@ export interface PeerLayerDeps {
   torSocks: { host: string; port: number };
   retired: () => boolean;
   log: Logger;
+  /**
+   * Hex SHA-256 of the HTTPS certificate the node serves now (it changes with the hostname setting), or null
+   * without HTTPS; read for every hello, which signs it so that peers can re-pin safely.
+   */
+  tlsFingerprint?: () => string | null;
 }
 
 /** The node-to-node message layer: inbound endpoint, client, outbox and dead letter queue. */
@@ -46,7 +51,7 @@ export class PeerLayer {
   constructor(private readonly deps: PeerLayerDeps) {
     this.inbound = new PeerInbound(deps.db, deps.identity, deps.addresses, deps.retired, deps.log);
     this.transports = createPeerTransports({ torSocks: deps.torSocks, settings: deps.settings });
-    this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, new TlsPins(deps.db));
+    this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, new TlsPins(deps.db), deps.log);
     this.dlq = new DeadLetterQueue(deps.db, deps.log);
     this.outbox = new Outbox(deps.db, deps.tx, this.client, (m, type, reason, address) => this.dlq.park(m, type, reason, address), deps.log);
     this.dlq.attach(this.outbox);
@@ -65,7 +70,7 @@ export class PeerLayer {
       return true;
     }
     if (path === '/peer/v1/hello' && req.method === 'GET') {
-      reply(res, 200, buildHello(this.deps.identity, this.deps.addresses(), this.deps.version, Date.now()));
+      reply(res, 200, buildHello(this.deps.identity, this.deps.addresses(), this.deps.version, Date.now(), this.deps.tlsFingerprint?.() ?? null));
       return true;
     }
     return false;
@@ -124,6 +129,8 @@ export class PeerLayer {
         hookTypes.push(type);
         this.outbox.hooks(type, hooks);
       },
+      deadLetter: (letter) => this.dlq.owned.deadLetter(letter),
+      resolveDeadLetter: (type, messageId, outcome) => this.dlq.owned.resolveDeadLetter(type, messageId, outcome),
       hello: (address) => {
         const kind = kindOfAddress(address);
         if (!kind) throw new PeerDeliveryError('bad_address', `not a peer address: ${address}`, false);

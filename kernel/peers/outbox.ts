@@ -48,6 +48,9 @@ export const loadTarget = (text: string): PeerTarget => {
   return { pubkeyHash: t.pubkeyHash, sealingKey: t.sealingKey ? Buffer.from(t.sealingKey, 'base64url') : null, addresses: t.addresses };
 };
 
+/** The address a dead letter names as its recipient, in the house preference: tor > https > http. */
+export const recipientAddress = (t: PeerTarget): string | null => t.addresses.tor ?? t.addresses.https ?? t.addresses.http ?? null;
+
 const recipientKey = (t: PeerTarget): string => t.pubkeyHash ?? JSON.stringify(t.addresses);
 
 /**
@@ -186,7 +189,7 @@ export class Outbox {
       }
       this.tx.run(() => {
         this.#setStatus.run('dead', reason, message.attempts, Date.now(), row.id);
-        this.deadLetter(message, row.type, reason, target.addresses.tor ?? target.addresses.https ?? target.addresses.http ?? null);
+        this.deadLetter(message, row.type, reason, recipientAddress(target));
       });
       await this.#runHook(row.type, () => hooks?.dead?.(message, reason));
       return;

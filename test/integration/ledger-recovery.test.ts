@@ -8,28 +8,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { balanceRow, call, connect, ok, send, settled, tx, waitFor } from './ledger-support.js';
-
-/** Turns a completed outgoing payment back into "sent, answer lost" (status sending, balances without it). */
-function loseAnswer(dataDir: string, txid: string, recoveryCount: number): void {
-  const db = new Database(`${dataDir}/node.db`);
-  db.transaction(() => {
-    const row = db.prepare('SELECT contact_hash, currency_key, amount_whole, amount_frac FROM ledger_tx WHERE txid = ?').get(txid) as any;
-    db.prepare(
-      `UPDATE ledger_tx SET status = 'sending', chain_pos = NULL, completed_at = NULL, recipient_sig = NULL, in_doubt = 1,
-        sending_started_at = ?, recovery_count = ? WHERE txid = ?`,
-    ).run(Date.now() - 1000, recoveryCount, txid);
-    const b = db.prepare('SELECT sent_whole, sent_frac FROM ledger_balances WHERE contact_hash = ? AND currency_key = ?').get(row.contact_hash, row.currency_key) as any;
-    let whole = b.sent_whole - row.amount_whole;
-    let frac = b.sent_frac - row.amount_frac;
-    if (frac < 0) {
-      frac += 100_000_000;
-      whole -= 1;
-    }
-    db.prepare('UPDATE ledger_balances SET sent_whole = ?, sent_frac = ? WHERE contact_hash = ? AND currency_key = ?').run(whole, frac, row.contact_hash, row.currency_key);
-  })();
-  db.close();
-}
+import { balanceRow, call, connect, loseAnswer, ok, send, settled, tx, waitFor } from './ledger-support.js';
 
 function rowOf(dataDir: string, txid: string): any {
   const db = new Database(`${dataDir}/node.db`, { readonly: true });

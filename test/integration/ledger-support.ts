@@ -2,6 +2,7 @@
  * Helpers of the ledger, wallet and payment-request tests: REST calls against test nodes, contact setup through the
  * contacts API, and waits on payment outcomes. Amounts are exact decimal strings throughout.
  */
+import Database from 'better-sqlite3';
 import { Decimal } from 'decimal.js';
 import { call, hashOf, ok, waitFor } from '../support/api.js';
 import type { TestNode } from '../support/node.js';
@@ -71,3 +72,27 @@ export async function balanceRow(t: TestNode, peer: TestNode, currency = 'VWL'):
 }
 
 export const dec = (s: string | number): Decimal => new Decimal(s);
+
+/**
+ * Turns a completed outgoing payment back into "sent, answer lost" (status sending, balances without it), as a crash
+ * leaves it; `attempts` is its count of transport failures so far. Run it on a stopped node's data directory.
+ */
+export function loseAnswer(dataDir: string, txid: string, recoveryCount: number, attempts = 0): void {
+  const db = new Database(`${dataDir}/node.db`);
+  db.transaction(() => {
+    const row = db.prepare('SELECT contact_hash, currency_key, amount_whole, amount_frac FROM ledger_tx WHERE txid = ?').get(txid) as any;
+    db.prepare(
+      `UPDATE ledger_tx SET status = 'sending', chain_pos = NULL, completed_at = NULL, recipient_sig = NULL, in_doubt = 1,
+        sending_started_at = ?, recovery_count = ?, attempts = ? WHERE txid = ?`,
+    ).run(Date.now() - 1000, recoveryCount, attempts, txid);
+    const b = db.prepare('SELECT sent_whole, sent_frac FROM ledger_balances WHERE contact_hash = ? AND currency_key = ?').get(row.contact_hash, row.currency_key) as any;
+    let whole = b.sent_whole - row.amount_whole;
+    let frac = b.sent_frac - row.amount_frac;
+    if (frac < 0) {
+      frac += 100_000_000;
+      whole -= 1;
+    }
+    db.prepare('UPDATE ledger_balances SET sent_whole = ?, sent_frac = ? WHERE contact_hash = ? AND currency_key = ?').run(whole, frac, row.contact_hash, row.currency_key);
+  })();
+  db.close();
+}
