@@ -294,7 +294,9 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
       await closed;
       clearTimeout(forced);
       peers.outbox.stop();
+      // Closing the transports fails the requests still in flight; their attempts record that before the database closes.
       peers.transports.close();
+      await peers.outbox.drain();
       await jobs.drain();
       await host!.unload();
       keys.flushLastUsed();

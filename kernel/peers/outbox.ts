@@ -62,6 +62,8 @@ const recipientKey = (t: PeerTarget): string => t.pubkeyHash ?? JSON.stringify(t
 export class Outbox {
   #hooks = new Map<string, OutboxHooks>();
   #inFlight = new Set<string>();
+  /** Attempts under way, so a stopping node can wait for them before it closes the database. */
+  #attempts = new Set<Promise<void>>();
   #busyRecipients = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
   #timerAt = Infinity;
@@ -124,6 +126,11 @@ export class Outbox {
     this.#timerAt = Infinity;
   }
 
+  /** Resolves once the attempts under way have recorded their outcome (after stop: none start). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.#attempts]);
+  }
+
   kick(): void {
     if (!this.#running || this.#kickQueued) return;
     this.#kickQueued = true;
@@ -149,11 +156,13 @@ export class Outbox {
       if (this.#busyRecipients.has(who)) continue;
       this.#inFlight.add(row.id);
       this.#busyRecipients.add(who);
-      void this.#attempt(row, target).finally(() => {
+      const attempt: Promise<void> = this.#attempt(row, target).finally(() => {
         this.#inFlight.delete(row.id);
         this.#busyRecipients.delete(who);
+        this.#attempts.delete(attempt);
         this.kick();
       });
+      this.#attempts.add(attempt);
     }
     this.#armTimer();
   }

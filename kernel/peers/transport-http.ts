@@ -174,11 +174,14 @@ export function exchange(opts: ExchangeOptions, deadline: number): Promise<Excha
  * A pooled connection can also be stale the other way: opened before the address was re-pinned, it presents the
  * superseded certificate and fails the pin check before anything is written. It is closed and the request goes
  * over another connection, which is checked against the same pin (a fresh one still refuses a wrong certificate).
+ * Once the transport is closed nothing is sent again: the request fails at once.
  */
-export async function withStaleSocketRetry(run: () => Promise<ExchangeResult>): Promise<ExchangeResult> {
+export async function withStaleSocketRetry(run: () => Promise<ExchangeResult>, closed: () => boolean): Promise<ExchangeResult> {
   let resets = 0;
   let stalePins = 0;
   for (;;) {
+    // A closed transport (the node is stopping) destroyed its connections: no new one is opened to retry on.
+    if (closed()) throw new TransportError('unreachable', 'the transport is closed: the node is stopping');
     try {
       return await run();
     } catch (err) {
@@ -248,6 +251,8 @@ export class HttpTransport implements Transport {
   readonly #http: http.Agent;
   readonly #https: https.Agent;
   readonly #maxResponseBytes: number;
+  #closed = false;
+  readonly #isClosed = (): boolean => this.#closed;
 
   constructor(options: HttpTransportOptions = {}) {
     const maxSockets = options.maxSocketsPerHost ?? 64;
@@ -278,6 +283,7 @@ export class HttpTransport implements Transport {
           { module: http, request: { host, port, agent: this.#http }, transport: request, maxResponseBytes: this.#maxResponseBytes, label },
           deadline,
         ),
+        this.#isClosed,
       );
       return stripInternal(result);
     }
@@ -309,13 +315,16 @@ export class HttpTransport implements Transport {
         },
         deadline,
       ),
+      this.#isClosed,
     );
     const out = stripInternal(result);
     if (seen) out.certFingerprint = seen;
     return out;
   }
 
+  /** Fails the requests in flight and every later one (the node is stopping). */
   close(): void {
+    this.#closed = true;
     this.#http.destroy();
     this.#https.destroy();
   }

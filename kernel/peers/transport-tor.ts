@@ -104,6 +104,7 @@ export class TorTransport implements Transport {
   readonly #agent: SocksAgent;
   readonly #health: TorHealth;
   readonly #maxResponseBytes: number;
+  #closed = false;
 
   constructor(options: TorTransportOptions) {
     const socks = options.socks;
@@ -127,6 +128,7 @@ export class TorTransport implements Transport {
     try {
       const result = await withStaleSocketRetry(() =>
         exchange({ module: http, request: requestOptions, transport: request, maxResponseBytes: this.#maxResponseBytes, label }, deadline),
+        () => this.#closed,
       );
       this.#health.recordSuccess(onion);
       return { status: result.status, body: result.body };
@@ -139,7 +141,9 @@ export class TorTransport implements Transport {
     }
   }
 
+  /** Fails the requests in flight and every later one (the node is stopping). */
   close(): void {
+    this.#closed = true;
     this.#agent.destroy();
   }
 }
