@@ -190,6 +190,12 @@ export interface CliContribution {
    * table use the default of Document 2: 100 per 60 s, blocked 5 minutes.
    */
   rateLimits?: Record<string, CliRateRule>;
+  /**
+   * Error codes of the plugin's REST routes that the command line reports under another name (Document 2 lists
+   * observed codes such as CONTACT_NOT_FOUND), node code → command-line code. They apply to every command, whoever
+   * called the route; the node's code stays in the failure's `node_code`.
+   */
+  codes?: Readonly<Record<string, string>>;
   /** Adds the commands to the program. Called once per run, before parsing. */
   register(program: Command, ctx: CliContext): void;
 }

@@ -11,7 +11,7 @@
  *   contact update <contact> [--name N] [--fee F] [--credit C] [--currency CCY]
  *   contact delete|block|unblock|ping <contact>
  *   contact search <query>
- *   contact currency add|accept <contact> <currency> --fee F --credit C
+ *   contact currency add|accept <contact> <currency> --fee F --credit C   (both flags required)
  *   contact currency decline|remove <contact> <currency>
  *   contact currency list <contact>
  *
@@ -74,18 +74,6 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 
 const addressOf = (c: { addresses: ContactView['addresses'] }): string | null => c.addresses.tor ?? c.addresses.https ?? c.addresses.http;
 
-/** The codes node-cli reports for the two contact failures Document 2 names. */
-const CLI_CODES: Record<string, string> = { contact_not_found: 'CONTACT_NOT_FOUND', contact_exists: 'CONTACT_EXISTS' };
-
-async function mapped<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof CliError && CLI_CODES[err.code]) throw new CliError(CLI_CODES[err.code]!, err.message, { ...err.details, node_code: err.code });
-    throw err;
-  }
-}
-
 /** A number-like flag value: kept as typed (the node validates and answers with its own error). */
 function numeric(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -94,7 +82,7 @@ function numeric(flag: string, value: string | undefined): string | undefined {
 }
 
 async function viewContact(ctx: CliContext, reference: string): Promise<ContactView> {
-  return mapped(async () => (await ctx.api.get<{ contact: ContactView }>(`/api/v1/contacts/${enc(reference)}`)).contact);
+  return (await ctx.api.get<{ contact: ContactView }>(`/api/v1/contacts/${enc(reference)}`)).contact;
 }
 
 /** The key hash a :hash route needs, from any reference. */
@@ -201,11 +189,9 @@ async function applyDecisions(ctx: CliContext, reference: string, decisions: Dec
   } else if (name !== undefined) {
     ctx.out.warn('--name is used only for a pending contact; rename with: node-cli contact update <contact> --name N');
   }
-  const data = await mapped(() =>
-    ctx.api.post<{ accepted: string[]; declined: string[]; deferred?: string[]; errors: { currency: string | null; code: string; message: string }[] }>(
-      `/api/v1/contacts/${hash}/decisions`,
-      body,
-    ),
+  const data = await ctx.api.post<{ accepted: string[]; declined: string[]; deferred?: string[]; errors: { currency: string | null; code: string; message: string }[] }>(
+    `/api/v1/contacts/${hash}/decisions`,
+    body,
   );
   ctx.out.success(data, () => {
     if (data.declined.length) ctx.out.line(`Declined: ${data.declined.join(', ')}`);
@@ -219,6 +205,8 @@ async function applyDecisions(ctx: CliContext, reference: string, decisions: Dec
 
 export default defineCliCommands({
   plugin: 'contacts',
+  // Document 2's observed codes for the two contact failures.
+  codes: { contact_not_found: 'CONTACT_NOT_FOUND', contact_exists: 'CONTACT_EXISTS' },
   register(program, ctx) {
     const contact = program
       .command('contact')
@@ -256,7 +244,7 @@ export default defineCliCommands({
         if (opts.requestedCredit !== undefined) body.requested_credit_limit = numeric('--requested-credit', opts.requestedCredit);
         if (opts.enforceRequestedCredit) body.requested_credit_enforced = true;
         if (opts.message !== undefined) body.description = opts.message;
-        const data = await mapped(() => ctx.api.post<{ message: string; status: string; address: string; name: string }>('/api/v1/contacts', body));
+        const data = await ctx.api.post<{ message: string; status: string; address: string; name: string }>('/api/v1/contacts', body);
         ctx.out.success(data, data.message);
       });
 
@@ -369,7 +357,7 @@ export default defineCliCommands({
         if (opts.fee !== undefined) body.fee_percent = Number(numeric('--fee', opts.fee));
         if (opts.credit !== undefined) body.credit_limit = numeric('--credit', opts.credit);
         if (opts.currency !== undefined) body.currency = opts.currency;
-        const data = await mapped(() => ctx.api.put<{ message: string; updated: Record<string, unknown> }>(`/api/v1/contacts/${enc(reference)}`, body));
+        const data = await ctx.api.put<{ message: string; updated: Record<string, unknown> }>(`/api/v1/contacts/${enc(reference)}`, body);
         ctx.out.success(data, data.message);
       });
 
@@ -383,9 +371,7 @@ export default defineCliCommands({
         .summary(summary)
         .argument('<contact>')
         .action(async (reference: string) => {
-          const data = await mapped(() =>
-            method === 'delete' ? ctx.api.delete<{ message: string }>(path(reference)) : ctx.api.post<{ message: string }>(path(reference)),
-          );
+          const data = await (method === 'delete' ? ctx.api.delete<{ message: string }>(path(reference)) : ctx.api.post<{ message: string }>(path(reference)));
           ctx.out.success(data, data.message);
         });
     }
@@ -395,10 +381,8 @@ export default defineCliCommands({
       .summary('ping a contact: online status, chain validity, available credit')
       .argument('<contact>')
       .action(async (reference: string) => {
-        const data = await mapped(() =>
-          ctx.api.post<{ contact_name: string | null; online_status: string; chain_valid: boolean | null; message: string; my_available_credit?: Record<string, string | null> }>(
-            `/api/v1/contacts/ping/${enc(reference)}`,
-          ),
+        const data = await ctx.api.post<{ contact_name: string | null; online_status: string; chain_valid: boolean; message: string; my_available_credit?: Record<string, string | null> }>(
+          `/api/v1/contacts/ping/${enc(reference)}`,
         );
         ctx.out.success(data, () => {
           ctx.out.kv([
@@ -427,8 +411,8 @@ export default defineCliCommands({
       .summary('request one more currency with a contact')
       .argument('<contact>')
       .argument('<currency>')
-      .option('--fee <percent>', 'fee percent you charge', '0')
-      .option('--credit <amount>', 'credit you extend', '0')
+      .requiredOption('--fee <percent>', 'fee percent you charge')
+      .requiredOption('--credit <amount>', 'credit you extend')
       .action(async (reference: string, code: string, opts: { fee: string; credit: string }) => {
         const { hash } = await hashOf(ctx, reference);
         const data = await ctx.api.post<{ message: string; currency: string }>(`/api/v1/contacts/${hash}/currencies`, {

@@ -429,7 +429,7 @@ export default defineCliCommands({
       .argument('<contact>', 'name, address or public key hash')
       .option('--currency <code>', 'only methods in this currency')
       .action(async (reference: string, opts: { currency?: string }) => {
-        const data = await ctx.api.post<ContactMethods>(`${BASE}/fetch/${enc(reference)}`, opts.currency ? { currency: opts.currency } : {});
+        const data = await call<ContactMethods>(ctx, 'POST', `${BASE}/fetch/${enc(reference)}`, opts.currency ? { currency: opts.currency } : {});
         ctx.out.success(data, () => printContactMethods(ctx, data, 'Fetched'));
       });
 
@@ -439,7 +439,7 @@ export default defineCliCommands({
       .argument('<contact>', 'name, address or public key hash')
       .option('--currency <code>', 'only methods in this currency')
       .action(async (reference: string, opts: { currency?: string }) => {
-        const data = await ctx.api.get<ContactMethods>(`${BASE}/contact/${enc(reference)}`, opts.currency ? { currency: opts.currency } : undefined);
+        const data = await call<ContactMethods>(ctx, 'GET', `${BASE}/contact/${enc(reference)}`, undefined, opts.currency ? { currency: opts.currency } : undefined);
         ctx.out.success(data, () => printContactMethods(ctx, data, 'Known'));
       });
   },

@@ -8,7 +8,7 @@
  *   request decline <request_id>
  *   request cancel <request_id>
  */
-import { defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
+import { CliError, defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
 
 interface RequestView {
   id: number;
@@ -48,6 +48,14 @@ async function list(ctx: CliContext, limit: number | undefined): Promise<void> {
   });
 }
 
+/** A REST call whose answer's `message` is shown too (the signed client's request returns `data` only). */
+async function call(ctx: CliContext, method: string, path: string, body?: unknown): Promise<{ data: unknown; message: string }> {
+  const res = await ctx.api.raw(method, path, body === undefined ? {} : { body });
+  const env = res.body as { success?: boolean; data?: unknown; message?: string; error?: { code: string; message: string } };
+  if (!env?.success) throw new CliError(env?.error?.code ?? `http_${res.status}`, env?.error?.message ?? `HTTP ${res.status}`, { status: res.status });
+  return { data: env.data, message: env.message ?? 'Done' };
+}
+
 export default defineCliCommands({
   plugin: 'payment-requests',
   register(program, ctx) {
@@ -74,12 +82,14 @@ export default defineCliCommands({
       .argument('[description]', 'at most 255 characters')
       .option('--address-type <type>', 'deliver over tor, https or http (default: the best transport)')
       .action(async (contact: string, amount: string, currency: string, description: string | undefined, opts: { addressType?: string }) => {
-        const res = await ctx.api.raw('POST', '/api/v1/requests', {
-          body: { contact, amount, currency, ...(description !== undefined ? { description } : {}), ...(opts.addressType ? { address_type: opts.addressType } : {}) },
+        const sent = await call(ctx, 'POST', '/api/v1/requests', {
+          contact,
+          amount,
+          currency,
+          ...(description !== undefined ? { description } : {}),
+          ...(opts.addressType ? { address_type: opts.addressType } : {}),
         });
-        const env = res.body as { success?: boolean; data?: { request_id: string }; message?: string; error?: { code: string; message: string } };
-        if (!env?.success) ctx.fail(env?.error?.code ?? `http_${res.status}`, env?.error?.message ?? `HTTP ${res.status}`, { status: res.status });
-        const data = { request_id: env.data!.request_id, message: env.message ?? 'Payment request sent' };
+        const data = { request_id: (sent.data as { request_id: string }).request_id, message: sent.message };
         ctx.out.success(data, () => {
           ctx.out.line(data.message);
           ctx.out.kv([['request id', data.request_id]], { indent: 2 });
@@ -95,21 +105,14 @@ export default defineCliCommands({
       });
     };
 
-    const call = async (method: string, path: string, body?: unknown): Promise<{ data: unknown; message: string }> => {
-      const res = await ctx.api.raw(method, path, body === undefined ? {} : { body });
-      const env = res.body as { success?: boolean; data?: unknown; message?: string; error?: { code: string; message: string } };
-      if (!env?.success) ctx.fail(env?.error?.code ?? `http_${res.status}`, env?.error?.message ?? `HTTP ${res.status}`, { status: res.status });
-      return { data: env.data, message: env.message ?? 'Done' };
-    };
-
     act(
       'approve',
       'pay a request made of you (optionally with a note for the requester)',
-      (id, note) => call('POST', '/api/v1/requests/approve', { request_id: id, ...(note !== undefined ? { payer_note: note } : {}) }),
+      (id, note) => call(ctx, 'POST', '/api/v1/requests/approve', { request_id: id, ...(note !== undefined ? { payer_note: note } : {}) }),
       ['[note]', 'added to the payment description: "payment: <their description> | <note>"'],
     );
-    act('retry', 'pay a failed request again', (id) => call('POST', '/api/v1/requests/retry', { request_id: id }));
-    act('decline', 'decline a request made of you (the requester is told)', (id) => call('POST', '/api/v1/requests/decline', { request_id: id }));
-    act('cancel', 'withdraw a pending request you made (the contact is told)', (id) => call('DELETE', `/api/v1/requests/${encodeURIComponent(id)}`));
+    act('retry', 'pay a failed request again', (id) => call(ctx, 'POST', '/api/v1/requests/retry', { request_id: id }));
+    act('decline', 'decline a request made of you (the requester is told)', (id) => call(ctx, 'POST', '/api/v1/requests/decline', { request_id: id }));
+    act('cancel', 'withdraw a pending request you made (the contact is told)', (id) => call(ctx, 'DELETE', `/api/v1/requests/${encodeURIComponent(id)}`));
   },
 });

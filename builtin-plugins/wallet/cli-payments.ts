@@ -60,10 +60,8 @@ async function asSend<T>(title: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof CliError && !err.details?.title) {
-      throw new CliError(err.code, err.message, { ...err.details, title, status: err.details?.status ?? 'error', detail: err.message });
-    }
-    throw err;
+    if (!(err instanceof CliError) || err.details?.title) throw err;
+    throw new CliError(err.code, err.message, { ...err.details, title, status: err.details?.status ?? 'error', detail: err.message });
   }
 }
 

@@ -232,7 +232,7 @@ export async function runCli(io: CliIo, setup: CliSetup): Promise<number> {
       }
       return 0;
     }
-    const failure = describe(err);
+    const failure = renamed(describe(err), setup.contributions);
     if (failure.code === 'COMMAND_NOT_FOUND' && !globals.json) {
       const parent = (err as CliError & { parent?: Command }).parent ?? program;
       io.stderr.write(helpOf(parent));
@@ -260,7 +260,22 @@ function pathOf(cmd: Command): Command[] {
   return path;
 }
 
-function describe(err: unknown): { code: string; message: string; details?: Record<string, unknown> } {
+/** A node code that a contribution reports under its command-line name (CliContribution.codes). */
+function renamed(failure: Failure, contributions: readonly CliContribution[]): Failure {
+  for (const c of contributions) {
+    const code = c.codes?.[failure.code];
+    if (code) return { ...failure, code, details: { ...failure.details, node_code: failure.code } };
+  }
+  return failure;
+}
+
+interface Failure {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+function describe(err: unknown): Failure {
   if (err instanceof CliError) return { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
   if (err instanceof CommanderError) {
     const message = err.message.replace(/^error:\s*/i, '');
