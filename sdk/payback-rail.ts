@@ -68,3 +68,31 @@ export interface PaybackRail {
 export function defineRail(rail: PaybackRail): PaybackRail {
   return rail;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Registering rails
+
+/**
+ * The service through which a plugin adds rails. The payback-methods plugin provides it under the name
+ * `PAYBACK_SERVICE`; a plugin lists `"requires": ["payback"]` (and its rail ids under `payback_types`) in its
+ * plugin.json, then in setup:
+ *
+ *   ctx.services.use<PaybackRailRegistry>(PAYBACK_SERVICE).registerRail(defineRail({ id: 'my_rail', ... }));
+ *
+ * Ids match `RAIL_ID_PATTERN`; the core ids (`bank_wire`, `btc`, `pix`, ...) cannot be shadowed and an id is
+ * registered once. A refused registration throws an Error whose `code` is a `RailRegistrationCode`.
+ */
+export interface PaybackRailRegistry {
+  registerRail(rail: PaybackRail): void;
+  /** A registered rail (core or plugin) by id. */
+  rail(id: string): PaybackRail | undefined;
+  /** Every registered rail id: the core ones first, then plugin rails. */
+  railIds(): string[];
+}
+
+export const PAYBACK_SERVICE = 'payback';
+
+export const RAIL_ID_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
+
+/** Why `registerRail` refused: a malformed rail or id, a core id, or an id already registered. */
+export type RailRegistrationCode = 'invalid_rail' | 'invalid_rail_id' | 'core_rail_id' | 'duplicate_rail_id';

@@ -1,8 +1,9 @@
 /**
- * The `payback` service: how other plugins add settlement rails. A plugin lists `"requires": ["payback"]` in its
- * plugin.json (and its rail ids under `payback_types`) and, in setup:
+ * The `payback` service: how other plugins add settlement rails. Its contract, for third-party plugins, is
+ * `PaybackRailRegistry` in sdk/payback-rail.ts. A plugin lists `"requires": ["payback"]` in its plugin.json (and
+ * its rail ids under `payback_types`) and, in setup:
  *
- *   const payback = ctx.services.use<PaybackService>('payback');
+ *   const payback = ctx.services.use<PaybackRailRegistry>(PAYBACK_SERVICE);   // builtin clients: PaybackService
  *   payback.registerRail(defineRail({ id: 'my_rail', catalog: () => ..., validate, mask, precision }));
  *
  * Rail ids match `^[a-z][a-z0-9_]{0,31}$`. The 29 core ids (`bank_wire`, `btc`, `pix`, ...) cannot be shadowed, and
@@ -10,9 +11,9 @@
  * restart reloads every plugin and each registers again). A rail's functions are called defensively: a
  * `validate` that throws or answers garbage fails the input with `rail_failed`, a `mask` that throws shows `••••`.
  */
-import type { PaybackRail, RailCatalogEntry } from '../../sdk/payback-rail.js';
+import type { PaybackRailRegistry, RailCatalogEntry, RailRegistrationCode } from '../../sdk/payback-rail.js';
 
-export type RailRegistrationErrorCode = 'invalid_rail' | 'invalid_rail_id' | 'core_rail_id' | 'duplicate_rail_id';
+export type RailRegistrationErrorCode = RailRegistrationCode;
 
 export class RailRegistrationError extends Error {
   constructor(
@@ -32,13 +33,11 @@ export interface RailCatalogView extends RailCatalogEntry {
   settlement_payload: boolean;
 }
 
-export interface PaybackService {
-  /** Adds a rail; throws `RailRegistrationError` (core id, duplicate id, malformed id or rail). */
-  registerRail(rail: PaybackRail): void;
-  /** A registered rail (core or plugin) by id. */
-  rail(id: string): PaybackRail | undefined;
-  /** Every registered rail id: the core ones first, in their documented order, then plugin rails. */
-  railIds(): string[];
+/**
+ * The contract of `sdk/payback-rail.ts` (`PaybackRailRegistry`: registerRail, rail, railIds; `registerRail` throws
+ * `RailRegistrationError`), plus the catalog for builtin clients.
+ */
+export interface PaybackService extends PaybackRailRegistry {
   /** The catalog: one entry per registered rail, in the order of `railIds()`. */
   catalog(): RailCatalogView[];
 }

@@ -1,4 +1,5 @@
 import { definePlugin } from '../../sdk/index.js';
+import { PAYBACK_SERVICE } from '../../sdk/payback-rail.js';
 import type { ContactsService } from '../contacts/api.js';
 import { PaybackCore } from './core.js';
 import { FetchFlow } from './messages.js';
@@ -20,6 +21,6 @@ export default definePlugin({
     const flow = new FetchFlow(core, ctx.services.use<ContactsService>('contacts'));
     flow.register();
     registerRoutes(core, flow);
-    ctx.services.provide('payback', registry.service());
+    ctx.services.provide(PAYBACK_SERVICE, registry.service());
   },
 });

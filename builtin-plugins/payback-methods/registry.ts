@@ -3,17 +3,18 @@
  * the `payback` service. Core ids cannot be shadowed. Every call into a rail goes through the guarded helpers
  * below, so a faulty plugin rail fails its own inputs instead of the request.
  */
-import type {
-  PaybackRail,
-  RailCatalogEntry,
-  RailFieldError,
-  RailFields,
-  SettlementPayload,
-  SettlementPrecision,
+import {
+  RAIL_ID_PATTERN,
+  type PaybackRail,
+  type RailCatalogEntry,
+  type RailFieldError,
+  type RailFields,
+  type SettlementPayload,
+  type SettlementPrecision,
 } from '../../sdk/payback-rail.js';
 import { RailRegistrationError, type PaybackService, type RailCatalogView } from './api.js';
 
-export const RAIL_ID = /^[a-z][a-z0-9_]{0,31}$/;
+export const RAIL_ID = RAIL_ID_PATTERN;
 
 /** What a method shows when its rail cannot summarise it (unknown rail, failing mask, unreadable fields). */
 export const MASK_FALLBACK = '••••';

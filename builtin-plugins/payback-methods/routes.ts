@@ -1,23 +1,34 @@
 /**
  * The /api/v1/payback-methods routes of Document 1, plus the rail catalog, payer payloads and the contact fetch
- * flow. Shapes, codes and decisions: docs/api/payback.md. Input is checked in the handlers (bodies are only
- * required to be JSON objects) so that every failing field is reported at once in the validation envelope of
- * convention 8; every other failure uses the ordinary error envelope.
+ * flow. Shapes, codes and decisions: docs/api/payback.md. Input is checked in the handlers (the kernel only
+ * parses the JSON) so that every failing field, and a body that is not an object, is reported in the validation
+ * envelope of convention 8; every other failure uses the ordinary error envelope.
  */
 import { ApiError, created, type RouteDefinition, type RouteRequest } from '../../sdk/index.js';
 import type { PaybackCore } from './core.js';
 import type { FetchFlow } from './messages.js';
-import { PaybackValidationError, normalizeCurrency, validationReply } from './validate.js';
+import { PaybackValidationError, isPlainObject, normalizeCurrency, validationReply } from './validate.js';
 
 const READ = { scope: 'payback:read' } as const;
 const WRITE = { scope: 'payback:write' } as const;
 const BASE = '/api/v1/payback-methods';
 const anyObject = { type: 'object' } as const;
+/**
+ * The create, update and share-policy bodies are parsed as JSON of any shape: one that is not an object is a
+ * payback validation failure (convention 8, field `body`), not the kernel's ordinary schema error.
+ */
+const anyJson = {} as const;
 /** 50 custom rows of 1024 characters, escaped, fit comfortably. */
 const MAX_BODY = 512 * 1024;
 
 type Body = Record<string, unknown>;
 type Query = Record<string, string | undefined>;
+
+/** The request body as an object, or a validation failure on `body`. */
+function objectBody(body: unknown): Body {
+  if (isPlainObject(body)) return body;
+  throw new PaybackValidationError([{ field: 'body', code: 'invalid_type', message: 'the request body must be a JSON object' }]);
+}
 
 /** Answers a PaybackValidationError with the validation envelope; everything else goes to the kernel. */
 function guarded<B, Q>(handler: (req: RouteRequest<B, Q>) => unknown): (req: RouteRequest<B, Q>) => Promise<unknown> {
@@ -50,13 +61,13 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
     handler: (req) => core.list(req.query),
   });
 
-  add<Body>({
+  add<unknown>({
     method: 'POST',
     path: BASE,
     access: WRITE,
-    body: anyObject,
+    body: anyJson,
     maxBodyBytes: MAX_BODY,
-    handler: (req) => created({ method_id: core.create(req.body) }),
+    handler: (req) => created({ method_id: core.create(objectBody(req.body)) }),
   });
 
   add({
@@ -97,27 +108,28 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
     },
   });
 
-  add<Body>({
+  add<unknown>({
     method: 'PUT',
     path: `${BASE}/:id`,
     access: WRITE,
-    body: anyObject,
+    body: anyJson,
     maxBodyBytes: MAX_BODY,
     handler: (req) => {
       const row = core.row(req.params.id!);
-      ctx.db.tx(() => core.update(row, req.body));
+      const body = objectBody(req.body);
+      ctx.db.tx(() => core.update(row, body));
       return { method_id: row.method_id };
     },
   });
 
-  add<Body>({
+  add<unknown>({
     method: 'PUT',
     path: `${BASE}/:id/share-policy`,
     access: WRITE,
-    body: anyObject,
+    body: anyJson,
     handler: (req) => {
       const row = core.row(req.params.id!);
-      const policy = core.setSharePolicy(row, req.body.share_policy);
+      const policy = core.setSharePolicy(row, objectBody(req.body).share_policy);
       return { method_id: row.method_id, share_policy: policy };
     },
   });

@@ -82,7 +82,10 @@ describe('node-cli payback commands', () => {
 
   it('types lists the rails', async () => {
     const run = await ok(A, ['payback', 'types', '--json']);
+    // Document 2's command-line JSON envelope.
+    expect(Object.keys(run.json)).toEqual(['success', 'data', 'metadata']);
     expect(run.json.success).toBe(true);
+    expect(run.json.metadata).toMatchObject({ timestamp: expect.any(String), node_id: A.node.identity.pubkeyHash, command: expect.stringContaining('payback') });
     expect(run.json.data.count).toBe(29);
     expect(run.json.data.types.map((t: any) => t.id)).toContain('mercado_pago');
     const human = await ok(A, ['payback', 'types']);
@@ -131,7 +134,7 @@ describe('node-cli payback commands', () => {
     const run = await cli(A, ['payback', 'add', 'bank_wire', 'x'.repeat(129), 'EUR', '--field', 'rail=sepa', '--field', 'iban=DE89370400440532013001', '--json']);
     expect(run.code).toBe(1);
     expect(run.json.success).toBe(false);
-    expect(run.json.error).toMatchObject({ code: 'validation_error', status: 400 });
+    expect(run.json.error).toMatchObject({ code: 'validation_error', message: expect.any(String), status: 400 });
     expect(run.json.error.errors.map((e: any) => [e.field, e.code])).toEqual([
       ['label', 'too_long'],
       ['fields.recipient_name', 'required'],
@@ -222,8 +225,11 @@ describe('node-cli payback commands', () => {
     const eur = await ok(B, ['payback', 'contact', 'Alice', '--currency', 'EUR', '--json']);
     expect(eur.json.data.methods.map((m: any) => m.method_id)).toEqual([ids.sepa]);
 
-    const nobody = await cli(B, ['payback', 'fetch', 'Nobody', '--json']);
-    expect(nobody.code).toBe(1);
-    expect(nobody.json.error).toMatchObject({ code: 'contact_not_found', status: 404 });
+    // Document 2's observed command-line code for an unknown contact, as the contact commands report it.
+    for (const verb of ['fetch', 'contact']) {
+      const nobody = await cli(B, ['payback', verb, 'Nobody', '--json']);
+      expect(nobody.code).toBe(1);
+      expect(nobody.json).toMatchObject({ success: false, error: { code: 'CONTACT_NOT_FOUND', message: expect.any(String), node_code: 'contact_not_found', status: 404 } });
+    }
   });
 });

@@ -6,31 +6,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RailRegistrationError, type PaybackService } from '../../builtin-plugins/payback-methods/api.js';
+import { RailRegistrationError } from '../../builtin-plugins/payback-methods/api.js';
 import { coreRails } from '../../builtin-plugins/payback-methods/rails/index.js';
 import { RailRegistry } from '../../builtin-plugins/payback-methods/registry.js';
 import type { BuiltinPlugin } from '../../kernel/plugins/host.js';
 import { definePlugin, defineRail, type PaybackRail } from '../../sdk/index.js';
+import { PAYBACK_SERVICE, type PaybackRailRegistry, type RailRegistrationCode } from '../../sdk/payback-rail.js';
 import { call, ok, type Envelope } from '../support/api.js';
 import { clientWithKey, startTestNode, type TestNode } from '../support/node.js';
+import { invalid } from './payback-support.js';
 
 const BASE = '/api/v1/payback-methods';
-
-/** The validation envelope, checked whole; returns its `[field, code]` pairs. */
-async function invalid(t: TestNode, method: string, path: string, body?: unknown, query?: Record<string, string>): Promise<[string, string][]> {
-  const res = await call(t, method, path, body, query);
-  expect(res.status).toBe(400);
-  expect(res.body).toEqual({
-    success: false,
-    error: 'validation_error',
-    message: expect.any(String),
-    data: { errors: expect.any(Array) },
-    timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-    request_id: expect.stringMatching(/^req_[0-9a-f]{16}$/),
-  });
-  for (const e of res.body.data.errors) expect(e).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String) });
-  return res.body.data.errors.map((e: { field: string; code: string }) => [e.field, e.code]);
-}
 
 // Distinctive values: none of them may ever be found in the node's files.
 const IBAN_TYPED = 'de89 3704 0044 0532 0130 00';
@@ -48,7 +34,7 @@ const sepaFields = { rail: 'sepa', recipient_name: RECIPIENT, iban: IBAN_TYPED }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-// ---- a plugin that adds a rail through the `payback` service
+// ---- a plugin that adds a rail through the `payback` service, written against the sdk alone (the plugin contract)
 
 const outcomes: Record<string, string> = {};
 const loyaltyRail: PaybackRail = defineRail({
@@ -74,13 +60,14 @@ const railPlugin: BuiltinPlugin = {
   manifest: { name: 'rail-fixture', version: '1.0.0', requires: ['payback'], payback_types: ['loyalty_points'], enabled_by_default: true },
   definition: definePlugin({
     setup(ctx) {
-      const payback = ctx.services.use<PaybackService>('payback');
+      const payback = ctx.services.use<PaybackRailRegistry>(PAYBACK_SERVICE);
       const attempt = (name: string, rail: PaybackRail): void => {
         try {
           payback.registerRail(rail);
           outcomes[name] = 'registered';
         } catch (err) {
-          outcomes[name] = err instanceof RailRegistrationError ? err.code : `unexpected: ${String(err)}`;
+          const code: RailRegistrationCode | undefined = err instanceof Error ? (err as Error & { code?: RailRegistrationCode }).code : undefined;
+          outcomes[name] = code ?? `unexpected: ${String(err)}`;
         }
       };
       attempt('shadow', shadowBtc);
@@ -260,7 +247,8 @@ describe('payback methods on one node', () => {
 
   it('updates label, priority, share policy, enabled and the complete fields; ignores other keys', async () => {
     const before = (await ok(A, 'GET', `${BASE}/${ids.sepa}`)).method;
-    await new Promise((r) => setTimeout(r, 5));
+    // updated_at has millisecond resolution: let the clock pass the stored value, so that the change is visible.
+    while (new Date().toISOString() <= before.updated_at) await new Promise((r) => setImmediate(r));
     const res = await ok(A, 'PUT', `${BASE}/${ids.sepa}`, {
       label: 'Main account (DE)',
       priority: 7,

@@ -9,7 +9,7 @@ const ZERO = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAY5HFKQ';
 const USDC_ASA = '31566704';
 
 describe('algorand rail', () => {
-  it.each([FEE_SINK, REWARDS_POOL, ZERO, FEE_SINK.toLowerCase()])('accepts %s', (address) => expectValid(algorand, { address }, 'ALGO'));
+  it.each([FEE_SINK, REWARDS_POOL, ZERO])('accepts %s', (address) => expectValid(algorand, { address }, 'ALGO'));
 
   it('accepts ASAs with their id, as a string or a number', () => {
     expectValid(algorand, { address: FEE_SINK, asset_id: USDC_ASA, note: 'thanks' }, 'USDC');
@@ -24,11 +24,15 @@ describe('algorand rail', () => {
     ['a key character changed', swapChar(FEE_SINK, 3, 'A'), 'invalid_checksum'],
     ['57 characters', FEE_SINK.slice(0, 57), 'invalid_length'],
     ['a digit 8 (not base32)', swapChar(FEE_SINK, 3, '8'), 'invalid_format'],
+    // Document 1: "58 uppercase base32 chars".
+    ['lower case', FEE_SINK.toLowerCase(), 'invalid_format'],
+    ['one lower-case character', swapChar(FEE_SINK, 0, 'y'), 'invalid_format'],
   ])('rejects %s', (_name, address, code) => expectFailures(algorand, { address }, 'ALGO', ['address', code]));
 
   it('applies the native and ASA rules', () => {
     expectFailures(algorand, { address: FEE_SINK, asset_id: USDC_ASA }, 'ALGO', ['asset_id', 'not_allowed']);
-    expectFailures(algorand, { address: FEE_SINK }, 'USDC', ['asset_id', 'required']);
+    // asset_id is optional (Document 1 lists it in parentheses); only native ALGO rejects it.
+    expectValid(algorand, { address: FEE_SINK }, 'USDC');
     expectFailures(algorand, { address: FEE_SINK, asset_id: '18446744073709551616' }, 'USDC', ['asset_id', 'invalid_value']);
     expectFailures(algorand, { address: FEE_SINK, asset_id: '0' }, 'USDC', ['asset_id', 'invalid_value']);
     expectFailures(algorand, { address: FEE_SINK, asset_id: '31-566' }, 'USDC', ['asset_id', 'invalid_format']);

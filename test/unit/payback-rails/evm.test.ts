@@ -63,7 +63,8 @@ describe('evm rail', () => {
 
   it('enforces the chain asset rules', () => {
     expectFailures(evm, { chain: 'eth_mainnet', address: VITALIK, token_contract: USDC_ETHEREUM }, 'ETH', ['token_contract', 'not_allowed']);
-    expectFailures(evm, { chain: 'eth_mainnet', address: VITALIK }, 'USDC', ['token_contract', 'required']);
+    // token_contract is optional (Document 1 lists it in parentheses), checked when given.
+    expectValid(evm, { chain: 'eth_mainnet', address: VITALIK }, 'USDC');
     expectFailures(evm, { chain: 'polygon', address: VITALIK }, 'ETH', ['currency', 'unsupported_currency']);
     expectFailures(evm, { chain: 'base', address: VITALIK, token_contract: USDT_BSC }, 'USDT', ['currency', 'unsupported_currency']);
     expectFailures(evm, { chain: 'bsc', address: VITALIK }, 'BTC', ['currency', 'unsupported_currency']);

@@ -24,6 +24,20 @@ describe('mercado_pago rail', () => {
     expect(mercadoPago.normalize?.(mp('MX', 'clabe', '032.180.000118359719'), 'MXN')).toEqual(mp('MX', 'clabe', '032180000118359719'));
   });
 
+  // Document 1, shape (j): "dots and dashes stripped before digit-length checks", for every numeric type.
+  it.each([
+    ['AR cbu', mp('AR', 'cbu', '285-0590.9-40090418135201')],
+    ['AR cvu', mp('AR', 'cvu', '0000003.1000100000000-09')],
+    ['BR cpf', mp('BR', 'cpf', '529.982.247-25')],
+    ['BR phone', mp('BR', 'phone', '+55.11.98765-4321')],
+    ['MX phone', mp('MX', 'phone', '+52-55-1234.5678')],
+    ['MX clabe', mp('MX', 'clabe', '032-180-000118359719')],
+  ])('%s: dots and dashes removed before the length check', (_name, fields) => {
+    const currency = { AR: 'ARS', BR: 'BRL', MX: 'MXN' }[fields.country] ?? '';
+    expectValid(mercadoPago, fields, currency);
+    expect(mercadoPago.normalize?.(fields, currency)).toEqual({ ...fields, identifier: fields.identifier.replace(/[.-]/g, '') });
+  });
+
   it.each([
     ['AR', 'CBU with the account check digit changed', 'cbu', '2850590940090418135202', 'invalid_checksum'],
     ['AR', 'CBU with the branch check digit changed', 'cbu', '2850590840090418135201', 'invalid_checksum'],

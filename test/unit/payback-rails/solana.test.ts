@@ -25,7 +25,8 @@ describe('solana rail', () => {
 
   it('applies the native and token rules', () => {
     expectFailures(solana, { address: TOKEN_PROGRAM, spl_token: USDC_MINT }, 'SOL', ['spl_token', 'not_allowed']);
-    expectFailures(solana, { address: TOKEN_PROGRAM }, 'USDC', ['spl_token', 'required']);
+    // spl_token is optional (Document 1 lists it in parentheses), checked when given.
+    expectValid(solana, { address: TOKEN_PROGRAM }, 'USDC');
     expectFailures(solana, { address: TOKEN_PROGRAM, spl_token: swapChar(USDC_MINT, 0, '0') }, 'USDC', ['spl_token', 'invalid_format']);
     expectFailures(solana, { address: TOKEN_PROGRAM }, 'U$D', ['currency', 'unsupported_currency']);
   });

@@ -25,7 +25,8 @@ describe('stellar rail', () => {
 
   it('applies the native and issued-asset rules', () => {
     expectFailures(stellar, { address: SEP23, issuer: USDC_ISSUER }, 'XLM', ['issuer', 'not_allowed']);
-    expectFailures(stellar, { address: SEP23 }, 'USDC', ['issuer', 'required']);
+    // issuer is optional (Document 1 lists it in parentheses); only native XLM rejects it.
+    expectValid(stellar, { address: SEP23 }, 'USDC');
     expectFailures(stellar, { address: SEP23, issuer: swapChar(USDC_ISSUER, 5, 'A') }, 'USDC', ['issuer', 'invalid_checksum']);
     expectFailures(stellar, { address: SEP23, issuer: USDC_ISSUER }, 'TOOLONGASSET1', ['currency', 'unsupported_currency']);
   });

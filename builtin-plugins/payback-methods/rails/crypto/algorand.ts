@@ -17,7 +17,7 @@ export const algorand = buildRail({
     id: 'algorand',
     label: 'Algorand',
     fields: [addressField('Algorand address', 58), integerField('asset_id', 'Asset id (for ASAs)'), memoField('note', 'Note')],
-    currencies: { rule: 'ALGO, or an ASA symbol with its numeric asset_id' },
+    currencies: { rule: 'ALGO, or an ASA symbol (optionally with its numeric asset_id)' },
   },
   read(reader, currency) {
     reader.only(['address', 'asset_id', 'note']);
@@ -28,7 +28,7 @@ export const algorand = buildRail({
       tokenField: 'asset_id',
       chain: 'Algorand',
       // Asset ids exceed 2^53, so they are kept as decimal strings.
-      readToken: (r) => r.integer('asset_id', { required: true, min: 1n, max: UINT64_MAX, storeAs: 'string' }),
+      readToken: (r) => r.integer('asset_id', { required: false, min: 1n, max: UINT64_MAX, storeAs: 'string' }),
     });
   },
   mask: (fields) => addressSummary('Algorand', fields['address']),

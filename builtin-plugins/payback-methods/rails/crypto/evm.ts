@@ -1,7 +1,7 @@
 /**
  * `evm`: an address on one of the supported EVM chains. The currency must be the chain's gas asset or one of
- * its listed tokens; a token also needs its contract address (so the payer sends the right token), while
- * the gas asset must not have one.
+ * its listed tokens. A token may name its contract address (optional, as Document 1 lists it; checked when
+ * given), while the gas asset must not have one.
  */
 
 import { enumField, memoField, readMemo, stringField } from '../common/fields.js';
@@ -23,7 +23,7 @@ export const evm = buildRail({
       stringField('token_contract', 'Token contract (for tokens)', { maxLength: 42 }),
       memoField(),
     ],
-    currencies: { rule: "an asset on the chosen chain: its gas asset, or a listed token with its contract" },
+    currencies: { rule: "an asset on the chosen chain: its gas asset, or a listed token (optionally with its contract)" },
   },
   read(reader, currency) {
     reader.only(['chain', 'address', 'token_contract', 'memo']);
@@ -39,7 +39,7 @@ export const evm = buildRail({
       return;
     }
     if (asset.kind === 'native') reader.forbid('token_contract', `for ${chain.label}'s gas asset`);
-    else reader.string('token_contract', { required: true, check: checkEvmAddress });
+    else reader.string('token_contract', { required: false, check: checkEvmAddress });
   },
   mask(fields) {
     const chain = EVM_CHAINS[asString(fields['chain']) ?? ''];

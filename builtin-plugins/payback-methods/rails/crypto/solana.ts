@@ -16,7 +16,7 @@ export const solana = buildRail({
     id: 'solana',
     label: 'Solana',
     fields: [addressField('Solana address', 44), stringField('spl_token', 'SPL token mint (for tokens)', { maxLength: 44 }), memoField()],
-    currencies: { rule: 'SOL, or an SPL token symbol with its mint in spl_token' },
+    currencies: { rule: 'SOL, or an SPL token symbol (optionally with its mint in spl_token)' },
   },
   read(reader, currency) {
     reader.only(['address', 'spl_token', 'memo']);
@@ -26,7 +26,7 @@ export const solana = buildRail({
       native: 'SOL',
       tokenField: 'spl_token',
       chain: 'Solana',
-      readToken: (r) => r.string('spl_token', { required: true, check: checkSolanaAddress }),
+      readToken: (r) => r.string('spl_token', { required: false, check: checkSolanaAddress }),
     });
   },
   mask: (fields) => addressSummary('Solana', fields['address']),

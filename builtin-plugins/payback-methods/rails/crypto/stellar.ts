@@ -22,7 +22,7 @@ export const stellar = buildRail({
       memoField('memo', 'Memo (text, 28 bytes)', MEMO_BYTES),
       stringField('issuer', 'Asset issuer (for issued assets)', { maxLength: 56 }),
     ],
-    currencies: { rule: 'XLM, or an asset code of 1-12 letters or digits with its issuer account' },
+    currencies: { rule: 'XLM, or an asset code of 1-12 letters or digits (optionally with its issuer account)' },
   },
   read(reader, currency) {
     reader.only(['address', 'memo', 'issuer']);
@@ -33,7 +33,7 @@ export const stellar = buildRail({
       tokenField: 'issuer',
       chain: 'Stellar',
       symbolLength: [1, 12],
-      readToken: (r) => r.string('issuer', { required: true, check: checkStellarAccount }),
+      readToken: (r) => r.string('issuer', { required: false, check: checkStellarAccount }),
     });
   },
   mask: (fields) => addressSummary('Stellar', fields['address']),

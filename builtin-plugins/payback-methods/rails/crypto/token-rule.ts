@@ -1,7 +1,7 @@
 /**
  * The native-or-token rule of chains whose tokens are named by a contract-like field (Solana mints, TON
- * jetton masters, Stellar issuers, Algorand asset ids): the native asset must not carry that field, and
- * any other asset must.
+ * jetton masters, Stellar issuers, Algorand asset ids): the native asset must not carry that field; for any
+ * other asset it is optional (Document 1 lists it in parentheses) and checked when given.
  */
 
 import { isAssetSymbol, sameSymbol } from '../common/currency.js';

@@ -16,7 +16,7 @@ export const ton = buildRail({
     id: 'ton',
     label: 'TON',
     fields: [addressField('TON address', 48), stringField('jetton_master', 'Jetton master (for jettons)', { maxLength: 48 }), memoField()],
-    currencies: { rule: 'TON, or a jetton symbol with its master address in jetton_master' },
+    currencies: { rule: 'TON, or a jetton symbol (optionally with its master address in jetton_master)' },
   },
   read(reader, currency) {
     reader.only(['address', 'jetton_master', 'memo']);
@@ -26,7 +26,7 @@ export const ton = buildRail({
       native: 'TON',
       tokenField: 'jetton_master',
       chain: 'TON',
-      readToken: (r) => r.string('jetton_master', { required: true, check: checkTonAddress }),
+      readToken: (r) => r.string('jetton_master', { required: false, check: checkTonAddress }),
     });
   },
   mask: (fields) => addressSummary('TON', fields['address']),
