@@ -7,6 +7,7 @@
  *   apikey enable|disable|delete <key_id>
  */
 import { defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
+import { allPages } from '../system/paging.js';
 
 interface KeyView {
   key_id: string;
@@ -71,7 +72,8 @@ export default defineCliCommands({
       .command('list', { isDefault: true })
       .summary('list every API key (disabled and expired ones included)')
       .action(async () => {
-        const data = await ctx.api.get<{ keys: KeyView[]; count?: number }>('/api/v1/keys');
+        const { rows } = await allPages<KeyView>(ctx.api, '/api/v1/keys', 'keys');
+        const data = { keys: rows, count: rows.length };
         ctx.out.success(data, () =>
           ctx.out.table(
             data.keys,

@@ -1,5 +1,6 @@
 import { ApiError, created } from '../../sdk/index.js';
 import type { ApiKeysMechanism, Clock, PluginContext, RouteRequest } from '../../sdk/index.js';
+import { PAGE_QUERY, pageOf, type PageQuery } from '../system/paging.js';
 import { SECRET_WARNING, keyView } from './present.js';
 import { checkCreateKey, createKeyErrorCodes, createKeySchema, type CreateKeyBody } from './validate.js';
 
@@ -25,14 +26,15 @@ export function registerKeyRoutes(ctx: PluginContext): void {
     }
   };
 
-  ctx.routes.add({
+  ctx.routes.add<unknown, PageQuery>({
     method: 'GET',
     path: '/api/v1/keys',
     access: ADMIN,
-    handler: () => {
+    query: PAGE_QUERY,
+    handler: (req) => {
       const now = clock.now();
-      const list = keys.list().map((r) => keyView(r, now));
-      return { keys: list, count: list.length };
+      const { rows, ...page } = pageOf(keys.list(), req.query);
+      return { keys: rows.map((r) => keyView(r, now)), ...page };
     },
   });
 

@@ -8,6 +8,7 @@
  *   plugin uninstall <name>
  */
 import { defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import { allPages } from '../system/paging.js';
 
 interface PluginRow {
   name: string;
@@ -74,7 +75,8 @@ export default defineCliCommands({
       .command('list', { isDefault: true })
       .summary('list installed plugins')
       .action(async () => {
-        const data = await ctx.api.get<{ plugins: PluginRow[] }>('/api/v1/plugins');
+        const { rows, data: last } = await allPages<PluginRow>(ctx.api, '/api/v1/plugins', 'plugins');
+        const data = { plugins: rows, count: rows.length, public_routes_ceiling: last.public_routes_ceiling };
         ctx.out.success(data, () => list(ctx, data));
       });
 

@@ -1,5 +1,6 @@
 import { ApiError } from '../../sdk/index.js';
 import type { PluginContext, PluginHostMechanism, PluginStatusRow } from '../../sdk/index.js';
+import { PAGE_QUERY, pageOf, type PageQuery } from '../system/paging.js';
 import { pluginView, publicRoutesGate, publicRoutesServed, restartRequired } from './present.js';
 
 const ADMIN = { scope: 'admin' } as const;
@@ -18,13 +19,18 @@ function requirePlugin(host: PluginHostMechanism, name: string): PluginStatusRow
 export function registerPluginRoutes(ctx: PluginContext): void {
   const host = ctx.kernel.plugins;
 
-  ctx.routes.add({
+  ctx.routes.add<unknown, PageQuery>({
     method: 'GET',
     path: '/api/v1/plugins',
     access: ADMIN,
-    handler: () => {
-      const plugins = host.list().map((row) => pluginView(row, host));
-      return { plugins, count: plugins.length, public_routes_ceiling: host.publicRoutesAllowed() ? 'allow' : 'deny' };
+    query: PAGE_QUERY,
+    handler: (req) => {
+      const { rows, ...page } = pageOf(host.list(), req.query);
+      return {
+        plugins: rows.map((row) => pluginView(row, host)),
+        ...page,
+        public_routes_ceiling: host.publicRoutesAllowed() ? 'allow' : 'deny',
+      };
     },
   });
 

@@ -31,7 +31,7 @@ const paramCount = (path: string): number => path.split('/').filter((s) => s.sta
 /**
  * One generation of routes (rebuilt on every plugin reload, then swapped in whole). Routes are registered
  * with @koa/router from the most to the least parameterised, so with `exclusive` the most literal match
- * wins: `/things/latest` over `/things/:id`.
+ * wins: `/things/latest` over `/things/:id`. Paths match case-sensitively.
  */
 export class RouteTable {
   readonly #routes: MountedRoute[] = [];
@@ -78,7 +78,8 @@ export class RouteTable {
 
   router(dispatch: (route: MountedRoute) => RouterMiddleware): Router {
     if (this.#router) return this.#router;
-    const router = new Router({ exclusive: true });
+    // Case-sensitive: `/API/v1/...` is not `/api/v1/...` (else it would slip past the `/api/` gate of app.ts).
+    const router = new Router({ exclusive: true, sensitive: true });
     const ordered = [...this.#routes].sort((a, b) => paramCount(b.fullPath) - paramCount(a.fullPath));
     for (const route of ordered) router.register(route.fullPath, [route.def.method], [dispatch(route)]);
     this.#router = router;

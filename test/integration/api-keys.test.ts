@@ -1,6 +1,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientWithKey, startTestNode, type TestNode } from '../support/node.js';
 
 interface Envelope<T = Record<string, unknown>> {
@@ -105,8 +105,14 @@ describe('API keys REST', () => {
 
   it('lists keys newest first, including disabled ones', async () => {
     const a = (await create({ name: 'first' })).body.data;
-    await new Promise((r) => setTimeout(r, 5));
-    const b = (await create({ name: 'second' })).body.data;
+    // A later creation time without waiting: the node reads this process's clock.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse(a.created_at) + 1000 });
+    let b: Created;
+    try {
+      b = (await create({ name: 'second' })).body.data;
+    } finally {
+      vi.useRealTimers();
+    }
     await t.admin.post(`/api/v1/keys/disable/${a.key_id}`);
     const list = (await t.admin.get<Envelope<{ keys: KeyRecord[] }>>('/api/v1/keys')).body.data.keys;
     const ids = list.map((k) => k.key_id);
@@ -271,5 +277,54 @@ describe('API keys REST', () => {
     expect((await client.get('/api/v1/keys')).status).toBe(200);
     const used = (await t.admin.get<Envelope<{ key: KeyRecord }>>(`/api/v1/keys/${k.key_id}`)).body.data.key;
     expect(used.last_used_at).not.toBeNull();
+  });
+});
+
+describe('API keys REST: paging (Document 1, common query parameters)', () => {
+  let t: TestNode;
+  let all: string[];
+  beforeAll(async () => {
+    t = await startTestNode();
+    for (let i = 0; i < 104; i++) {
+      const res = await t.admin.post<Envelope<Created>>('/api/v1/keys', { name: `paged-${i}` });
+      expect(res.status).toBe(201);
+    }
+    all = (await t.admin.get<Envelope<{ keys: KeyRecord[] }>>('/api/v1/keys', { query: { limit: 100 } })).body.data.keys.map((k) => k.key_id);
+    all.push(...(await t.admin.get<Envelope<{ keys: KeyRecord[] }>>('/api/v1/keys', { query: { limit: 100, offset: 100 } })).body.data.keys.map((k) => k.key_id));
+  });
+  afterAll(async () => {
+    await t.destroy();
+  });
+
+  type Page = { keys: KeyRecord[]; count: number; total: number; limit: number; offset: number };
+
+  it('pages 105 keys with limit and offset, in one stable order', () => {
+    expect(all).toHaveLength(105);
+    expect(new Set(all).size).toBe(105);
+  });
+
+  it('returns 50 keys by default, with the total', async () => {
+    const res = await t.admin.get<Envelope<Page>>('/api/v1/keys');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ count: 50, total: 105, limit: 50, offset: 0 });
+    expect(res.body.data.keys.map((k) => k.key_id)).toEqual(all.slice(0, 50));
+  });
+
+  it('caps limit at 100 and honours offset', async () => {
+    const capped = (await t.admin.get<Envelope<Page>>('/api/v1/keys', { query: { limit: 500 } })).body.data;
+    expect(capped).toMatchObject({ count: 100, total: 105, limit: 100, offset: 0 });
+    const page = (await t.admin.get<Envelope<Page>>('/api/v1/keys', { query: { limit: 3, offset: 101 } })).body.data;
+    expect(page).toMatchObject({ count: 3, total: 105, limit: 3, offset: 101 });
+    expect(page.keys.map((k) => k.key_id)).toEqual(all.slice(101, 104));
+    const past = (await t.admin.get<Envelope<Page>>('/api/v1/keys', { query: { offset: 200 } })).body.data;
+    expect(past).toMatchObject({ keys: [], count: 0, total: 105 });
+  });
+
+  it('refuses a limit or offset that is not a non-negative integer (limit at least 1)', async () => {
+    for (const query of [{ limit: 0 }, { limit: -1 }, { limit: 'ten' }, { offset: -1 }, { offset: '1.5' }]) {
+      const res = await t.admin.get<Envelope>('/api/v1/keys', { query });
+      expect(res.status, JSON.stringify(query)).toBe(400);
+      expect(res.body.error!.code, JSON.stringify(query)).toBe('validation_error');
+    }
   });
 });

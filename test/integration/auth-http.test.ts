@@ -188,4 +188,29 @@ describe('apiEnabled=false', () => {
     expect(health.status).toBe(200);
     expect(((await health.json()) as Envelope<{ status: string }>).data.status).toBe('ok');
   });
+
+  it('cannot be bypassed by spelling the path in another case', async () => {
+    const t = await node({ fixture: false, settings: { apiEnabled: false } });
+    for (const path of ['/API/v1/keys', '/Api/v1/system/status', '/api/V1/keys']) {
+      const res = await t.admin.get<Envelope>(path);
+      expect(res.status, path).not.toBe(200);
+      expect(res.body.success, path).toBe(false);
+    }
+  });
+});
+
+describe('paths are case-sensitive', () => {
+  it('answers a path in another case as not found, never as the route', async () => {
+    const t = await node({ fixture: false });
+    const upper = await t.admin.get<Envelope & { status_code?: number }>('/API/V1/KEYS');
+    expect(upper.status).toBe(404);
+    expect(upper.body).toMatchObject({ success: false, error: { code: 'invalid_path' }, data: null, status_code: 404 });
+    const resource = await t.admin.get<Envelope>('/api/v1/Keys');
+    expect(resource.status).toBe(404);
+    expect(resource.body.error!.code).toBe('unknown_resource');
+    const action = await t.admin.get<Envelope>('/api/v1/system/STATUS');
+    expect(action.status).toBe(404);
+    expect(action.body.error!.code).toBe('unknown_action');
+    expect((await t.admin.get('/api/v1/keys')).status).toBe(200);
+  });
 });

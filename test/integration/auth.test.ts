@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signRequest } from '../../kernel/auth/verifier.js';
 import { clientWithKey, startTestNode, type TestNode } from '../support/node.js';
 
@@ -176,7 +176,7 @@ describe('HMAC authentication', () => {
   });
 
   it('refuses an expired key', async () => {
-    const expiresAt = new Date(Date.now() + 2000).toISOString();
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
     const res = await t.admin.post<Envelope<{ key_id: string; secret: string; expires_at: string }>>('/api/v1/keys', {
       name: 'short-lived', permissions: ['admin'], expires_at: expiresAt,
     });
@@ -184,11 +184,16 @@ describe('HMAC authentication', () => {
     expect(res.body.data.expires_at).toBe(expiresAt);
     const client = clientWithKey(t.node, res.body.data.key_id, res.body.data.secret);
     expect((await client.get('/api/v1/keys')).status).toBe(200);
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(expiresAt) - Date.now()) + 100));
-    const expired = await client.get<Envelope>('/api/v1/keys');
-    expect401(expired as { status: number; body: Envelope }, 'auth_key_expired');
-    const row = (await t.admin.get<Envelope<{ key: { expired: boolean; enabled: boolean } }>>(`/api/v1/keys/${res.body.data.key_id}`)).body.data.key;
-    expect(row).toMatchObject({ expired: true, enabled: true });
+    // The node and the clients share this process's clock: move it past the expiry instead of waiting for it.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse(expiresAt) + 1000 });
+    try {
+      const expired = await client.get<Envelope>('/api/v1/keys');
+      expect401(expired as { status: number; body: Envelope }, 'auth_key_expired');
+      const row = (await t.admin.get<Envelope<{ key: { expired: boolean; enabled: boolean } }>>(`/api/v1/keys/${res.body.data.key_id}`)).body.data.key;
+      expect(row).toMatchObject({ expired: true, enabled: true });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('uses the same message for unknown, disabled and expired keys', async () => {

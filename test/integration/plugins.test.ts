@@ -101,6 +101,22 @@ describe('plugins admin REST', () => {
     expect(one.body.data.plugin.name).toBe('fixture');
   });
 
+  it('pages the list with limit and offset (default 50, cap 100)', async () => {
+    type Page = { plugins: PluginRow[]; count: number; total: number; limit: number; offset: number };
+    const whole = (await t.admin.get<Envelope<Page>>('/api/v1/plugins')).body.data;
+    expect(whole).toMatchObject({ limit: 50, offset: 0, total: whole.plugins.length, count: whole.plugins.length });
+    const names = whole.plugins.map((p) => p.name);
+    const page = (await t.admin.get<Envelope<Page>>('/api/v1/plugins', { query: { limit: 2, offset: 1 } })).body.data;
+    expect(page).toMatchObject({ count: 2, total: names.length, limit: 2, offset: 1 });
+    expect(page.plugins.map((p) => p.name)).toEqual(names.slice(1, 3));
+    expect((await t.admin.get<Envelope<Page>>('/api/v1/plugins', { query: { limit: 1000 } })).body.data).toMatchObject({ limit: 100, count: names.length });
+    for (const query of [{ limit: 0 }, { offset: -3 }, { limit: 'x' }]) {
+      const bad = await t.admin.get<Envelope>('/api/v1/plugins', { query });
+      expect(bad.status, JSON.stringify(query)).toBe(400);
+      expect(bad.body.error!.code).toBe('validation_error');
+    }
+  });
+
   it('serves none of a disabled plugin\'s routes', async () => {
     const reader = await readerClient(t);
     const echo = await reader.get<Envelope>('/api/v1/plugins/fixture/echo');

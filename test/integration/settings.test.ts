@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from '../support/node.js';
+import { startTestNode, tempDataDir, type TestNode } from '../support/node.js';
 
 interface Envelope<T = Record<string, unknown>> {
   success: boolean;
@@ -321,6 +321,30 @@ describe('system settings: environment overrides', () => {
 
     const status = await t.admin.get<Envelope<{ analytics: Record<string, unknown> }>>('/api/v1/system/status');
     expect(status.body.data.analytics).toMatchObject({ enabled: true, consent_pending: false });
+  });
+});
+
+describe('system settings: TRUSTED_PROXIES overrides trusted_proxies', () => {
+  let t: TestNode;
+  beforeAll(async () => {
+    const dataDir = tempDataDir();
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ trustedProxies: ['10.0.0.1'] }));
+    t = await startTestNode({ dataDir, env: { TRUSTED_PROXIES: '127.0.0.1, 10.1.2.0/24' } });
+  });
+  afterAll(async () => {
+    await t.destroy();
+  });
+
+  it('shows the environment value, lists it as overridden and refuses to change it', async () => {
+    const view = await readSettings(t);
+    expect(view.settings.trusted_proxies).toEqual(['127.0.0.1', '10.1.2.0/24']);
+    expect(view.overridden).toContain('trusted_proxies');
+
+    const res = await t.admin.put<Envelope>(SETTINGS, { trusted_proxies: '192.0.2.1' });
+    expect(res.status).toBe(400);
+    expect(res.body.error?.code).toBe('validation_error');
+    expect(res.body.error?.message).toContain('TRUSTED_PROXIES');
+    expect((await readSettings(t)).settings.trusted_proxies).toEqual(['127.0.0.1', '10.1.2.0/24']);
   });
 });
 
