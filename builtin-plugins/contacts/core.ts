@@ -294,11 +294,15 @@ export class ContactsCore {
     return updated;
   }
 
-  /** Terms of a decision (accept): fee and credit default to the settings; an enforced minimum is honoured. */
+  /**
+   * Terms of a decision (accept). The fee defaults to the `defaultFee` setting. The credit defaults to what the
+   * requester suggested (`requested_credit_limit`, "shown pre-filled to the recipient" in Document 1), else to the
+   * `defaultCreditLimit` setting. An enforced minimum is honoured: an explicit credit below it is refused.
+   */
   acceptTerms(row: CurrencyRow, fee: unknown, credit: unknown): LineTerms {
     const terms = {
       fee: fee === undefined || fee === null ? this.defaultFee() : checkFee(fee, 'fee'),
-      credit: credit === undefined || credit === null ? this.defaultCredit() : checkCredit(credit, 'credit'),
+      credit: credit === undefined || credit === null ? (row.requested_credit ?? this.defaultCredit()) : checkCredit(credit, 'credit'),
     };
     if (row.requested_enforced && row.requested_credit !== null && terms.credit < row.requested_credit) {
       throw new ApiError(

@@ -24,7 +24,8 @@ const MAX_WIRE_CURRENCIES = 100;
 export interface PingResult {
   contact_name: string | null;
   online_status: OnlineStatus;
-  chain_valid: boolean | null;
+  /** Document 1 types it boolean: true only when a pong (now, or the last one when offline) verified every chain. */
+  chain_valid: boolean;
   message: string;
   /** Per accepted currency: what the contact lets this node use (my_available_credit), as just learned. */
   my_available_credit: Record<string, string | null>;
@@ -207,7 +208,7 @@ export class PingService {
       return {
         contact_name: contact.name,
         online_status: 'offline',
-        chain_valid: contact.chain_valid,
+        chain_valid: contact.chain_valid === true,
         message: `Contact is offline (${reason})`,
         my_available_credit: this.#availableMap(contact.id),
       };
@@ -220,7 +221,7 @@ export class PingService {
       return {
         contact_name: contact.name,
         online_status: 'online',
-        chain_valid: contact.chain_valid,
+        chain_valid: contact.chain_valid === true,
         message: `Contact is online but refused the ping: ${reply.error?.code ?? 'refused'} (${reply.error?.message ?? ''})`,
         my_available_credit: this.#availableMap(contact.id),
       };

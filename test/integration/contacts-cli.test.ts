@@ -100,6 +100,11 @@ describe('node-cli contact and dlq commands', () => {
   });
 
   it('contact currency add, then apply with --from on the other side', async () => {
+    // Document 2: `add <contact> <currency> --fee F --credit C`, both flags required (unlike `contact add`).
+    const bare = await cli(A, ['contact', 'currency', 'add', 'Bob', 'USD', '--credit', '5', '-j']);
+    expect([bare.code, bare.json.error.code]).toEqual([1, 'INVALID_PARAMS']);
+    expect(bare.json.error.message).toContain('--fee');
+    expect((await rest(A, `/api/v1/contacts/${B.node.identity.pubkeyHash}/currencies`)).currencies.map((r: any) => r.currency)).toEqual(['VWL']);
     const add = await cli(A, ['contact', 'currency', 'add', 'Bob', 'USD', '--fee', '0', '--credit', '5', '-j']);
     expect(add.json.data).toMatchObject({ currency: 'USD' });
     await waitFor(async () => (await rest(B, '/api/v1/contacts/pending')).counts.incoming === 1, 'USD request on B');
