@@ -100,8 +100,18 @@ export interface LedgerService {
   balances(contactHash?: string): BalanceRecord[];
   /** Completed totals with one contact in one currency. */
   balance(contactHash: string, currency: string): { received: Minor; sent: Minor };
-  /** What refunds of a received transaction add up to: completed plus in flight (pending, sending). */
+  /**
+   * What refunds of a received transaction add up to: completed, in flight (pending, sending), and failed ones that
+   * may have reached the contact (in doubt: they can still complete when resent, so they are not refundable twice).
+   */
   refunded(txid: string): Minor;
+  /**
+   * Sends a payment failed for delivery (never confirmed either way) once more: the same payment, same txid, so the
+   * contact settles it at most once (it answers a copy it already holds from its record). Call inside a transaction;
+   * null when the payment is not such a failure (it was refused, or it is not final). Its dead letter is resolved when
+   * it completes.
+   */
+  resend(txid: string, why: string): LedgerTx | null;
   /** The chain head (last completed txid) with a contact in a currency. */
   head(contactHash: string, currency: string): string | null;
   /** Fees earned from relaying, per currency (empty until routing exists). */

@@ -38,7 +38,7 @@ const payloadOf = (tx: LedgerTx): PeerPayload | undefined =>
   tx.content && tx.senderSignature ? ({ type: MSG.send, content: tx.content, sender_signature: tx.senderSignature } satisfies SendPayload) : undefined;
 
 /** Whether a failed payment's delivery was never confirmed (so a retry or a revival may still deliver it). */
-const unconfirmed = (tx: LedgerTx): boolean =>
+export const unconfirmed = (tx: LedgerTx): boolean =>
   tx.status === 'failed' && [DELIVERY_FAILED, RECOVERY_EXHAUSTED].includes(codeOf(tx.failureReason));
 
 /** Where a sent payment stands for its dead letter: settled one way or the other, or null (still undelivered or on its way). */
@@ -104,7 +104,7 @@ export class LedgerDeadLetters {
       const row = this.core.store.get(txid);
       if (!row) return { ok: false, refusal: 'unknown_transaction' };
       const outcome = outcomeOf(row);
-      if (!outcome && row.status === 'failed') queue.retryFailed(row);
+      if (!outcome && row.status === 'failed') queue.retryFailed(row, 'from the dead letter queue');
       return outcome; // null: on its way now (or already, after a revival)
     });
     if (now) return now;

@@ -195,14 +195,15 @@ export class SendQueue {
   }
 
   /**
-   * An operator retry from the dead letter queue: a payment failed for delivery goes back to `pending` for one more
+   * A payment failed for delivery sent again (an operator retry from the dead letter queue, or of the payment request
+   * it paid): it goes back to `pending` for one more
    * attempt (its attempts stay at the limit, so a transport failure fails it again at once). Not in doubt, it is
    * re-signed onto the current chain head when it leaves the queue (same txid and time: the txid commits to them);
    * in doubt, it is resent unchanged and the peer answers from its record. Call inside a transaction.
    */
-  retryFailed(row: TxRow): void {
-    this.#reopen(row, { attempts: Math.max(row.attempts, MAX_TRANSPORT_FAILURES - 1), repoints: 0 }, 'retried from the dead letter queue');
-    this.#ctx.log.info('payment retried from the dead letter queue', { txid: row.txid, in_doubt: row.inDoubt });
+  retryFailed(row: TxRow, why: string): void {
+    this.#reopen(row, { attempts: Math.max(row.attempts, MAX_TRANSPORT_FAILURES - 1), repoints: 0 }, `retried: ${why}`);
+    this.#ctx.log.info('failed payment sent again', { txid: row.txid, in_doubt: row.inDoubt, why });
   }
 
   #reopen(row: TxRow, patch: TxPatch, reason: string): void {
@@ -469,6 +470,14 @@ export class SendQueue {
             return;
           }
           const known = expected ? this.core.store.get(expected) : null;
+          if (known && known.contactHash === r.contactHash && known.status === 'completed') {
+            // The contact's head is an earlier link of our chain: the links after it are its own payments, settled
+            // here and not yet there (their answers are on the way). A lag, not a fork: re-sign onto our head; the
+            // contact answers chain_busy until it has caught up. Only MAX_REPOINTS of these without progress.
+            this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
+            kick = true;
+            return;
+          }
           if (known && known.contactHash === r.contactHash && this.revive(known, `the contact's chain head is this payment (refusal of ${r.txid})`)) {
             this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
             kick = true;

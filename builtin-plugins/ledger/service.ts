@@ -4,6 +4,7 @@
 import { MAX_AMOUNT, type Minor } from '../../kernel/money.js';
 import type { LedgerService, LedgerTx, NewPayment, TxFilter } from './api.js';
 import { deriveTxid, newSalt, nowMicros } from './content.js';
+import { unconfirmed } from './dead-letters.js';
 import { publicTx, type LedgerCore } from './core.js';
 import type { SendQueue } from './sender.js';
 
@@ -59,6 +60,12 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
     balances: (contactHash) => store.balances(contactHash),
     balance: (contactHash, currency) => store.balanceOf(contactHash, currency),
     refunded: (txid): Minor => store.refunded(txid),
+    resend(txid, why) {
+      const row = store.get(txid);
+      if (!row || row.type !== 'sent' || !unconfirmed(publicTx(row))) return null;
+      queue.retryFailed(row, why);
+      return publicTx(store.get(txid)!);
+    },
     head: (contactHash, currency) => store.head(contactHash, currency),
     feeEarnings: () => ({}),
     onFinal: (listener) => core.onFinal(listener),

@@ -324,7 +324,7 @@ export class LedgerStore {
     this.#refunds = db
       .prepare(
         `SELECT amount_whole, amount_frac FROM ledger_tx WHERE refund_of = ? AND type = 'sent'
-           AND status IN ('pending', 'sending', 'sent', 'accepted', 'completed')`,
+           AND (status IN ('pending', 'sending', 'sent', 'accepted', 'completed') OR (status = 'failed' AND in_doubt = 1))`,
       )
       .safeIntegers(true);
   }

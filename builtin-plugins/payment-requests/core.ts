@@ -149,11 +149,19 @@ export class RequestsCore {
     return this.#pay(row, (payerNote as string | null | undefined) ?? null, 'invalid_request');
   }
 
-  /** A failed incoming request is paid again with a fresh payment (failed → pending → sending). */
+  /**
+   * A failed incoming request is paid again (failed → sending). When its payment failed for delivery (it may even
+   * have reached the requester, its answer lost), that same payment goes out again: the requester settles it at most
+   * once. A payment the requester refused is replaced by a fresh one.
+   */
   retry(requestId: string): { row: RequestRow; tx: LedgerTx } {
     const row = this.#incoming(requestId, 'retry_failed');
     if (row.status !== 'failed') throw new ApiError('retry_failed', 400, `Payment request ${requestId} is ${row.status}; only failed requests can be retried`);
-    return this.#pay(row, row.payerNote, 'retry_failed');
+    const resent = this.ctx.db.tx(() => {
+      const tx = row.resultingTxid ? this.ledger.resend(row.resultingTxid, `payment request ${requestId} retried`) : null;
+      return tx ? { row: this.store.patch(row.id, { status: 'sending', failureReason: null }, this.now()), tx } : null;
+    });
+    return resent ?? this.#pay(row, row.payerNote, 'retry_failed');
   }
 
   #pay(row: RequestRow, payerNote: string | null, code: string): { row: RequestRow; tx: LedgerTx } {
@@ -204,14 +212,21 @@ export class RequestsCore {
 
   // ---- the ledger hook (inside the transaction that makes the payment final)
 
+  /**
+   * A payment that failed may still complete later (a dead-letter retry, or a revival when the requester turns out
+   * to hold it): the request it pays is then approved all the same and the requester is told, even when a
+   * cancellation arrived meanwhile (the payment takes priority), so it is never left `failed` or `cancelled` (the
+   * former open to a second payment by retry) while the requester has been paid.
+   */
   onPaymentFinal = (tx: LedgerTx): void => {
     if (tx.type !== 'sent') return;
     const row = this.store.byTxid(tx.txid);
-    if (!row || row.status !== 'sending') return;
+    if (!row) return;
     if (tx.status === 'completed') {
-      const updated = this.store.patch(row.id, { status: 'approved', respondedAt: this.now() }, this.now());
+      if (row.status === 'approved') return;
+      const updated = this.store.patch(row.id, { status: 'approved', failureReason: null, respondedAt: this.now() }, this.now());
       this.#notify(updated, { event: 'approved', txid: tx.txid });
-    } else {
+    } else if (row.status === 'sending') {
       this.store.patch(row.id, { status: 'failed', failureReason: tx.failureReason ?? tx.status }, this.now());
     }
   };

@@ -10,17 +10,21 @@ import { requestView } from './present.js';
 export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): void {
   const view = (r: Parameters<typeof requestView>[0]) => requestView(r, core.contactName(r.contactHash));
 
-  ctx.routes.add<unknown, { limit?: number }>({
+  ctx.routes.add<unknown, { limit?: number; offset?: number }>({
     method: 'GET',
     path: '/api/v1/requests',
     access: { scope: 'wallet:read' },
-    query: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, default: 50 } } },
+    query: {
+      type: 'object',
+      properties: { limit: { type: 'integer', minimum: 1, default: 50 }, offset: { type: 'integer', minimum: 0, default: 0 } },
+    },
     handler: (req) => {
       core.expireDue();
       const limit = Math.min(req.query.limit ?? 50, 200);
+      const offset = req.query.offset ?? 0;
       return {
-        incoming: core.store.list('incoming', limit).map(view),
-        outgoing: core.store.list('outgoing', limit).map(view),
+        incoming: core.store.list('incoming', limit, offset).map(view),
+        outgoing: core.store.list('outgoing', limit, offset).map(view),
       };
     },
   });
@@ -33,14 +37,14 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
       type: 'object',
       required: ['contact', 'amount', 'currency'],
       properties: {
-        contact: { type: 'string', minLength: 1 },
+        contact: { type: 'string' },
         amount: { type: ['string', 'number'] },
         currency: { type: 'string' },
         description: { type: ['string', 'null'] },
         address_type: { type: 'string', enum: ['tor', 'https', 'http'] },
       },
     },
-    errorCodes: { contact: 'contact_not_found', amount: 'invalid_amount', currency: 'invalid_currency', description: 'invalid_description', address_type: 'invalid_address' },
+    errorCodes: { amount: 'invalid_amount', currency: 'invalid_currency', description: 'invalid_description', address_type: 'invalid_address' },
     handler: (req) => {
       const amount = checkAmount(req.body.amount);
       const currency = checkCurrency(ctx, req.body.currency);
@@ -74,7 +78,7 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     errorCodes: { request_id: 'retry_failed' },
     handler: (req) => {
       const { row, tx } = core.retry(req.body.request_id);
-      return new Reply({ txid: tx.txid }, 200, `Payment request retried: a new payment of ${formatMinor(row.amount)} ${row.currency} is on its way`);
+      return new Reply({ txid: tx.txid }, 200, `Payment request retried: a payment of ${formatMinor(row.amount)} ${row.currency} is on its way`);
     },
   });
 

@@ -170,7 +170,7 @@ export class RequestStore {
     this.#byRequest = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? ORDER BY id').safeIntegers(true);
     this.#byRequestDir = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? AND direction = ?').safeIntegers(true);
     this.#byTxid = db.prepare(`SELECT * FROM payment_requests WHERE resulting_txid = ? AND direction = 'incoming'`).safeIntegers(true);
-    this.#list = db.prepare('SELECT * FROM payment_requests WHERE direction = ? ORDER BY id DESC LIMIT ?').safeIntegers(true);
+    this.#list = db.prepare('SELECT * FROM payment_requests WHERE direction = ? ORDER BY id DESC LIMIT ? OFFSET ?').safeIntegers(true);
     this.#due = db.prepare(`SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= ?`).safeIntegers(true);
   }
 
@@ -211,8 +211,9 @@ export class RequestStore {
     return r ? toRow(r) : null;
   }
 
-  list(direction: RequestDirection, limit: number): RequestRow[] {
-    return (this.#list.all(direction, limit) as RawRow[]).map(toRow);
+  /** One page of a direction, newest first. */
+  list(direction: RequestDirection, limit: number, offset = 0): RequestRow[] {
+    return (this.#list.all(direction, limit, offset) as RawRow[]).map(toRow);
   }
 
   all(): RequestRow[] {

@@ -6,8 +6,8 @@
  * with NODE_PEER_RETRY_BASE_MS; the contacts' status cycle is off, so only the pings of the tests run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from '../support/node.js';
-import { balanceRow, call, connect, loseAnswer, ok, send, settled, tx, waitFor } from './ledger-support.js';
+import type { TestNode } from '../support/node.js';
+import { balanceRow, call, fastRetryPair, loseAnswer, ok, send, settled, tx, waitFor } from './ledger-support.js';
 
 const dlq = (t: TestNode, status?: string) => ok(t, 'GET', '/api/v1/system/dlq', undefined, status ? { status } : undefined);
 const itemOf = async (t: TestNode, txid: string) => ((await dlq(t, 'all')).items as any[]).find((i) => i.message_id === txid);
@@ -19,7 +19,7 @@ describe('direct payments in the dead letter queue', () => {
   let B: TestNode;
   let bPort: number;
   let head: string;
-  const retryBase = process.env.NODE_PEER_RETRY_BASE_MS;
+  let done: (() => Promise<void>) | undefined;
 
   /** With B stopped: a payment from A fails after 5 delivery attempts and waits in A's dead letter queue. */
   async function undeliverable(amount: string): Promise<{ txid: string; item: any }> {
@@ -36,19 +36,12 @@ describe('direct payments in the dead letter queue', () => {
   };
 
   beforeAll(async () => {
-    process.env.NODE_PEER_RETRY_BASE_MS = '20';
-    [A, B] = await Promise.all([startTestNode(), startTestNode()]);
-    for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
-    await connect(A, B, { creditAtoB: '100', creditBtoA: '100' });
+    ({ A, B, done } = await fastRetryPair());
     bPort = B.node.port;
     head = await send(A, 'Bob', '2');
     expect((await settled(A, head, B)).status).toBe('completed');
   }, 60_000);
-  afterAll(async () => {
-    if (retryBase === undefined) delete process.env.NODE_PEER_RETRY_BASE_MS;
-    else process.env.NODE_PEER_RETRY_BASE_MS = retryBase;
-    await Promise.all([A, B].map((t) => t?.destroy()));
-  });
+  afterAll(() => done?.());
 
   let parked: { txid: string; item: any };
 

@@ -20,10 +20,12 @@ function rowOf(dataDir: string, txid: string): any {
 describe('ledger crash recovery', () => {
   let A: TestNode;
   let B: TestNode;
+  let aPort: number;
 
   beforeAll(async () => {
     [A, B] = await Promise.all([startTestNode(), startTestNode()]);
     await connect(A, B, { creditAtoB: '1000', creditBtoA: '1000' });
+    aPort = A.node.port;
   }, 60_000);
   afterAll(async () => {
     await Promise.all([A, B].map((t) => t?.destroy()));
@@ -84,5 +86,33 @@ describe('ledger crash recovery', () => {
     expect((await balanceRow(A, B))!.sent).toBe('9');
     const chains = await ok(A, 'POST', '/api/v1/system/sync', { type: 'transactions' });
     expect(chains.results.transactions).toMatchObject({ broken: 0, chains: [{ pubkey_hash: B.node.identity.pubkeyHash, currency: 'VWL', settled: 4, chain_ok: true }] });
+  });
+
+  it('a refund that failed in doubt still counts: the original cannot be refunded twice while that refund may complete', async () => {
+    // A restarted on new ports above; Bob knows it at its first one.
+    await A.restart({ NODE_PORT: String(aPort) });
+    const received = await send(B, 'Alice', '4');
+    expect((await settled(B, received, A)).status).toBe('completed');
+    const refund = await ok(A, 'POST', '/api/v1/wallet/refund', { txid: received });
+    expect(refund).toMatchObject({ status: 'fully_refunded', amount: '4' });
+    expect((await settled(A, refund.refund_txid, B)).status).toBe('completed');
+    await A.stop();
+    loseAnswer(A.dataDir, refund.refund_txid, 3);
+    await A.restart();
+    const failed = await waitFor(() => tx(A, refund.refund_txid), (v) => v?.status === 'failed', 'the refund failing in doubt');
+    expect(failed).toMatchObject({ needs_review: true });
+
+    // Bob holds that refund: refunding the original again would pay him twice.
+    const again = await call(A, 'POST', '/api/v1/wallet/refund', { txid: received, amount: '0.00000001' });
+    expect([again.status, again.body.error.code]).toEqual([400, 'invalid_refund']);
+    expect(again.body.error.message).toMatch(/already fully refunded/);
+
+    // The ping finds Bob's chain head is that refund: it settles, once.
+    expect((await call(A, 'POST', '/api/v1/contacts/ping/Bob')).status).toBe(200);
+    expect((await settled(A, refund.refund_txid, B)).status).toBe('completed');
+    const refundsOnB = ((await ok(B, 'GET', '/api/v1/wallet/transactions', undefined, { type: 'received', limit: 100 })).transactions as any[]).filter(
+      (t) => t.description === `refund of ${received}`,
+    );
+    expect(refundsOnB.map((t) => [t.txid, t.amount])).toEqual([[refund.refund_txid, '4']]);
   });
 });

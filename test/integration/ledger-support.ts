@@ -2,10 +2,13 @@
  * Helpers of the ledger, wallet and payment-request tests: REST calls against test nodes, contact setup through the
  * contacts API, and waits on payment outcomes. Amounts are exact decimal strings throughout.
  */
+import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
 import { Decimal } from 'decimal.js';
+import { builtinCliContributions, builtinCliRateLimits, identifyNode } from '../../builtin-plugins/cli-commands.js';
+import { runCli } from '../../kernel/cli/run.js';
 import { call, hashOf, ok, waitFor } from '../support/api.js';
-import type { TestNode } from '../support/node.js';
+import { startTestNode, type TestNode } from '../support/node.js';
 
 export { call, hashOf, ok, waitFor, type Envelope as Env } from '../support/api.js';
 
@@ -41,6 +44,25 @@ export async function connect(
   );
 }
 
+/**
+ * Two connected nodes (credit 100 each way) for delivery-failure tests: peer retries shortened to 20 ms
+ * (NODE_PEER_RETRY_BASE_MS, in this test file's process) and the contacts' status cycle off, so only the tests' own
+ * pings run. `done()` destroys both nodes and restores the environment.
+ */
+export async function fastRetryPair(): Promise<{ A: TestNode; B: TestNode; done: () => Promise<void> }> {
+  const previous = process.env.NODE_PEER_RETRY_BASE_MS;
+  process.env.NODE_PEER_RETRY_BASE_MS = '20';
+  const [A, B] = await Promise.all([startTestNode(), startTestNode()]);
+  for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
+  await connect(A, B, { creditAtoB: '100', creditBtoA: '100' });
+  const done = async (): Promise<void> => {
+    if (previous === undefined) delete process.env.NODE_PEER_RETRY_BASE_MS;
+    else process.env.NODE_PEER_RETRY_BASE_MS = previous;
+    await Promise.all([A, B].map((t) => t.destroy()));
+  };
+  return { A, B, done };
+}
+
 export async function setSettings(t: TestNode, body: Record<string, unknown>): Promise<void> {
   await ok(t, 'PUT', '/api/v1/system/settings', body);
 }
@@ -66,6 +88,31 @@ export async function settled(sender: TestNode, txid: string, receiver?: TestNod
   return s;
 }
 
+/**
+ * `settled` for many payments at once: waits until each is final on `sender` (and each completed one is completed on
+ * `receiver`), reading the listing a page at a time instead of polling every payment on its own, so that dozens of
+ * payments in flight stay far below the admin key's rate limit. Returns the rows in the order of `txids`.
+ */
+export async function settledAll(sender: TestNode, txids: readonly string[], receiver?: TestNode, timeoutMs = 30_000): Promise<any[]> {
+  const rows = async (t: TestNode): Promise<Map<string, any>> => {
+    const wanted = new Set(txids);
+    const found = new Map<string, any>();
+    for (let offset = 0; found.size < wanted.size; offset += 100) {
+      const page = await ok(t, 'GET', '/api/v1/wallet/transactions', undefined, { limit: 100, offset });
+      for (const row of page.transactions as any[]) if (wanted.has(row.txid)) found.set(row.txid, row);
+      if (offset + 100 >= page.pagination.total) break;
+    }
+    return found;
+  };
+  const final = await waitFor(() => rows(sender), (m) => txids.every((id) => FINAL.has(m.get(id)?.status)), `final status of ${txids.length} payments`, timeoutMs);
+  const outcomes = txids.map((id) => final.get(id));
+  if (receiver) {
+    const completed = outcomes.filter((o) => o.status === 'completed').map((o) => o.txid as string);
+    await waitFor(() => rows(receiver), (m) => completed.every((id) => m.get(id)?.status === 'completed'), `completion of ${completed.length} payments on the receiver`, timeoutMs);
+  }
+  return outcomes;
+}
+
 export async function balanceRow(t: TestNode, peer: TestNode, currency = 'VWL'): Promise<{ received: string; sent: string; net_balance: string } | null> {
   const data = await ok(t, 'GET', '/api/v1/wallet/balance');
   return (data.balances as any[]).find((b) => b.pubkey_hash === hashOf(peer) && b.currency.toLowerCase() === currency.toLowerCase()) ?? null;
@@ -79,6 +126,7 @@ export const dec = (s: string | number): Decimal => new Decimal(s);
  */
 export function loseAnswer(dataDir: string, txid: string, recoveryCount: number, attempts = 0): void {
   const db = new Database(`${dataDir}/node.db`);
+  db.pragma('busy_timeout = 5000');
   db.transaction(() => {
     const row = db.prepare('SELECT contact_hash, currency_key, amount_whole, amount_frac FROM ledger_tx WHERE txid = ?').get(txid) as any;
     db.prepare(
@@ -95,4 +143,26 @@ export function loseAnswer(dataDir: string, txid: string, recoveryCount: number,
     db.prepare('UPDATE ledger_balances SET sent_whole = ?, sent_frac = ? WHERE contact_hash = ? AND currency_key = ?').run(whole, frac, row.contact_hash, row.currency_key);
   })();
   db.close();
+}
+
+/**
+ * Runs node-cli in this process against a test node with `--json`, as its operator would: credentials and the rate
+ * file (cli-rate.json) in the node's data directory. Returns the exit code and the parsed envelope.
+ */
+export async function nodeCli(t: TestNode, args: readonly string[]): Promise<{ code: number; body: any }> {
+  let stdout = '';
+  const stderr = new PassThrough();
+  stderr.resume();
+  const code = await runCli(
+    {
+      argv: [...args, '--json'],
+      env: { NODE_DATA_DIR: t.dataDir },
+      cwd: t.dataDir,
+      stdout: { write: (s: string) => void (stdout += s) },
+      stderr: stderr as never,
+      stdin: new PassThrough() as never,
+    },
+    { version: 'test', contributions: builtinCliContributions, rateLimits: builtinCliRateLimits, identifyNode },
+  );
+  return { code, body: JSON.parse(stdout) };
 }

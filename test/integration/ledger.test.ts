@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { createHash, verify as edVerify, createPublicKey } from 'node:crypto';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { balanceRow, call, connect, dec, hashOf, ok, send, setSettings, settled, tx, waitFor } from './ledger-support.js';
+import { balanceRow, call, connect, dec, hashOf, ok, send, setSettings, settled, settledAll, tx, waitFor } from './ledger-support.js';
 
 const sum = (xs: (string | number)[]): Decimal => xs.reduce<Decimal>((a, x) => a.plus(String(x).trim()), new Decimal(0));
 
@@ -136,7 +136,7 @@ describe('ledger: direct payments between nodes', () => {
   it('50 concurrent sends against one credit line never exceed it', async () => {
     const results = await Promise.all(Array.from({ length: 50 }, () => call(A, 'POST', '/api/v1/wallet/send', { address: 'Dave', amount: '2.5', currency: 'VWL' })));
     expect(results.every((r) => r.status === 200)).toBe(true);
-    const outcomes = await Promise.all(results.map((r) => settled(A, r.body.data.txid, undefined, 30_000)));
+    const outcomes = await settledAll(A, results.map((r) => r.body.data.txid as string));
     const completed = outcomes.filter((o) => o.status === 'completed');
     const rejected = outcomes.filter((o) => o.status === 'rejected');
     expect(completed.length).toBe(40);
@@ -158,8 +158,8 @@ describe('ledger: direct payments between nodes', () => {
       Promise.all(Array.from({ length: n }, (_, i) => send(A, 'Erin', `1.0000000${(i % 9) + 1}`))),
       Promise.all(Array.from({ length: n }, (_, i) => send(E, 'Alice', `2.0000000${(i % 9) + 1}`))),
     ]);
-    const outA = await Promise.all(fromA.map((t) => settled(A, t, E, 30_000)));
-    const outE = await Promise.all(fromE.map((t) => settled(E, t, A, 30_000)));
+    const outA = await settledAll(A, fromA, E);
+    const outE = await settledAll(E, fromE, A);
     expect(outA.map((o) => o.status)).toEqual(Array(n).fill('completed'));
     expect(outE.map((o) => o.status)).toEqual(Array(n).fill('completed'));
 

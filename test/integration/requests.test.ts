@@ -181,7 +181,13 @@ describe('payment requests', () => {
     expect((await bad({ amount: '1.000000001' })).body.error.code).toBe('invalid_amount');
     expect((await bad({ currency: 'EUR' })).body.error.code).toBe('invalid_currency');
     expect((await bad({ description: 'x'.repeat(256) })).body.error.code).toBe('invalid_description');
-    expect((await bad({ contact: 'Nobody' })).body.error.code).toBe('contact_not_found');
+    const nobody = await bad({ contact: 'Nobody' });
+    expect([nobody.status, nobody.body.error.code]).toEqual([404, 'contact_not_found']);
+    // contact_not_found is a 404 (Document 1, Errors): an empty name is not found either; a non-string is malformed.
+    const empty = await bad({ contact: '' });
+    expect([empty.status, empty.body.error.code]).toEqual([404, 'contact_not_found']);
+    const number = await bad({ contact: 5 });
+    expect([number.status, number.body.error.code]).toEqual([400, 'validation_error']);
     expect((await bad({ address_type: 'pigeon' })).body.error.code).toBe('invalid_address');
     expect((await bad({ address_type: 'tor' })).body.error.code).toBe('invalid_address');
     expect((await call(A, 'POST', '/api/v1/requests', { contact: 'Bob', currency: 'VWL' })).body.error.code).toBe('missing_field');
@@ -194,6 +200,11 @@ describe('payment requests', () => {
     expect(l.outgoing[0].id).toBeGreaterThan(l.outgoing[1].id);
     const two = await ok(A, 'GET', '/api/v1/requests', undefined, { limit: 2 });
     expect(two.outgoing.length).toBe(2);
+    // offset (Document 1, common query parameters) pages each direction.
+    const next = await ok(A, 'GET', '/api/v1/requests', undefined, { limit: 2, offset: 2 });
+    expect(next.outgoing.map((r: any) => r.request_id)).toEqual(l.outgoing.slice(2, 4).map((r: any) => r.request_id));
+    expect((await ok(A, 'GET', '/api/v1/requests', undefined, { offset: 100_000 })).outgoing).toEqual([]);
+    expect((await call(A, 'GET', '/api/v1/requests', undefined, { offset: -1 })).status).toBe(400);
     expect((await call(A, 'GET', '/api/v1/requests', undefined, { limit: 1000 })).status).toBe(200);
   });
 

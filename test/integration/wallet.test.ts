@@ -94,6 +94,19 @@ describe('wallet REST', () => {
       expect((await tx(B, res.body.data.txid)).amount).toBe(shown);
     });
 
+    it('the maximum amount (max signed 64-bit / 4, whole units) passes the route; the receiver then refuses it for credit', async () => {
+      const max = formatMinor(MAX_AMOUNT);
+      expect(max).toBe('2305843009213693951');
+      const res = await call(A, 'POST', '/api/v1/wallet/send', { address: 'Bob', amount: max, currency: 'VWL' });
+      expect(res.status).toBe(200);
+      expect(res.body.data.amount).toBe(max);
+      const done = await settled(A, res.body.data.txid);
+      expect(done).toMatchObject({ status: 'rejected', amount: max });
+      expect(done.failure_reason).toMatch(/^insufficient_credit/);
+      const over = await call(A, 'POST', '/api/v1/wallet/send', { address: 'Bob', amount: `${max}.5`, currency: 'VWL' });
+      expect([over.status, over.body.error.code]).toEqual([400, 'invalid_amount']);
+    });
+
     it('currency rules: malformed or not allowed → invalid_currency', async () => {
       for (const currency of ['V', 'TOOLONGCODE1', 'V$L', 'EUR', 5]) {
         const res = await call(A, 'POST', '/api/v1/wallet/send', { address: 'Bob', amount: '1', currency });

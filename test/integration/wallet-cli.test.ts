@@ -1,0 +1,44 @@
+/**
+ * node-cli payment commands in this process (the end-to-end runs are in test/e2e/wallet-cli.test.ts): the error
+ * codes of Document 2's CLI JSON envelope. A contact the node does not know is CONTACT_NOT_FOUND on every payment
+ * command, as on the contact commands (the node's code kept in `node_code`); send failures keep title, status, detail.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestNode, type TestNode } from '../support/node.js';
+import { connect, nodeCli } from './ledger-support.js';
+
+describe('node-cli payment commands: error codes', () => {
+  let A: TestNode;
+  let B: TestNode;
+
+  beforeAll(async () => {
+    [A, B] = await Promise.all([startTestNode(), startTestNode()]);
+    await connect(A, B);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([A, B].map((t) => t?.destroy()));
+  });
+
+  it.each([
+    ['send', ['send', 'Nobody', '1', 'VWL']],
+    ['viewbalances', ['viewbalances', 'Nobody']],
+    ['history', ['history', 'Nobody', '3']],
+    ['request create', ['request', 'create', 'Nobody', '1', 'VWL']],
+  ])('%s with an unknown contact → CONTACT_NOT_FOUND, exit 1', async (_label, args) => {
+    const r = await nodeCli(A, args);
+    expect(r.code).toBe(1);
+    expect(r.body.success).toBe(false);
+    expect(r.body.error).toMatchObject({ code: 'CONTACT_NOT_FOUND', node_code: 'contact_not_found', status: 404 });
+    expect(r.body.error.message).toMatch(/Nobody/);
+  });
+
+  it('send failures carry title, status and detail; other node codes are kept', async () => {
+    const unknown = await nodeCli(A, ['send', 'Nobody', '1', 'VWL']);
+    expect(unknown.body.error).toMatchObject({ title: 'Send failed', detail: expect.stringMatching(/Nobody/) });
+    const bad = await nodeCli(A, ['send', 'Bob', 'abc', 'VWL']);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_amount', title: 'Send failed', status: 400 });
+    expect(bad.body.error).not.toHaveProperty('node_code');
+    const refund = await nodeCli(A, ['refund', 'f'.repeat(64)]);
+    expect(refund.body.error).toMatchObject({ code: 'invalid_refund', title: 'Refund failed', status: 400 });
+  });
+});
