@@ -79,4 +79,17 @@ describe('SlidingWindowLimiter', () => {
     expect(admitted).toBe(10);
     expect(l.take('k', 20, 10_100)).toBeGreaterThan(0);
   });
+
+  it('forgets ids idle for a whole window (client addresses come and go), keeping the ones still counting', () => {
+    const l = new SlidingWindowLimiter();
+    for (let i = 0; i < 1000; i++) expect(l.take(`198.51.100.${i}`, 5, 1_000)).toBe(0);
+    expect(l.take('busy', 2, 30_000)).toBe(0);
+    expect(l.take('busy', 2, 30_001)).toBe(0);
+    expect(l.size).toBe(1001);
+    // A window after the first sweep: the 1000 idle ids go, `busy` stays (still inside its window) and still counts.
+    expect(l.take('other', 5, 61_000)).toBe(0);
+    expect(l.size).toBe(2);
+    expect(l.take('busy', 2, 61_000)).toBe(29); // its two hits (30 000, 30 001) still fill its limit
+  });
 });
+
