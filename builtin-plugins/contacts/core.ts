@@ -8,7 +8,7 @@ import { formatMinor, type Minor } from '../../kernel/money.js';
 import { normalizeAddress } from '../../kernel/peers/transport.js';
 import type { BalanceProvider, BalanceTotals, ChainProvider } from './api.js';
 import { CONTACT_EVENTS } from './api.js';
-import { MSG, type AcceptPayload, type CurrencyDeclinePayload, type DeclinePayload, type RequestPayload } from './protocol.js';
+import { MSG, type AcceptPayload, type AddressesPayload, type CurrencyDeclinePayload, type DeclinePayload, type RequestPayload } from './protocol.js';
 import { addressesOf } from './present.js';
 import { ADDRESS_COLUMN, type ContactRow, type ContactStore, type CurrencyRow } from './store.js';
 import { allowedMatch, checkAddress, checkCredit, checkFee, kindOf, settingCredit } from './validate.js';
@@ -142,12 +142,24 @@ export class ContactsCore {
   }
 
   fillAddresses(c: ContactRow, addresses: Partial<NodeAddresses>): ContactRow {
+    return this.#setAddresses(c, addresses, false);
+  }
+
+  /**
+   * The contact told us its addresses changed (a signed `contact.addresses`): each address it announces replaces the
+   * one of its kind we hold; kinds it does not announce stay as they are. An address another contact holds is skipped.
+   */
+  replaceAddresses(c: ContactRow, addresses: Partial<NodeAddresses>): ContactRow {
+    return this.#setAddresses(c, addresses, true);
+  }
+
+  #setAddresses(c: ContactRow, addresses: Partial<NodeAddresses>, replace: boolean): ContactRow {
     const patch: Partial<Record<'addr_http' | 'addr_https' | 'addr_tor', string>> = {};
     for (const raw of [addresses.http, addresses.https, addresses.tor]) {
       const normalized = raw ? normalizeAddress(raw) : null;
       if (!normalized || this.isOwnAddress(normalized)) continue;
       const col = ADDRESS_COLUMN[kindOf(normalized)];
-      if (c[col] !== null) continue;
+      if (c[col] === normalized || (c[col] !== null && !replace)) continue;
       const owner = this.store.byAddress(normalized);
       if (owner && owner.id !== c.id) continue;
       patch[col] = normalized;
@@ -194,6 +206,12 @@ export class ContactsCore {
 
   enqueueCurrencyDecline(c: ContactRow, currency: string, reason: CurrencyDeclinePayload['reason']): void {
     const payload: CurrencyDeclinePayload = { type: MSG.currencyDecline, currency, reason };
+    this.ctx.peer.enqueue(this.target(c), payload);
+  }
+
+  /** Tells a contact our addresses changed; the new ones travel in the signed envelope header. */
+  enqueueAddresses(c: ContactRow): void {
+    const payload: AddressesPayload = { type: MSG.addresses };
     this.ctx.peer.enqueue(this.target(c), payload);
   }
 

@@ -22,6 +22,12 @@ export default definePlugin({
     registerRoutes(core, pinger);
     ctx.services.provide('contacts', createService(core));
     ctx.jobs.register({ name: 'status-cycle', processor: 'contacts', everyMs: STATUS_CYCLE_MS, run: () => pinger.cycle() });
+    // Our addresses follow the hostname setting: every contact hears of a change (a known address stays put otherwise).
+    ctx.settings.onChange('hostname', () => {
+      ctx.db.tx(() => {
+        for (const c of store.reachableWithKeys()) core.enqueueAddresses(c);
+      });
+    });
 
     const system = ctx.services.use<SystemService>('system');
     system.registerMetrics('contacts', () => ({

@@ -192,6 +192,19 @@ export function registerMessages(core: ContactsCore): void {
     });
   });
 
+  // ---- contact.addresses: the peer's addresses changed (its hostname setting did)
+
+  ctx.peer.handle(MSG.addresses, (m) => {
+    return ctx.db.tx(() => {
+      const before = knownSender(m);
+      const c = core.replaceAddresses(before, m.sender.addresses);
+      seen(c);
+      const changed = (['addr_http', 'addr_https', 'addr_tor'] as const).filter((col) => before[col] !== c[col]);
+      if (changed.length) ctx.log.info('contact addresses updated at its word', { pubkey_hash: c.pubkey_hash, http: c.addr_http, https: c.addr_https, tor: c.addr_tor });
+      return { status: 'updated', addresses: core.addresses(c) };
+    });
+  });
+
   // ---- outcomes of what we queued
 
   /** The contact a queued message went to: by the replying key, else by the addresses it was sent to. */
@@ -280,7 +293,7 @@ export function registerMessages(core: ContactsCore): void {
     },
   });
 
-  for (const type of [MSG.currencyDecline, MSG.decline]) {
+  for (const type of [MSG.currencyDecline, MSG.decline, MSG.addresses]) {
     ctx.peer.outcomes(type, {
       label: CONTACT_LABEL,
       retryable: true,

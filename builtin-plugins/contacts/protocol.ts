@@ -14,9 +14,14 @@ export const MSG = {
   decline: 'contact.decline',
   /** Status exchange; answered synchronously with a pong. Not queued. */
   ping: 'contact.ping',
+  /**
+   * "My addresses changed" (the hostname setting changed): the recipient replaces what it stores for the sender with
+   * the addresses of the signed envelope header. Must arrive.
+   */
+  addresses: 'contact.addresses',
 } as const;
 
-export const QUEUED_TYPES = [MSG.request, MSG.accept, MSG.currencyDecline, MSG.decline] as const;
+export const QUEUED_TYPES = [MSG.request, MSG.accept, MSG.currencyDecline, MSG.decline, MSG.addresses] as const;
 
 export interface RequestPayload {
   type: typeof MSG.request;
@@ -46,6 +51,11 @@ export interface CurrencyDeclinePayload {
   currency: string;
   /** `declined` (the recipient of a request says no) or `withdrawn` (the requester takes it back). */
   reason: 'declined' | 'withdrawn';
+  [k: string]: unknown;
+}
+
+export interface AddressesPayload {
+  type: typeof MSG.addresses;
   [k: string]: unknown;
 }
 

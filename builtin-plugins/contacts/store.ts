@@ -307,6 +307,11 @@ export class ContactStore {
   }
 
   /** Accepted contacts that have a known key, in id order (the status cycle walks them). */
+  /** Every contact whose key we know and that is not blocked: who must hear that our addresses changed. */
+  reachableWithKeys(): ContactRow[] {
+    return (this.db.prepare("SELECT * FROM contacts WHERE status != 'blocked' AND pubkey_hash IS NOT NULL ORDER BY id").all() as Raw[]).map(contactOf);
+  }
+
   acceptedWithKeys(): ContactRow[] {
     return (this.db.prepare("SELECT * FROM contacts WHERE status = 'accepted' AND pubkey_hash IS NOT NULL ORDER BY id").all() as Raw[]).map(contactOf);
   }
