@@ -21,23 +21,10 @@
 import { readFileSync } from 'node:fs';
 import { CliError, defineCliCommands, parseIntOption, type CliContext, type CliQuery } from '../../sdk/cli.js';
 import type { RailCatalogEntry, RailField } from '../../sdk/payback-rail.js';
-import type { MethodView as MethodViewBase } from './present.js';
+import type { MethodView as MethodViewBase, ReceivedView } from './present.js';
 
 /** A method as the REST API answers it; reveal adds the plaintext fields. */
 type MethodView = MethodViewBase & { fields?: Record<string, unknown> };
-
-interface ReceivedView {
-  method_id: string;
-  type: string;
-  label: string;
-  currency: string;
-  priority: number;
-  settlement_min_unit: number;
-  settlement_min_unit_exponent: number;
-  masked_display: string;
-  fields: Record<string, unknown> | null;
-  fetched_at: string;
-}
 
 interface ContactMethods {
   contact: { name: string | null; pubkey_hash: string };

@@ -39,7 +39,7 @@ const reasonOf = (outcome: DeadLetterOutcome): string | null => (outcome.ok ? nu
  * them (when their owner says a retry is safe, refreshing the payload first) or abandons them; finished items are
  * deleted after the retention.
  */
-export class DeadLetterQueue implements DlqMechanism {
+export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
   #outbox: Outbox | null = null;
   readonly #insert;
   readonly #upsert;
@@ -79,15 +79,16 @@ export class DeadLetterQueue implements DlqMechanism {
     this.#insert.run(message.id, type, this.#label(type), storeTarget(message.target), JSON.stringify(message.payload), message.attempts, address, reason, now, now);
   }
 
-  /** What `ctx.peer` offers a plugin for the messages it delivers itself (see PeerDeadLetterApi). */
-  readonly owned: PeerDeadLetterApi = {
-    deadLetter: (l: DeadLetter) => {
-      const now = new Date().toISOString();
-      this.#upsert.run(l.messageId, l.type, this.#label(l.type), storeTarget(l.target), JSON.stringify(l.payload), l.attempts, recipientAddress(l.target), l.reason, now, now);
-    },
-    resolveDeadLetter: (type, messageId, outcome) =>
-      this.#resolve.run(reasonOf(outcome), new Date().toISOString(), type, messageId).changes > 0,
-  };
+  /** Parks a message its plugin delivers itself (PeerDeadLetterApi.deadLetter), in the caller's transaction. */
+  deadLetter(l: DeadLetter): void {
+    const now = new Date().toISOString();
+    this.#upsert.run(l.messageId, l.type, this.#label(l.type), storeTarget(l.target), JSON.stringify(l.payload), l.attempts, recipientAddress(l.target), l.reason, now, now);
+  }
+
+  /** Resolves a plugin's pending item that reached its peer another way (PeerDeadLetterApi.resolveDeadLetter). */
+  resolveDeadLetter(type: string, messageId: string, outcome: DeadLetterOutcome): boolean {
+    return this.#resolve.run(reasonOf(outcome), new Date().toISOString(), type, messageId).changes > 0;
+  }
 
   list(statuses: readonly DeadLetterStatus[]): DeadLetterItem[] {
     const rows = this.db

@@ -129,8 +129,8 @@ export class PeerLayer {
         hookTypes.push(type);
         this.outbox.hooks(type, hooks);
       },
-      deadLetter: (letter) => this.dlq.owned.deadLetter(letter),
-      resolveDeadLetter: (type, messageId, outcome) => this.dlq.owned.resolveDeadLetter(type, messageId, outcome),
+      deadLetter: (letter) => this.dlq.deadLetter(letter),
+      resolveDeadLetter: (type, messageId, outcome) => this.dlq.resolveDeadLetter(type, messageId, outcome),
       hello: (address) => {
         const kind = kindOfAddress(address);
         if (!kind) throw new PeerDeliveryError('bad_address', `not a peer address: ${address}`, false);

@@ -57,7 +57,7 @@ describe('DeadLetterQueue: items owned by a plugin', () => {
   afterEach(() => db.close());
 
   it('parks with the owner label and the preferred address; parking again updates a pending item only', () => {
-    dlq.owned.deadLetter(letter());
+    dlq.deadLetter(letter());
     const [item] = dlq.list(['pending']);
     expect(item).toMatchObject({
       message_id: 'm1',
@@ -68,21 +68,21 @@ describe('DeadLetterQueue: items owned by a plugin', () => {
       failure_reason: 'unreachable: connect ECONNREFUSED',
       retryable: true,
     });
-    dlq.owned.deadLetter(letter({ attempts: 3, reason: 'timeout: no answer' }));
+    dlq.deadLetter(letter({ attempts: 3, reason: 'timeout: no answer' }));
     expect(dlq.get(item!.id)).toMatchObject({ retry_count: 5, failure_reason: 'timeout: no answer' });
     dlq.abandon(item!.id);
-    dlq.owned.deadLetter(letter({ attempts: 9, reason: 'later' }));
+    dlq.deadLetter(letter({ attempts: 9, reason: 'later' }));
     expect(dlq.get(item!.id)).toMatchObject({ status: 'abandoned', retry_count: 5, failure_reason: 'timeout: no answer' });
     expect(dlq.list(['pending', 'retrying', 'resolved', 'abandoned'])).toHaveLength(1);
   });
 
   it('the owner resolves its own pending item, by type and id, with the outcome', () => {
-    dlq.owned.deadLetter(letter());
-    dlq.owned.deadLetter(letter({ messageId: 'm2' }));
-    expect(dlq.owned.resolveDeadLetter('other.type', 'm1', { ok: true })).toBe(false);
-    expect(dlq.owned.resolveDeadLetter(TYPE, 'm1', { ok: true })).toBe(true);
-    expect(dlq.owned.resolveDeadLetter(TYPE, 'm1', { ok: true })).toBe(false);
-    expect(dlq.owned.resolveDeadLetter(TYPE, 'm2', { ok: false, refusal: 'insufficient_credit' })).toBe(true);
+    dlq.deadLetter(letter());
+    dlq.deadLetter(letter({ messageId: 'm2' }));
+    expect(dlq.resolveDeadLetter('other.type', 'm1', { ok: true })).toBe(false);
+    expect(dlq.resolveDeadLetter(TYPE, 'm1', { ok: true })).toBe(true);
+    expect(dlq.resolveDeadLetter(TYPE, 'm1', { ok: true })).toBe(false);
+    expect(dlq.resolveDeadLetter(TYPE, 'm2', { ok: false, refusal: 'insufficient_credit' })).toBe(true);
     expect(dlq.list(['resolved']).map((i) => [i.message_id, i.failure_reason])).toEqual([
       ['m2', 'refused: insufficient_credit'],
       ['m1', null],
@@ -91,7 +91,7 @@ describe('DeadLetterQueue: items owned by a plugin', () => {
   });
 
   it('a retry runs the owner hook: delivered, refused, or a delivery error (502, pending again)', async () => {
-    dlq.owned.deadLetter(letter());
+    dlq.deadLetter(letter());
     const id = dlq.list(['pending'])[0]!.id;
 
     answer = () => Promise.reject(new PeerDeliveryError('unreachable', 'still down'));
@@ -106,14 +106,14 @@ describe('DeadLetterQueue: items owned by a plugin', () => {
     expect(JSON.parse((db.prepare('SELECT payload FROM peer_dlq WHERE id = ?').get(id) as { payload: string }).payload)).toEqual({ type: TYPE, n: 2 });
     await expect(dlq.retry(id)).rejects.toMatchObject({ code: 'dlq_invalid_status', status: 400 });
 
-    dlq.owned.deadLetter(letter({ messageId: 'm3' }));
+    dlq.deadLetter(letter({ messageId: 'm3' }));
     const refusedId = dlq.list(['pending'])[0]!.id;
     answer = () => Promise.resolve({ ok: false, refusal: 'expired' });
     expect(await dlq.retry(refusedId)).toMatchObject({ status: 'resolved', failure_reason: 'refused: expired' });
   });
 
   it('without its owner (hooks gone) an item is not retryable', async () => {
-    dlq.owned.deadLetter(letter());
+    dlq.deadLetter(letter());
     outbox.removeHooks([TYPE]);
     const [item] = dlq.list(['pending']);
     expect(item).toMatchObject({ retryable: false });
