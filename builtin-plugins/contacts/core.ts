@@ -10,8 +10,10 @@ import type { BalanceProvider, BalanceTotals, ChainProvider } from './api.js';
 import { CONTACT_EVENTS } from './api.js';
 import { MSG, type AcceptPayload, type AddressesPayload, type CurrencyDeclinePayload, type DeclinePayload, type RequestPayload } from './protocol.js';
 import { addressesOf } from './present.js';
+import { AddressTrust } from './address-trust.js';
 import { ADDRESS_COLUMN, type ContactRow, type ContactStore, type CurrencyRow } from './store.js';
 import { allowedMatch, checkAddress, checkCredit, checkFee, kindOf, settingCredit } from './validate.js';
+import { Decimal } from 'decimal.js';
 import { sameCurrency } from '../system/currency.js';
 
 export interface LineTerms {
@@ -33,9 +35,13 @@ export interface DecisionError {
 
 const b64u = (b: Buffer): string => b.toString('base64url');
 
+/** Pending contacts unknown keys may have created at once (docs/security.md). */
+export const MAX_STRANGERS = 500;
+
 export class ContactsCore {
   balanceProvider: BalanceProvider | null = null;
   chainProvider: ChainProvider | null = null;
+  readonly addressTrust = new AddressTrust(this);
 
   constructor(
     readonly ctx: PluginContext,
@@ -53,7 +59,19 @@ export class ContactsCore {
   }
 
   defaultFee(): string {
-    return checkFee(this.ctx.settings.get<number>('defaultFee') ?? 0);
+    return this.fee(this.ctx.settings.get<number>('defaultFee') ?? 0, 'defaultFee');
+  }
+
+  /** A fee percent (0-100, 8 decimals) inside the operator's `minFee`..`maxFee` bounds; `invalid_fee` outside. */
+  fee(input: unknown, field: string): string {
+    const fee = checkFee(input, field);
+    const min = checkFee(this.ctx.settings.get('minFee') ?? 0, 'minFee');
+    const max = checkFee(this.ctx.settings.get('maxFee') ?? 100, 'maxFee');
+    const d = new Decimal(fee);
+    if (d.lt(min) || d.gt(max)) {
+      throw new ApiError('invalid_fee', 400, `${field} must be between ${min} and ${max} percent (the minFee and maxFee settings)`, { field });
+    }
+    return fee;
   }
 
   defaultCredit(): Minor {
@@ -120,40 +138,73 @@ export class ContactsCore {
   }
 
   /**
-   * Records what a verified message or reply says about its sender: its keys (when the contact had none yet)
-   * and any address kind we did not know. Known addresses are never overwritten: the one the operator typed
-   * may be the only one that reaches the peer (a node without a hostname announces its loopback URL).
-   * Returns the contact row to use afterwards (a key-less duplicate is merged into the keyed one).
+   * Records what a verified message or reply from this contact's key says: the public and sealing keys that key
+   * vouches for, and its claimed addresses as proposals (AddressTrust adopts one once it answers with a hello
+   * signed by the same key). A sender with another key changes nothing: a contact's key is learned only from
+   * the address the operator typed (`bindKey`), never from what a message claims.
    */
   learn(c: ContactRow, sender: PeerSender): ContactRow {
+    if (c.pubkey_hash !== sender.pubkeyHash) return c;
     let row = c;
-    if (!row.pubkey_hash) {
-      const other = this.store.byHash(sender.pubkeyHash);
-      if (other && other.id !== row.id) {
-        this.store.merge(row.id, other.id);
-        row = other;
-      } else {
-        row = this.store.update(row.id, { pubkey_hash: sender.pubkeyHash, pubkey: b64u(sender.publicKey), sealing_key: b64u(sender.sealingKey) });
-      }
-    } else if (row.pubkey_hash === sender.pubkeyHash && row.sealing_key !== b64u(sender.sealingKey)) {
+    if (row.pubkey !== b64u(sender.publicKey) || row.sealing_key !== b64u(sender.sealingKey)) {
       row = this.store.update(row.id, { pubkey: b64u(sender.publicKey), sealing_key: b64u(sender.sealingKey) });
     }
-    return this.fillAddresses(row, sender.addresses);
-  }
-
-  fillAddresses(c: ContactRow, addresses: Partial<NodeAddresses>): ContactRow {
-    return this.#setAddresses(c, addresses, false);
+    this.addressTrust.propose(row, sender.addresses, false);
+    return row;
   }
 
   /**
-   * The contact told us its addresses changed (a signed `contact.addresses`): each address it announces replaces the
-   * one of its kind we hold; kinds it does not announce stay as they are. An address another contact holds is skipped.
+   * Gives a key-less contact the key that answered at the address the operator typed (a hello there, or the
+   * reply to what we sent there). When a contact with that key exists already (the peer's own request reached us
+   * first, as a separate pending contact), the two become one: crossing requests in a currency accept each other
+   * with the terms the operator typed, and the operator's name and address carry over.
    */
-  replaceAddresses(c: ContactRow, addresses: Partial<NodeAddresses>): ContactRow {
-    return this.#setAddresses(c, addresses, true);
+  bindKey(c: ContactRow, key: { pubkeyHash: string; publicKey: Buffer; sealingKey: Buffer }): ContactRow {
+    if (c.pubkey_hash) return c;
+    const keys = { pubkey_hash: key.pubkeyHash, pubkey: b64u(key.publicKey), sealing_key: b64u(key.sealingKey) };
+    const other = this.store.byHash(key.pubkeyHash);
+    if (!other || other.id === c.id) return this.store.update(c.id, keys);
+    // Our outgoing rows that cross the peer's own pending requests; the rest move over with the merge.
+    const crossing = this.store.currencies(c.id).filter((mine) => {
+      const theirs = this.store.currency(other.id, mine.currency);
+      return theirs?.status === 'pending' && theirs.direction === 'incoming' && mine.status === 'pending' && mine.direction === 'outgoing';
+    });
+    this.store.merge(c.id, other.id);
+    let keyed = this.placeAddresses(this.store.byId(other.id)!, addressesOf(c), true);
+    if (!keyed.name && c.name) keyed = this.store.update(keyed.id, { name: c.name });
+    for (const mine of crossing) {
+      try {
+        const theirs = this.store.currency(keyed.id, mine.currency)!;
+        const terms = this.acceptTerms(theirs, mine.fee_percent ?? undefined, mine.credit_limit === null ? undefined : formatMinor(mine.credit_limit));
+        this.acceptRow(keyed, theirs, terms, c.name);
+        keyed = this.store.byId(keyed.id)!;
+      } catch (err) {
+        // The peer enforces a minimum above what the operator typed: its request waits for the operator.
+        this.ctx.log.info('crossing contact requests left pending', { currency: mine.currency, reason: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    return keyed;
   }
 
-  #setAddresses(c: ContactRow, addresses: Partial<NodeAddresses>, replace: boolean): ContactRow {
+  /**
+   * Makes room for one more contact created by an unknown key: beyond MAX_STRANGERS the oldest such contacts
+   * (pending, never named by the operator) expire, so strangers can neither grow the database nor the pending
+   * list without bound. Call inside the transaction that inserts.
+   */
+  makeRoomForStranger(): void {
+    const excess = this.store.strangerCount() - MAX_STRANGERS + 1;
+    if (excess <= 0) return;
+    this.store.deleteOldestStrangers(excess);
+    this.ctx.log.warn('oldest pending contact requests from unknown keys expired to make room', { expired: excess, cap: MAX_STRANGERS });
+  }
+
+  /** A reply to what we sent to the contact's own addresses: a key-less contact takes the key that answered there. */
+  answered(c: ContactRow, sender: PeerSender): ContactRow {
+    return this.learn(this.bindKey(c, sender), sender);
+  }
+
+  /** Stores addresses this node trusts for the contact (typed by the operator, or verified by AddressTrust). */
+  placeAddresses(c: ContactRow, addresses: Partial<NodeAddresses>, replace: boolean): ContactRow {
     const patch: Partial<Record<'addr_http' | 'addr_https' | 'addr_tor', string>> = {};
     for (const raw of [addresses.http, addresses.https, addresses.tor]) {
       const normalized = raw ? normalizeAddress(raw) : null;
@@ -167,17 +218,22 @@ export class ContactsCore {
     return Object.keys(patch).length ? this.store.update(c.id, patch) : c;
   }
 
-  /** The contact a verified sender is: by key, else a key-less contact at one of its addresses (learning the key). */
-  findSender(sender: PeerSender): ContactRow | null {
-    const byHash = this.store.byHash(sender.pubkeyHash);
-    if (byHash) return byHash;
+  /**
+   * A key we do not know claims an address where a key-less contact of ours waits (its node was offline when the
+   * operator added it, and now asks us itself). The claim proves nothing; that address is asked who it is, and
+   * the contact takes the key only when the hello there is signed by the same key (AddressTrust.checkKeyless).
+   */
+  keylessClaimedBy(sender: PeerSender): void {
     for (const raw of [sender.addresses.tor, sender.addresses.https, sender.addresses.http]) {
-      const normalized = raw ? normalizeAddress(raw) : null;
-      if (!normalized) continue;
-      const c = this.store.byAddress(normalized);
-      if (c && !c.pubkey_hash) return this.learn(c, sender);
+      const address = raw ? normalizeAddress(raw) : null;
+      const c = address ? this.store.byAddress(address) : null;
+      if (c && !c.pubkey_hash && address) this.addressTrust.checkKeyless(c.id, address, sender.pubkeyHash);
     }
-    return null;
+  }
+
+  /** The contact a verified sender is: by its key only (an address in a message is a claim, not an identity). */
+  findSender(sender: PeerSender): ContactRow | null {
+    return this.store.byHash(sender.pubkeyHash);
   }
 
   // ---- outgoing messages (call inside ctx.db.tx)
@@ -194,14 +250,16 @@ export class ContactsCore {
     this.ctx.peer.enqueue(this.target(c), payload);
   }
 
-  enqueueAccept(c: ContactRow, row: CurrencyRow): void {
+  /** `to`: the one address the operator confirmed for this acceptance; else every address the contact holds. */
+  enqueueAccept(c: ContactRow, row: CurrencyRow, to: string | null = null): void {
     const payload: AcceptPayload = {
       type: MSG.accept,
       currency: row.currency,
       credit_limit: formatMinor(row.credit_limit ?? 0n),
       available_credit: formatMinor(this.availableFor(c.pubkey_hash, row)),
     };
-    this.ctx.peer.enqueue(this.target(c), payload);
+    const target = this.target(c);
+    this.ctx.peer.enqueue(to ? { ...target, addresses: { [kindOf(to)]: to } } : target, payload);
   }
 
   enqueueCurrencyDecline(c: ContactRow, currency: string, reason: CurrencyDeclinePayload['reason']): void {
@@ -252,10 +310,20 @@ export class ContactsCore {
         request_delivered: false,
         requested_min_unmet: false,
       };
-      const resent = row !== null && row.status === 'pending';
+      if (row && row.status === 'pending') {
+        // Asking again resends the request as it stands: terms change only through an explicit update.
+        this.enqueueRequest(c, row.currency, {
+          fee: row.fee_percent ?? terms.fee,
+          credit: row.credit_limit ?? terms.credit,
+          requested: row.requested_credit,
+          enforced: row.requested_enforced,
+          description: row.description,
+        });
+        return { outcome: 'resent' as const, row };
+      }
       const updated = row ? this.store.updateCurrency(c.id, row.currency, fields)! : this.store.insertCurrency(c.id, fields);
       this.enqueueRequest(c, updated.currency, terms);
-      return { outcome: resent ? ('resent' as const) : ('requested' as const), row: updated };
+      return { outcome: 'requested' as const, row: updated };
     });
   }
 
@@ -264,7 +332,7 @@ export class ContactsCore {
    * pending contact becomes accepted (named `name`, else its suggested name, else "Contact <hash>"), and the
    * acceptance is queued to the peer.
    */
-  acceptRow(c: ContactRow, row: CurrencyRow, terms: LineTerms, name: string | null): CurrencyRow {
+  acceptRow(c: ContactRow, row: CurrencyRow, terms: LineTerms, name: string | null, to: string | null = null): CurrencyRow {
     const updated = this.store.updateCurrency(c.id, row.currency, {
       fee_percent: terms.fee,
       credit_limit: terms.credit,
@@ -281,7 +349,7 @@ export class ContactsCore {
     } else if (name && !c.name) {
       contact = this.store.update(c.id, { name });
     }
-    this.enqueueAccept(contact, updated);
+    this.enqueueAccept(contact, updated, to);
     this.ctx.db.afterCommit(() => {
       if (c.status === 'pending') this.ctx.events.publish(CONTACT_EVENTS.accepted, { pubkey_hash: c.pubkey_hash });
       this.ctx.events.publish(CONTACT_EVENTS.currencyAccepted, { pubkey_hash: c.pubkey_hash, currency: updated.currency });
@@ -313,14 +381,13 @@ export class ContactsCore {
   }
 
   /**
-   * Terms of a decision (accept). The fee defaults to the `defaultFee` setting. The credit defaults to what the
-   * requester suggested (`requested_credit_limit`, "shown pre-filled to the recipient" in Document 1), else to the
-   * `defaultCreditLimit` setting. An enforced minimum is honoured: an explicit credit below it is refused.
+   * Terms of a decision (accept). The fee defaults to the `defaultFee` setting, the credit to `unstatedCredit`.
+   * An enforced minimum is honoured: a credit below it is refused.
    */
   acceptTerms(row: CurrencyRow, fee: unknown, credit: unknown): LineTerms {
     const terms = {
-      fee: fee === undefined || fee === null ? this.defaultFee() : checkFee(fee, 'fee'),
-      credit: credit === undefined || credit === null ? (row.requested_credit ?? this.defaultCredit()) : checkCredit(credit, 'credit'),
+      fee: fee === undefined || fee === null ? this.defaultFee() : this.fee(fee, 'fee'),
+      credit: credit === undefined || credit === null ? this.unstatedCredit(row) : checkCredit(credit, 'credit'),
     };
     if (row.requested_enforced && row.requested_credit !== null && terms.credit < row.requested_credit) {
       throw new ApiError(
@@ -332,11 +399,34 @@ export class ContactsCore {
     return terms;
   }
 
-  /** A contact address given in a decision must be one of the addresses the contact announced. */
-  checkOwnAddress(c: ContactRow, input: unknown): void {
-    const normalized = checkAddress(input, 'contact_address');
-    if (![c.addr_http, c.addr_https, c.addr_tor].includes(normalized)) {
-      throw new ApiError('invalid_address', 400, `contact_address ${normalized} is not an address of this contact`, { field: 'contact_address' });
+  /**
+   * The credit of an acceptance the operator gave none for: the `defaultCreditLimit` setting, or the requester's
+   * suggestion when it is lower. The requester suggests; it never chooses a limit above what the operator set.
+   */
+  unstatedCredit(row: CurrencyRow): Minor {
+    const fallback = this.defaultCredit();
+    return row.requested_credit !== null && row.requested_credit < fallback ? row.requested_credit : fallback;
+  }
+
+  /**
+   * The address the operator confirms in a decision, where the acceptance goes. One the contact holds is taken
+   * as it is; another is asked who it is and taken only when the contact's own key answers there.
+   */
+  async confirmAddress(c: ContactRow, input: unknown): Promise<string> {
+    const field = 'contact_address';
+    const address = checkAddress(input, field);
+    if ([c.addr_http, c.addr_https, c.addr_tor].includes(address)) return address;
+    let answered: string | null = null;
+    try {
+      answered = (await this.ctx.peer.hello(address)).pubkeyHash;
+    } catch (err) {
+      this.ctx.log.info('confirmed contact address does not answer', { address, error: err instanceof Error ? err.message : String(err) });
     }
+    if (answered === null || answered !== c.pubkey_hash) {
+      const why = answered === null ? 'it does not answer' : 'another key answers there';
+      throw new ApiError('invalid_address', 400, `contact_address ${address} is not an address of this contact (${why})`, { field });
+    }
+    this.ctx.db.tx(() => this.placeAddresses(this.store.byId(c.id) ?? c, { [kindOf(address)]: address }, true));
+    return address;
   }
 }

@@ -1,6 +1,7 @@
 import { definePlugin } from '../../sdk/index.js';
 import type { SystemService } from '../system/api.js';
 import { createService } from './service.js';
+import { PRIVATE_ADDRESSES_SETTING } from './address-trust.js';
 import { ContactsCore } from './core.js';
 import { registerMessages } from './messages.js';
 import { PingService, STATUS_CYCLE_MS } from './ping.js';
@@ -13,6 +14,16 @@ import { ContactStore, migrations } from './store.js';
  */
 export default definePlugin({
   setup(ctx) {
+    ctx.settings.declare([
+      {
+        key: PRIVATE_ADDRESSES_SETTING,
+        type: 'boolean',
+        default: false,
+        category: 'network',
+        env: 'NODE_PEER_PRIVATE_ADDRESSES',
+        description: 'Let peers name loopback, link-local and private-range addresses for themselves (private networks, tests)',
+      },
+    ]);
     ctx.db.migrate(migrations);
     const store = new ContactStore(ctx.db.handle, () => ctx.clock.now());
     const core = new ContactsCore(ctx, store);

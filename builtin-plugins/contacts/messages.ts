@@ -14,6 +14,8 @@ import type { ContactRow, CurrencyRow } from './store.js';
 import { MAX_DESCRIPTION, NAME_RULE, allowedMatch } from './validate.js';
 
 const CONTACT_LABEL = 'contact';
+/** Currencies one unknown key may have waiting for the operator's decision (each is a row a stranger made). */
+export const MAX_PENDING_CURRENCIES = 16;
 
 function wireCurrency(value: unknown): string {
   const code = typeof value === 'string' ? normalizeCurrency(value) : null;
@@ -97,6 +99,7 @@ export function registerMessages(core: ContactsCore): void {
       let c = core.findSender(m.sender);
       if (c?.status === 'blocked') throw new PeerRefusal('blocked', 'this node does not accept messages from you');
       if (!c) {
+        core.makeRoomForStranger();
         c = store.insert({
           status: 'pending',
           pubkey_hash: m.sender.pubkeyHash,
@@ -104,6 +107,7 @@ export function registerMessages(core: ContactsCore): void {
           sealing_key: m.sender.sealingKey.toString('base64url'),
           suggested_name: senderName,
         });
+        core.keylessClaimedBy(m.sender);
       }
       c = core.learn(c, m.sender);
       if (senderName && c.suggested_name !== senderName) c = store.update(c.id, { suggested_name: senderName });
@@ -116,6 +120,9 @@ export function registerMessages(core: ContactsCore): void {
         const accepted = store.currency(c.id, currency)!;
         ctx.log.info('mutual contact request accepted', { pubkey_hash: c.pubkey_hash, currency });
         return acceptedReply(store.byId(c.id)!, accepted);
+      }
+      if (!row && c.status === 'pending' && store.pendingIncomingRows(c.id) >= MAX_PENDING_CURRENCIES) {
+        throw new PeerRefusal('too_many_requests', `at most ${MAX_PENDING_CURRENCIES} currencies may wait for a decision at once`);
       }
       const fields = {
         status: 'pending' as const,
@@ -196,28 +203,27 @@ export function registerMessages(core: ContactsCore): void {
 
   ctx.peer.handle(MSG.addresses, (m) => {
     return ctx.db.tx(() => {
-      const before = knownSender(m);
-      const c = core.replaceAddresses(before, m.sender.addresses);
+      const c = knownSender(m);
       seen(c);
-      const changed = (['addr_http', 'addr_https', 'addr_tor'] as const).filter((col) => before[col] !== c[col]);
-      if (changed.length) ctx.log.info('contact addresses updated at its word', { pubkey_hash: c.pubkey_hash, http: c.addr_http, https: c.addr_https, tor: c.addr_tor });
-      return { status: 'updated', addresses: core.addresses(c) };
+      // A move takes effect once the new address answers with a hello signed by this same key.
+      core.addressTrust.propose(c, m.sender.addresses, true);
+      return { status: 'verifying', addresses: core.addresses(c) };
     });
   });
 
   // ---- outcomes of what we queued
 
-  /** The contact a queued message went to: by the replying key, else by the addresses it was sent to. */
+  /**
+   * The contact a queued message went to: the one with the key it was sealed to; for a message queued while
+   * the contact had no key, the contact at the address it was sent to (it may have learned its key since).
+   */
   const recipientOf = (message: QueuedPeerMessage, reply: PeerReply | null): ContactRow | null => {
-    const hash = reply?.sender.pubkeyHash ?? message.target.pubkeyHash ?? null;
-    if (hash) {
-      const c = store.byHash(hash);
-      if (c) return c;
-    }
+    const hash = message.target.pubkeyHash ?? null;
+    if (hash) return store.byHash(hash);
     for (const raw of Object.values(message.target.addresses)) {
       const normalized = raw ? normalizeAddress(raw) : null;
       const c = normalized ? store.byAddress(normalized) : null;
-      if (c && (!c.pubkey_hash || c.pubkey_hash === hash)) return c;
+      if (c && (!c.pubkey_hash || c.pubkey_hash === reply?.sender.pubkeyHash)) return c;
     }
     return null;
   };
@@ -230,7 +236,7 @@ export function registerMessages(core: ContactsCore): void {
       ctx.db.tx(() => {
         let c = recipientOf(message, reply);
         if (!c) return;
-        c = core.learn(c, reply.sender);
+        c = core.answered(c, reply.sender);
         const row = store.currency(c.id, p.currency);
         if (!row || row.direction !== 'outgoing') return;
         if (reply.data.status === 'accepted') {
@@ -254,7 +260,7 @@ export function registerMessages(core: ContactsCore): void {
       ctx.db.tx(() => {
         let c = recipientOf(message, reply);
         if (!c) return;
-        c = core.learn(c, reply.sender);
+        c = core.answered(c, reply.sender);
         const row = store.currency(c.id, p.currency);
         if (row && row.status === 'pending' && row.direction === 'outgoing') {
           store.updateCurrency(c.id, row.currency, { status: 'declined', decline_reason: reply.error?.code ?? 'refused', request_delivered: true });

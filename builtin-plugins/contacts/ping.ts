@@ -157,7 +157,8 @@ export class PingService {
       const existing = this.core.findSender(m.sender);
       if (existing) return existing;
       const label = `Restored ${m.sender.pubkeyHash.slice(0, 8)}`;
-      let created = store.insert({
+      if (!shared) this.core.makeRoomForStranger();
+      const created = store.insert({
         status: shared ? 'accepted' : 'pending',
         pubkey_hash: m.sender.pubkeyHash,
         pubkey: m.sender.publicKey.toString('base64url'),
@@ -168,7 +169,7 @@ export class PingService {
         last_seen_at: this.core.nowIso(),
         online_status: 'online',
       });
-      created = this.core.fillAddresses(created, m.sender.addresses);
+      this.core.addressTrust.propose(created, m.sender.addresses, false);
       for (const currency of codes) {
         store.insertCurrency(created.id, {
           currency,
@@ -216,7 +217,7 @@ export class PingService {
     if (!reply.ok) {
       ctx.db.tx(() => {
         const c = store.byId(contact.id);
-        if (c) store.update(this.core.learn(c, reply.sender).id, { online_status: 'online', last_ping_at: now });
+        if (c) store.update(this.core.answered(c, reply.sender).id, { online_status: 'online', last_ping_at: now });
       });
       return {
         contact_name: contact.name,
@@ -240,7 +241,7 @@ export class PingService {
     ctx.db.tx(() => {
       let c = store.byId(contact.id);
       if (!c) return;
-      c = this.core.learn(c, reply.sender);
+      c = this.core.answered(c, reply.sender);
       for (const row of store.currencies(c.id)) {
         const peerAvailable = wireSafe(lookup(available, row.currency));
         const peerCredit = wireSafe(lookup(credit, row.currency));

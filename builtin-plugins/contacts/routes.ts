@@ -14,7 +14,6 @@ import {
   checkCredit,
   checkCurrencyCode,
   checkDescription,
-  checkFee,
   checkHash,
   checkName,
   kindOf,
@@ -110,50 +109,40 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
       const b = req.body;
       const address = checkAddress(b.address);
       const name = checkName(b.name);
+      const expected = b.pubkey_hash === undefined || b.pubkey_hash === null ? null : checkHash(b.pubkey_hash, 'pubkey_hash');
       const currency = checkAllowedCurrency(b.currency ?? core.defaultCurrency(), core.allowed());
       const terms = requestTerms(core, b, 'fee_percent', 'credit_limit');
-      if (core.isOwnAddress(address)) throw new ApiError('self_contact', 400, 'You cannot add your own node as a contact');
+      if (core.isOwnAddress(address) || expected === ctx.identity.pubkeyHash) throw selfContact();
 
-      let existing = store.byAddress(address);
+      let existing = store.byAddress(address) ?? (expected ? store.byHash(expected) : null);
+      if (expected && existing?.pubkey_hash && existing.pubkey_hash !== expected) throw identityMismatch(address, expected, existing.pubkey_hash);
+      // The key comes from the address the operator typed, and only from there (docs/security.md).
       let hello = null;
-      if (!existing || !existing.pubkey_hash) {
+      if (!existing?.pubkey_hash) {
         try {
           hello = await ctx.peer.hello(address);
         } catch (err) {
           ctx.log.info('contact not reachable on add; the request is queued', { address, error: err instanceof Error ? err.message : String(err) });
         }
-        if (hello?.pubkeyHash === ctx.identity.pubkeyHash) throw new ApiError('self_contact', 400, 'You cannot add your own node as a contact');
+        if (hello?.pubkeyHash === ctx.identity.pubkeyHash) throw selfContact();
+        if (hello && expected && hello.pubkeyHash !== expected) throw identityMismatch(address, expected, hello.pubkeyHash);
         if (hello && !existing) existing = store.byHash(hello.pubkeyHash);
       }
+      const key = hello ?? (expected ? { pubkeyHash: expected } : null);
 
       const result = ctx.db.tx(() => {
         let c = existing ? store.byId(existing.id) : null;
         if (c?.status === 'blocked') {
           throw new ApiError('contact_blocked', 409, `${label(c)} is blocked; unblock it first`);
         }
-        if (!c) {
-          c = store.insert({
-            status: 'pending',
-            name,
-            [kindAddressColumn(address)]: address,
-            ...(hello ? { pubkey_hash: hello.pubkeyHash, pubkey: hello.publicKey.toString('base64url'), sealing_key: hello.sealingKey.toString('base64url') } : {}),
-          });
-        } else {
-          if (hello && !c.pubkey_hash) {
-            const other = store.byHash(hello.pubkeyHash);
-            if (other && other.id !== c.id) {
-              store.merge(c.id, other.id);
-              c = other;
-            } else {
-              c = store.update(c.id, { pubkey_hash: hello.pubkeyHash, pubkey: hello.publicKey.toString('base64url'), sealing_key: hello.sealingKey.toString('base64url') });
-            }
-          }
-          c = core.fillAddresses(c, { [kindOf(address)]: address });
-          if (!c.name) c = store.update(c.id, { name });
-        }
-        if (hello) c = core.fillAddresses(c, hello.addresses);
+        if (!c) c = store.insert({ status: 'pending', name, ...(key ? { pubkey_hash: key.pubkeyHash } : {}) });
+        if (hello) c = core.bindKey(c, hello);
+        else if (key && !c.pubkey_hash) c = store.update(c.id, { pubkey_hash: key.pubkeyHash });
+        c = core.placeAddresses(c, { [kindOf(address)]: address }, true);
+        if (!c.name) c = store.update(c.id, { name });
+        if (hello) core.addressTrust.propose(c, hello.addresses, false);
         const outcome = core.requestCurrency(c, currency, terms);
-        return { c: store.byId(c.id)!, outcome: outcome.outcome };
+        return { c: store.byId(c.id)!, outcome: outcome.outcome, row: outcome.row };
       });
       const shown = result.c.name ?? name;
       if (result.outcome === 'accepted') {
@@ -161,8 +150,8 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
       }
       const message =
         result.outcome === 'resent'
-          ? `Contact request to ${shown} in ${currency} sent again`
-          : hello
+          ? `Contact request to ${shown} in ${currency} sent again with the terms already stored (fee ${result.row.fee_percent ?? '0'}%, credit ${fmt(result.row.credit_limit)}); change them with PUT /api/v1/contacts/${encodeURIComponent(address)}`
+          : hello || existing?.pubkey_hash
             ? `Contact request sent to ${shown} in ${currency}`
             : `Contact request to ${shown} in ${currency} queued: the node is not reachable now, delivery will be retried`;
       return created({ message, status: 'pending', address, name: shown });
@@ -171,16 +160,22 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
 
   // ---- GET /contacts/pending
 
-  ctx.routes.add({
+  // limit and offset page each list (incoming and outgoing) alike; counts are the totals of each.
+  ctx.routes.add<unknown, Record<string, unknown>>({
     method: 'GET',
     path: '/api/v1/contacts/pending',
     access: READ,
-    handler: () => {
-      const incoming = store.withRows('pending', 'incoming').map((c) => pendingView(c, store.currencies(c.id), 'incoming'));
-      const outgoing = store.withRows('pending', 'outgoing').map((c) => pendingView(c, store.currencies(c.id), 'outgoing'));
+    query: pageQuery,
+    handler: (req) => {
+      const { limit, offset } = page(req.query, LIST_CAP);
+      const list = (direction: 'incoming' | 'outgoing') =>
+        store.withRows('pending', direction, limit, offset).map((c) => pendingView(c, store.currencies(c.id), direction));
+      const counts = { incoming: store.countWithRows('pending', 'incoming'), outgoing: store.countWithRows('pending', 'outgoing') };
       return {
-        pending: { incoming, outgoing },
-        counts: { incoming: incoming.length, outgoing: outgoing.length, total: incoming.length + outgoing.length },
+        pending: { incoming: list('incoming'), outgoing: list('outgoing') },
+        counts: { ...counts, total: counts.incoming + counts.outgoing },
+        limit,
+        offset,
       };
     },
   });
@@ -243,7 +238,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
         throw new ApiError('missing_currency', 400, 'currency is required when fee_percent or credit_limit is given');
       }
       const name = has('name') ? checkName(b.name) : null;
-      const fee = has('fee_percent') ? checkFee(b.fee_percent) : null;
+      const fee = has('fee_percent') ? core.fee(b.fee_percent, 'fee_percent') : null;
       const credit = has('credit_limit') ? checkCredit(b.credit_limit) : null;
       const currency = has('currency') ? checkCurrencyCode(b.currency) : null;
       const result = ctx.db.tx(() => {
@@ -357,13 +352,14 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
 
       // While the contact is pending, the first accept establishes it: the name and address must be given.
       let name: string | null = null;
+      let confirmed: string | null = null;
       if (c.status === 'pending' && accepts.length > 0) {
         for (const f of ['is_new_contact', 'contact_address', 'contact_name']) {
           if (b[f] === undefined || b[f] === null) throw new ApiError('missing_field', 400, `Missing required field: ${f} (required while the contact is pending)`, { field: f });
         }
         if (typeof b.is_new_contact !== 'boolean') throw new ApiError('validation_error', 400, 'is_new_contact must be a boolean', { field: 'is_new_contact' });
-        core.checkOwnAddress(c, b.contact_address);
         name = checkName(b.contact_name, 'contact_name');
+        confirmed = await core.confirmAddress(c, b.contact_address);
       }
 
       const declined: string[] = [];
@@ -389,7 +385,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
           }
           const terms = core.acceptTerms(row, a.fee, a.credit);
           core.allowCurrency(row.currency);
-          ctx.db.tx(() => core.acceptRow(store.byId(c.id)!, store.currency(c.id, a.currency)!, terms, name));
+          ctx.db.tx(() => core.acceptRow(store.byId(c.id)!, store.currency(c.id, a.currency)!, terms, name, confirmed));
           accepted.push(row.currency);
         } catch (err) {
           errors.push(decisionError(a.currency, err, ctx.log));
@@ -522,7 +518,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
 /** fee/credit (under the given field names) with the settings' defaults, and the requested-credit fields. */
 function requestTerms(core: ContactsCore, b: Body, feeField: string, creditField: string): RequestTerms {
   const given = (k: string): boolean => b[k] !== undefined && b[k] !== null;
-  const fee = given(feeField) ? checkFee(b[feeField], feeField) : core.defaultFee();
+  const fee = given(feeField) ? core.fee(b[feeField], feeField) : core.defaultFee();
   const credit = given(creditField) ? checkCredit(b[creditField], creditField) : core.defaultCredit();
   const requested = given('requested_credit_limit') ? checkCredit(b.requested_credit_limit, 'requested_credit_limit') : null;
   if (b.requested_credit_enforced !== undefined && b.requested_credit_enforced !== null && typeof b.requested_credit_enforced !== 'boolean') {
@@ -533,10 +529,15 @@ function requestTerms(core: ContactsCore, b: Body, feeField: string, creditField
   return { fee, credit, requested, enforced, description };
 }
 
-function kindAddressColumn(address: string): 'addr_http' | 'addr_https' | 'addr_tor' {
-  const kind = kindOf(address);
-  return kind === 'http' ? 'addr_http' : kind === 'https' ? 'addr_https' : 'addr_tor';
-}
+const selfContact = (): ApiError => new ApiError('self_contact', 400, 'You cannot add your own node as a contact');
+
+/** Our extension: the operator named the key it expects (out of band) and another one holds that address. */
+const identityMismatch = (address: string, expected: string, found: string): ApiError =>
+  new ApiError('identity_mismatch', 409, `The node at ${address} has the key ${found}, not the expected ${expected}`, {
+    field: 'pubkey_hash',
+    expected,
+    found,
+  });
 
 /**
  * A per-currency failure as the response lists it. The response gives an unexpected error only as

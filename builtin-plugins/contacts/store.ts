@@ -121,6 +121,10 @@ export interface CurrencyRow {
 
 type Raw = Record<string, unknown>;
 
+const WITH_ROWS = `FROM contacts c WHERE c.status != 'blocked' AND EXISTS
+  (SELECT 1 FROM contact_currencies r WHERE r.contact_id = c.id AND r.status = ? AND r.direction = ?)`;
+const STRANGER = "status = 'pending' AND name IS NULL";
+
 const num = (v: unknown): number => (typeof v === 'bigint' ? Number(v) : (v as number));
 const boolOrNull = (v: unknown): boolean | null => (v === null || v === undefined ? null : num(v) !== 0);
 const amount = (whole: unknown, frac: unknown): Minor | null =>
@@ -306,12 +310,12 @@ export class ContactStore {
     return (r as { n: number }).n;
   }
 
-  /** Accepted contacts that have a known key, in id order (the status cycle walks them). */
   /** Every contact whose key we know and that is not blocked: who must hear that our addresses changed. */
   reachableWithKeys(): ContactRow[] {
     return (this.db.prepare("SELECT * FROM contacts WHERE status != 'blocked' AND pubkey_hash IS NOT NULL ORDER BY id").all() as Raw[]).map(contactOf);
   }
 
+  /** Accepted contacts that have a known key, in id order (the status cycle walks them). */
   acceptedWithKeys(): ContactRow[] {
     return (this.db.prepare("SELECT * FROM contacts WHERE status = 'accepted' AND pubkey_hash IS NOT NULL ORDER BY id").all() as Raw[]).map(contactOf);
   }
@@ -401,16 +405,27 @@ export class ContactStore {
     this.delete(fromId);
   }
 
-  /** Contacts having at least one currency row in this status and direction. */
-  withRows(status: CurrencyRow['status'], direction: Direction): ContactRow[] {
-    return (
-      this.db
-        .prepare(
-          `SELECT c.* FROM contacts c WHERE c.status != 'blocked' AND EXISTS
-             (SELECT 1 FROM contact_currencies r WHERE r.contact_id = c.id AND r.status = ? AND r.direction = ?) ORDER BY c.id`,
-        )
-        .all(status, direction) as Raw[]
-    ).map(contactOf);
+  /** Contacts having at least one currency row in this status and direction, a page of them in id order. */
+  withRows(status: CurrencyRow['status'], direction: Direction, limit = -1, offset = 0): ContactRow[] {
+    return (this.db.prepare(`SELECT c.* ${WITH_ROWS} ORDER BY c.id LIMIT ? OFFSET ?`).all(status, direction, limit, offset) as Raw[]).map(contactOf);
+  }
+
+  countWithRows(status: CurrencyRow['status'], direction: Direction): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n ${WITH_ROWS}`).get(status, direction) as { n: number }).n;
+  }
+
+  pendingIncomingRows(contactId: number): number {
+    const r = this.db.prepare("SELECT COUNT(*) AS n FROM contact_currencies WHERE contact_id = ? AND status = 'pending' AND direction = 'incoming'").get(contactId);
+    return (r as { n: number }).n;
+  }
+
+  /** Contacts that unknown keys created and the operator has not taken up yet (pending, never named). */
+  strangerCount(): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM contacts WHERE ${STRANGER}`).get() as { n: number }).n;
+  }
+
+  deleteOldestStrangers(n: number): void {
+    this.db.prepare(`DELETE FROM contacts WHERE id IN (SELECT id FROM contacts WHERE ${STRANGER} ORDER BY updated_at, id LIMIT ?)`).run(n);
   }
 
   restoredCount(): number {

@@ -28,6 +28,7 @@ export const REFUSAL = {
   chainBusy: 'chain_busy',
   invalidPrevious: 'invalid_previous_txid',
   insufficientCredit: 'insufficient_credit',
+  notHeld: 'not_held',
 } as const;
 
 export interface SendPayload {
@@ -37,6 +38,8 @@ export interface SendPayload {
   content: string;
   /** base64url Ed25519 signature of "wn-tx-v1\n" + content by the sender. */
   sender_signature: string;
+  /** Answer from your record of this payment, or refuse `not_held`; never take it as a new payment. */
+  held_only?: true;
 }
 
 export interface SendReply {

@@ -46,6 +46,9 @@ export class Receiver {
         }
         return { refusal: new PeerRefusal(REFUSAL.duplicate, 'this txid is already known here as another transaction') };
       }
+      if (payload.held_only === true) {
+        return { refusal: new PeerRefusal(REFUSAL.notHeld, 'this node holds no record of that payment') };
+      }
       const currency = this.core.allowedCurrency(content.currency);
       if (!currency) {
         return { refusal: new PeerRefusal(REFUSAL.currency, `${content.currency} is not an allowed currency on this node`) };

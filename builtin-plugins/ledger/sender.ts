@@ -189,7 +189,7 @@ export class SendQueue {
    */
   revive(row: TxRow, why: string): boolean {
     if (row.type !== 'sent' || !row.content || (row.status !== 'failed' && row.status !== 'cancelled')) return false;
-    this.#reopen(row, { inDoubt: true, attempts: 0 }, `revived: ${why}`);
+    this.#reopen(row, { inDoubt: true, heldOnly: true, attempts: 0 }, `revived: ${why}`);
     this.#ctx.log.warn('payment revived', { txid: row.txid, why });
     return true;
   }
@@ -202,7 +202,7 @@ export class SendQueue {
    * in doubt, it is resent unchanged and the peer answers from its record. Call inside a transaction.
    */
   retryFailed(row: TxRow, why: string): void {
-    this.#reopen(row, { attempts: Math.max(row.attempts, MAX_TRANSPORT_FAILURES - 1), repoints: 0 }, `retried: ${why}`);
+    this.#reopen(row, { attempts: Math.max(row.attempts, MAX_TRANSPORT_FAILURES - 1), repoints: 0, heldOnly: false }, `retried: ${why}`);
     this.#ctx.log.info('failed payment sent again', { txid: row.txid, in_doubt: row.inDoubt, why });
   }
 
@@ -296,7 +296,12 @@ export class SendQueue {
     let reply: PeerReply;
     try {
       if (!target) throw new PeerDeliveryError('no_target', 'the contact has no known keys or address');
-      const payload: SendPayload = { type: MSG.send, content: sending.content!, sender_signature: sending.senderSignature! };
+      const payload: SendPayload = {
+        type: MSG.send,
+        content: sending.content!,
+        sender_signature: sending.senderSignature!,
+        ...(sending.heldOnly ? { held_only: true as const } : {}),
+      };
       reply = await this.#ctx.peer.request(target, payload);
     } catch (err) {
       // With a Tor address the kernel may fall back to https/http: an earlier path may have delivered.
@@ -439,6 +444,14 @@ export class SendQueue {
       if (!r || r.status !== 'sending') return;
       const now = this.core.now();
       switch (code) {
+        case REFUSAL.notHeld: {
+          this.core.finalize(r, 'failed', `${code}: the contact named this payment as its chain head but holds no record of it; not sent again without the operator`, {
+            inDoubt: false,
+            heldOnly: false,
+            needsReview: true,
+          });
+          return;
+        }
         case REFUSAL.chainBusy: {
           const busy = r.busyRetries + 1;
           if (busy > MAX_BUSY_RETRIES) {

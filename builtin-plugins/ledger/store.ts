@@ -11,7 +11,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../kernel/money.js';
-import type { BalanceRecord, LedgerTx, TxDirection, TxFilter, TxStatus } from './api.js';
+import type { BalanceRecord, LedgerActivity, LedgerTx, TxDirection, TxFilter, TxStatus } from './api.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -76,6 +76,11 @@ export const migrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    // A payment we had given up on, sent again only to collect the contact's record of it (docs/security.md).
+    version: 2,
+    up: `ALTER TABLE ledger_tx ADD COLUMN held_only INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 export const currencyKey = (currency: string): string => currency.toLowerCase();
@@ -108,6 +113,7 @@ interface RawRow {
   receiver_address: string | null;
   refund_of: string | null;
   in_doubt: bigint;
+  held_only: bigint;
   attempts: bigint;
   repoints: bigint;
   busy_retries: bigint;
@@ -128,6 +134,11 @@ export interface TxRow extends LedgerTx {
   currencyKey: string;
   salt: string;
   inDoubt: boolean;
+  /**
+   * Sent only to collect the contact's record of it: the contact answers from its record or refuses `not_held`,
+   * and never takes it as a new payment (a failed or cancelled payment is not sent again without the operator).
+   */
+  heldOnly: boolean;
   attempts: number;
   repoints: number;
   busyRetries: number;
@@ -165,6 +176,7 @@ function toRow(r: RawRow): TxRow {
     receiverAddress: r.receiver_address,
     refundOf: r.refund_of,
     inDoubt: r.in_doubt === 1n,
+    heldOnly: r.held_only === 1n,
     attempts: Number(r.attempts),
     repoints: Number(r.repoints),
     busyRetries: Number(r.busy_retries),
@@ -212,6 +224,7 @@ export interface TxPatch {
   senderSignature?: string | null;
   recipientSignature?: string | null;
   inDoubt?: boolean;
+  heldOnly?: boolean;
   attempts?: number;
   repoints?: number;
   busyRetries?: number;
@@ -230,6 +243,7 @@ const PATCH_COLUMNS: Record<keyof TxPatch, string> = {
   senderSignature: 'sender_sig',
   recipientSignature: 'recipient_sig',
   inDoubt: 'in_doubt',
+  heldOnly: 'held_only',
   attempts: 'attempts',
   repoints: 'repoints',
   busyRetries: 'busy_retries',
@@ -382,6 +396,7 @@ export class LedgerStore {
       receiverAddress: t.receiverAddress,
       refundOf: t.refundOf,
       inDoubt: false,
+      heldOnly: false,
       attempts: 0,
       repoints: 0,
       busyRetries: 0,
@@ -610,5 +625,22 @@ export class LedgerStore {
       true,
     ).all(now) as RawRow[];
     return rows.map(toRow);
+  }
+
+  /** Completed rows whose completion falls in [from, to): totals per currency and direction, and the UTC days seen. */
+  activity(from: number, to: number): LedgerActivity {
+    const totals = this.#stmt(
+      `SELECT MIN(currency) AS currency, type, COUNT(*) AS n, SUM(amount_whole) AS whole, SUM(amount_frac) AS frac
+         FROM ledger_tx WHERE status = 'completed' AND completed_at >= ? AND completed_at < ? GROUP BY currency_key, type`,
+      true,
+    ).all(from, to) as { currency: string; type: TxDirection; n: bigint; whole: bigint; frac: bigint }[];
+    const days = this.#stmt(
+      `SELECT DISTINCT date(completed_at / 1000, 'unixepoch') AS day FROM ledger_tx
+         WHERE status = 'completed' AND completed_at >= ? AND completed_at < ? ORDER BY day`,
+    ).all(from, to) as { day: string }[];
+    return {
+      totals: totals.map((r) => ({ currency: r.currency, type: r.type, count: Number(r.n), amount: fromParts(r.whole, r.frac) })),
+      days: days.map((d) => d.day),
+    };
   }
 }

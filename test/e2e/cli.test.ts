@@ -80,7 +80,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'node-cli-e2e-data-'));
   workDir = mkdtempSync(join(tmpdir(), 'node-cli-e2e-cwd-'));
   daemon = spawn(process.execPath, [DAEMON], {
-    env: cleanEnv({ NODE_DATA_DIR: dataDir, NODE_PORT: '0', NODE_BIND: '127.0.0.1', NODE_TEST_MODE: 'true' }),
+    env: cleanEnv({ NODE_DATA_DIR: dataDir, NODE_PORT: '0', NODE_BIND: '127.0.0.1', NODE_TEST_MODE: 'true', NODE_PEER_PRIVATE_ADDRESSES: 'true' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   daemon.stdout!.on('data', (d) => (daemonLog += String(d)));

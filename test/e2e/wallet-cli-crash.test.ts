@@ -132,7 +132,7 @@ interface Daemon {
 function startDaemon(dataDir: string, port: number): Daemon {
   let log = '';
   const proc = spawn(process.execPath, [DAEMON], {
-    env: cleanEnv({ NODE_DATA_DIR: dataDir, NODE_PORT: String(port), NODE_BIND: '127.0.0.1', NODE_TEST_MODE: 'true' }),
+    env: cleanEnv({ NODE_DATA_DIR: dataDir, NODE_PORT: String(port), NODE_BIND: '127.0.0.1', NODE_TEST_MODE: 'true', NODE_PEER_PRIVATE_ADDRESSES: 'true' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.stdout!.on('data', (d) => (log += String(d)));

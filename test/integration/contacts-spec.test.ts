@@ -58,10 +58,14 @@ describe('contacts: Document 1 details', () => {
     await waitFor(() => rowOn(A, B, 'VWL'), (r) => r?.status === 'accepted' && r.my_available_credit === '40', 'the acceptance on A');
   });
 
-  it('an accept without credit meets an enforced minimum with that minimum (currency-accept)', async () => {
+  it('an accept without credit never takes a suggestion above the default; an enforced minimum above it needs an explicit credit (currency-accept)', async () => {
     await ok(A, 'POST', `/api/v1/contacts/${hashOf(B)}/currencies`, { currency: 'USD', fee: 0, credit: 5, requested_credit_limit: '250.5', requested_credit_enforced: true });
     await requestArrives(B, A, 'USD');
-    const res = await ok(B, 'POST', `/api/v1/contacts/${hashOf(A)}/currency-accept`, { currency: 'USD', fee: 1 });
+    // The requester may not choose its own limit: without a credit the default (100) applies, below its minimum.
+    const unstated = await call(B, 'POST', `/api/v1/contacts/${hashOf(A)}/currency-accept`, { currency: 'USD', fee: 1 });
+    expect([unstated.status, unstated.body.error?.code]).toEqual([400, 'requested_minimum_unmet']);
+    expect(await rowOn(B, A, 'USD')).toMatchObject({ status: 'pending' });
+    const res = await ok(B, 'POST', `/api/v1/contacts/${hashOf(A)}/currency-accept`, { currency: 'USD', fee: 1, credit: '250.5' });
     expect(res).toEqual({ accepted: ['USD'], declined: [], errors: [] });
     expect(await rowOn(B, A, 'USD')).toMatchObject({ status: 'accepted', fee_percent: 1, credit_limit: '250.5' });
     await waitFor(() => rowOn(A, B, 'USD'), (r) => r?.status === 'accepted' && r.my_available_credit === '250.5', 'the USD acceptance on A');

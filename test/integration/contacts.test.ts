@@ -58,7 +58,12 @@ describe('contacts between nodes', () => {
       requested_minimum: '400',
     });
 
-    const pendingB = await waitFor(() => ok(B, 'GET', '/api/v1/contacts/pending'), (p) => p.counts.incoming === 1, 'request on B');
+    // A's claimed address is adopted once a hello fetched from it is signed by A's key.
+    const pendingB = await waitFor(
+      () => ok(B, 'GET', '/api/v1/contacts/pending'),
+      (p) => p.counts.incoming === 1 && p.pending.incoming[0].addresses.http !== null,
+      'request on B with its verified address',
+    );
     expect(pendingB.counts).toEqual({ incoming: 1, outgoing: 0, total: 1 });
     const incoming = pendingB.pending.incoming[0];
     expect(incoming).toMatchObject({ pubkey_hash: hashOf(A), name: null, status: 'pending', is_new_contact: true });

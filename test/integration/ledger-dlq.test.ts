@@ -6,6 +6,8 @@
  * with NODE_PEER_RETRY_BASE_MS; the contacts' status cycle is off, so only the pings of the tests run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SealingSessions } from '../../kernel/crypto/seal.js';
+import { buildEnvelope } from '../../kernel/peers/envelope.js';
 import type { TestNode } from '../support/node.js';
 import { balanceRow, call, fastRetryPair, loseAnswer, ok, send, settled, tx, waitFor } from './ledger-support.js';
 
@@ -186,5 +188,30 @@ describe('direct payments in the dead letter queue', () => {
     expect(await balanceRow(B, A)).toMatchObject({ received: '5.35' });
     const retry = await call(A, 'POST', `/api/v1/system/dlq/${item.id}/retry`);
     expect([retry.status, retry.body.error.code]).toEqual([400, 'dlq_invalid_status']);
+  });
+
+  it('a contact naming a failed payment it does not hold as its chain head does not make A send it again', async () => {
+    await B.stop();
+    const { txid } = await undeliverable('0.9');
+    await restartB();
+    const before = await receivedCount(B);
+    // Bob (his own key, a signed ping) claims the failed payment is his chain head, which he never received.
+    const { wire } = buildEnvelope(
+      B.node.identity,
+      B.node.addresses(),
+      { pubkeyHash: A.node.identity.pubkeyHash, sealingKey: A.node.identity.sealingPublicKey },
+      { type: 'contact.ping', heads: { VWL: txid }, known_currencies: ['VWL'] },
+      { mid: `forged-${txid}`, repeatable: false },
+      Date.now(),
+      new SealingSessions(),
+    );
+    const res = await fetch(`${A.node.baseUrl}/peer/v1/message`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(wire) });
+    expect(res.status).toBe(200);
+    // A asks Bob for his record of it (held_only); Bob has none, so A keeps it failed for the operator.
+    const kept = await waitFor(() => tx(A, txid), (v) => v?.status === 'failed' && /^not_held/.test(v.failure_reason ?? ''), 'the payment failed as not held');
+    expect(kept).toMatchObject({ needs_review: true });
+    expect(await receivedCount(B)).toBe(before);
+    expect(await balanceRow(A, B)).toMatchObject({ sent: '5.35' });
+    expect(await balanceRow(B, A)).toMatchObject({ received: '5.35' });
   });
 });

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SealingSessions, type Sealed } from '../../kernel/crypto/seal.js';
 import { buildEnvelope, openEnvelope, type OpenedEnvelope, type WireEnvelope } from '../../kernel/peers/envelope.js';
+import { waitFor } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
 type Env = { success: boolean; data: any; error?: any };
@@ -79,7 +80,12 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     expect(reply.header.re).toBe(JSON.parse(wire.header).nonce);
     expect(reply.header.mid).toBe('mid-first');
     expect(reply.payload).toMatchObject({ type: 'contact.request.reply', ok: true, data: { status: 'received', currency: 'VWL' }, error: null });
-    const pending = await ok(B, 'GET', '/api/v1/contacts/pending');
+    // A's claimed addresses are adopted once their hellos, fetched by B, are signed by A's key.
+    const pending = await waitFor(
+      () => ok(B, 'GET', '/api/v1/contacts/pending'),
+      (p) => p.pending.incoming[0]?.addresses.https === A.node.addresses().https && p.pending.incoming[0]?.addresses.http === A.node.addresses().http,
+      "A's verified addresses on B",
+    );
     expect(pending.counts.incoming).toBe(1);
     expect(pending.pending.incoming[0].currencies[0].description).toBe('sealed hello');
 
@@ -192,6 +198,11 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     const restored = pending.pending.incoming.find((c: any) => c.pubkey_hash === C.node.identity.pubkeyHash);
     expect(restored).toMatchObject({ restored: true, is_new_contact: true, suggested_name: `Restored ${C.node.identity.pubkeyHash.slice(0, 8)}` });
     expect(restored.currencies.map((r: any) => r.currency)).toEqual(['VWL']);
+    await waitFor(
+      () => ok(B, 'GET', `/api/v1/contacts/${C.node.identity.pubkeyHash}`),
+      (d) => d.contact.addresses.https === C.node.addresses().https,
+      "C's verified addresses on B",
+    );
     // Now known (pending): the next ping gets a pong, with no credit extended yet.
     const again = await post(B, envelope(C, toB(), { type: 'contact.ping', heads: {}, request_sync: true, known_currencies: ['VWL'] }, 'mid-restore-2'));
     expect(answer(C, again.body).payload).toMatchObject({

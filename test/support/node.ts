@@ -41,15 +41,22 @@ function configFor(dataDir: string, env: Record<string, string> = {}): { config:
 /** Starts a node in this process on a free loopback port with a fresh (or given) data directory. */
 export async function startTestNode(options: StartOptions = {}): Promise<TestNode> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const launch = async (env?: Record<string, string>): Promise<RunningNode> => {
-    const { config, env: fullEnv } = configFor(dataDir, env);
-    return startNode(config, { builtins: [...builtinPlugins, ...(options.extraBuiltins ?? [])], env: fullEnv });
-  };
-  let node = await launch(options.env);
   const clientFor = (n: RunningNode): SignedClient => {
     const c = n.cliCredentials();
     return new SignedClient({ baseUrl: c.base_url, keyId: c.key_id, secret: c.secret });
   };
+  const launch = async (env?: Record<string, string>): Promise<RunningNode> => {
+    const { config, env: fullEnv } = configFor(dataDir, env);
+    const started = await startNode(config, { builtins: [...builtinPlugins, ...(options.extraBuiltins ?? [])], env: fullEnv });
+    // Test nodes all live on loopback: let them adopt each other's loopback addresses (off in production), as a
+    // stored setting, so that a test can still turn it off, or pin it with NODE_PEER_PRIVATE_ADDRESSES.
+    if (fullEnv.NODE_PEER_PRIVATE_ADDRESSES === undefined) {
+      const res = await clientFor(started).request('PUT', '/api/v1/system/settings', { body: { peer_private_addresses_allowed: true } });
+      if (res.status !== 200) throw new Error(`test node: could not allow private peer addresses (HTTP ${res.status})`);
+    }
+    return started;
+  };
+  let node = await launch(options.env);
   const handle: TestNode = {
     node,
     admin: clientFor(node),
