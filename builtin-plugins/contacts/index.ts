@@ -4,7 +4,7 @@ import { createService } from './service.js';
 import { PRIVATE_ADDRESSES_SETTING } from './address-trust.js';
 import { ContactsCore } from './core.js';
 import { registerMessages } from './messages.js';
-import { PingService, STATUS_CYCLE_MS } from './ping.js';
+import { PingService } from './ping.js';
 import { registerRoutes } from './routes.js';
 import { ContactStore, migrations } from './store.js';
 
@@ -32,7 +32,7 @@ export default definePlugin({
     pinger.register();
     registerRoutes(core, pinger);
     ctx.services.provide('contacts', createService(core));
-    ctx.jobs.register({ name: 'status-cycle', processor: 'contacts', everyMs: STATUS_CYCLE_MS, run: () => pinger.cycle() });
+    ctx.jobs.register({ name: 'status-cycle', processor: 'contacts', nextRunAt: (now) => pinger.nextStepAt(now), run: () => pinger.cycle() });
     // Our addresses follow the hostname setting: every contact hears of a change (a known address stays put otherwise).
     ctx.settings.onChange('hostname', () => {
       ctx.db.tx(() => {

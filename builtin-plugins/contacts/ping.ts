@@ -6,7 +6,8 @@
  * reconciles the drift a lost notice may have left: an outgoing request the peer accepted becomes accepted, a
  * delivered one the peer no longer knows becomes declined.
  *
- * The status cycle pings one accepted contact at a time, every 5 minutes, while `contactStatusEnabled`.
+ * The status cycle pings every accepted contact once per 5 minutes, one at a time, spread evenly over the cycle,
+ * while `contactStatusEnabled`.
  */
 import { PeerDeliveryError, PeerRefusal, type InboundPeerMessage } from '../../sdk/index.js';
 import { formatMinor, type Minor } from '../../kernel/money.js';
@@ -19,6 +20,8 @@ import type { ContactRow, CurrencyRow, OnlineStatus } from './store.js';
 import { allowedMatch } from './validate.js';
 
 export const STATUS_CYCLE_MS = 5 * 60_000;
+/** The shortest gap between two pings of the cycle (thousands of contacts share the 5 minutes). */
+const MIN_STEP_MS = 100;
 const MAX_WIRE_CURRENCIES = 100;
 
 export interface PingResult {
@@ -299,6 +302,12 @@ export class PingService {
       if (row.status === 'accepted') out[row.currency] = row.my_available_credit === null ? null : formatMinor(row.my_available_credit);
     }
     return out;
+  }
+
+  /** When the next step of the cycle runs: every accepted contact gets its turn within STATUS_CYCLE_MS. */
+  nextStepAt(now: number): number {
+    const count = this.core.store.count('accepted');
+    return now + Math.max(MIN_STEP_MS, Math.floor(STATUS_CYCLE_MS / Math.max(1, count)));
   }
 
   /** One step of the status cycle: the next accepted contact (by id, wrapping around). */

@@ -84,4 +84,17 @@ describe('contacts: Document 1 details', () => {
     expect(await rowOn(B, C, 'VWL')).toMatchObject({ status: 'accepted', fee_percent: 0, credit_limit: '100' });
     await waitFor(() => rowOn(C, B, 'VWL'), (r) => r?.status === 'accepted' && r.my_available_credit === '100', 'the acceptance on C');
   });
+
+  it('adding a known contact again: a new currency is "sent" (the peer is up), a pending one keeps its terms', async () => {
+    // C and B are contacts (VWL); C asks for USD through POST /contacts again.
+    const usd = await ok(C, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'Bob', currency: 'USD', fee_percent: 1, credit_limit: '20' });
+    expect(usd.message).toBe('Contact request sent to Bob in USD');
+    await requestArrives(B, C, 'USD');
+    // Asked again with other terms: resent as it stands, the stored terms kept and named.
+    const again = await call(C, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'Bob', currency: 'USD', fee_percent: 3, credit_limit: '999' });
+    expect(again.status).toBe(201);
+    expect(again.body.data).toMatchObject({ status: 'pending', name: 'Bob' });
+    expect(again.body.data.message).toMatch(/sent again with the terms already stored \(fee 1%, credit 20\)/);
+    expect(await rowOn(C, B, 'USD')).toMatchObject({ status: 'pending', fee_percent: 1, credit_limit: '20' });
+  });
 });
