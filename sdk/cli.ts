@@ -90,7 +90,11 @@ export interface CliOutput {
    * that is a string is printed, other data as indented key-value lines.
    */
   success(data: unknown, human?: string | (() => void)): void;
-  /** A line on stdout in human mode (nothing in JSON mode). */
+  /**
+   * A line on stdout in human mode (nothing in JSON mode). Every human helper escapes control, bidirectional and
+   * zero-width characters (sdk/text.ts), so peer-supplied text can be printed as it is; a line break inside `text`
+   * shows as `\x0a` (print several lines with several calls).
+   */
   line(text?: string): void;
   /** A notice on stderr in both modes (JSON stays clean on stdout). */
   warn(text: string): void;
@@ -98,6 +102,18 @@ export interface CliOutput {
   table<R extends object>(rows: readonly R[], columns: readonly CliColumn<R>[], options?: CliTableOptions): void;
   /** Aligned `label  value` lines (human mode only); null and undefined values print as `-`. */
   kv(pairs: ReadonlyArray<readonly [string, unknown]>, options?: { title?: string; indent?: number }): void;
+}
+
+/**
+ * How human output shows amounts and dates, after the node's display settings. Each takes the value as the API
+ * gives it (a decimal string, a timestamp) and returns the text to print; null, undefined and '' print as `-`,
+ * and a value it cannot read is returned as it is. JSON output never goes through it: it keeps the API's values.
+ */
+export interface CliDisplay {
+  /** A decimal amount, cut (never rounded) to the decimals the operator chose. */
+  amount(value: unknown): string;
+  /** A timestamp (ISO 8601, or `YYYY-MM-DD HH:MM:SS` meaning UTC) in the operator's date format. */
+  date(value: unknown): string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -202,6 +218,41 @@ export interface CliContribution {
 
 export function defineCliCommands(contribution: CliContribution): CliContribution {
   return contribution;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Display of amounts and dates
+
+const asGiven = (value: unknown): string => (value === null || value === undefined || value === '' ? '-' : String(value));
+
+/** What JSON output and nodes without display preferences show: the API's values unchanged. */
+export const RAW_DISPLAY: CliDisplay = { amount: asGiven, date: asGiven };
+
+interface DisplaySource {
+  load: (api: CliApi) => Promise<CliDisplay>;
+  loaded?: Promise<CliDisplay>;
+}
+
+const displaySources = new WeakMap<CliContext, DisplaySource>();
+
+/**
+ * Installs, for this run, how human output reads the node's display preferences. The plugin that owns those
+ * settings calls it from `register`; every command of every plugin then gets them through `cliDisplay`.
+ */
+export function provideCliDisplay(ctx: CliContext, load: (api: CliApi) => Promise<CliDisplay>): void {
+  if (!displaySources.has(ctx)) displaySources.set(ctx, { load });
+}
+
+/**
+ * How this run shows amounts and dates to people: read from the node at the first call and kept for the rest of
+ * the run. In JSON mode (or when no plugin provides preferences) it asks nothing and changes nothing. Await it
+ * before printing amounts or dates: `const show = await cliDisplay(ctx)`, then `format: show.amount`.
+ */
+export function cliDisplay(ctx: CliContext): Promise<CliDisplay> {
+  const source = displaySources.get(ctx);
+  if (ctx.json || !source) return Promise.resolve(RAW_DISPLAY);
+  source.loaded ??= source.load(ctx.api);
+  return source.loaded;
 }
 
 /** Parses a `--flag N` integer option value (for `.option(..., parseIntOption('--limit'))`). */

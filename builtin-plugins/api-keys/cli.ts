@@ -6,7 +6,7 @@
  *   apikey create <name> [--permissions a,b] [--rate-limit N] [--expires ISO]
  *   apikey enable|disable|delete <key_id>
  */
-import { defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
+import { cliDisplay, defineCliCommands, parseIntOption, type CliContext, type CliDisplay } from '../../sdk/cli.js';
 import { allPages } from '../system/paging.js';
 
 interface KeyView {
@@ -32,7 +32,7 @@ const keyPath = (keyId: string): string => `/api/v1/keys/${encodeURIComponent(ke
 
 const statusOf = (k: KeyView): string => (k.expired ? 'expired' : k.enabled ? 'active' : 'disabled');
 
-function printKey(ctx: CliContext, k: KeyView, title: string, extra: Array<[string, unknown]> = []): void {
+function printKey(ctx: CliContext, show: CliDisplay, k: KeyView, title: string, extra: Array<[string, unknown]> = []): void {
   ctx.out.kv(
     [
       ['Key ID', k.key_id],
@@ -40,9 +40,9 @@ function printKey(ctx: CliContext, k: KeyView, title: string, extra: Array<[stri
       ['Permissions', k.permissions],
       ['Rate limit', `${k.rate_limit_per_minute} requests per minute`],
       ['Status', statusOf(k)],
-      ['Created', k.created_at],
-      ['Last used', k.last_used_at ?? 'never'],
-      ['Expires', k.expires_at ?? 'never'],
+      ['Created', show.date(k.created_at)],
+      ['Last used', k.last_used_at ? show.date(k.last_used_at) : 'never'],
+      ['Expires', k.expires_at ? show.date(k.expires_at) : 'never'],
       ...extra,
     ],
     { title },
@@ -74,6 +74,7 @@ export default defineCliCommands({
       .action(async () => {
         const { rows } = await allPages<KeyView>(ctx.api, '/api/v1/keys', 'keys');
         const data = { keys: rows, count: rows.length };
+        const show = await cliDisplay(ctx);
         ctx.out.success(data, () =>
           ctx.out.table(
             data.keys,
@@ -83,8 +84,8 @@ export default defineCliCommands({
               { key: 'permissions', header: 'PERMISSIONS', maxWidth: 40 },
               { key: 'rate_limit_per_minute', header: 'RATE/MIN', align: 'right' },
               { key: 'enabled', header: 'STATUS', format: (_v, k) => statusOf(k) },
-              { key: 'last_used_at', header: 'LAST USED', format: (v) => (v ? String(v) : 'never') },
-              { key: 'expires_at', header: 'EXPIRES', format: (v) => (v ? String(v) : 'never') },
+              { key: 'last_used_at', header: 'LAST USED', format: (v) => (v ? show.date(v) : 'never') },
+              { key: 'expires_at', header: 'EXPIRES', format: (v) => (v ? show.date(v) : 'never') },
             ],
             { title: `API keys (${data.keys.length})`, empty: 'No API keys. Create one with: node-cli apikey create <name>' },
           ),
@@ -97,7 +98,8 @@ export default defineCliCommands({
       .argument('<key_id>')
       .action(async (keyId: string) => {
         const data = await ctx.api.get<{ key: KeyView }>(keyPath(keyId));
-        ctx.out.success(data, () => printKey(ctx, data.key, 'API key'));
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () => printKey(ctx, show, data.key, 'API key'));
       });
 
     apikey
@@ -118,8 +120,9 @@ export default defineCliCommands({
         if (opts.rateLimit !== undefined) body.rate_limit_per_minute = opts.rateLimit;
         if (opts.expires !== undefined) body.expires_at = opts.expires;
         const key = await ctx.api.post<CreatedKey>('/api/v1/keys', body);
+        const show = await cliDisplay(ctx);
         ctx.out.success(key, () => {
-          printKey(ctx, { ...key, last_used_at: null }, `API key created: ${key.key_id}`, [['Secret', key.secret]]);
+          printKey(ctx, show, { ...key, last_used_at: null }, `API key created: ${key.key_id}`, [['Secret', key.secret]]);
           ctx.out.line();
           ctx.out.line('Sign requests with X-API-Key = the key id and the secret as the HMAC key (see docs/cli.md).');
         });

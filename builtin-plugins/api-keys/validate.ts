@@ -1,5 +1,6 @@
 import { ApiError } from '../../sdk/index.js';
 import type { NewApiKey } from '../../sdk/index.js';
+import { hasUnsafeText } from '../../sdk/text.js';
 
 export const DEFAULT_PERMISSIONS: readonly string[] = ['wallet:read', 'contacts:read'];
 export const DEFAULT_RATE_LIMIT = 100;
@@ -52,16 +53,19 @@ export function checkKnownFields(body: object): void {
 const bad = (code: string, message: string, context?: Record<string, unknown>): ApiError =>
   new ApiError(code, 400, message, context);
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
+/**
+ * 1-100 characters once trimmed. Key names are shown in listings and logs, so control, bidirectional and
+ * zero-width characters are refused, anywhere in what was sent (trim() would silently drop some at the edges).
+ */
 function checkName(raw: string): string {
+  if (hasUnsafeText(raw)) {
+    throw bad('invalid_name', 'name must not contain control, bidirectional or zero-width characters', { field: 'name' });
+  }
   const name = raw.trim();
   const length = [...name].length;
   if (length < 1 || length > MAX_NAME_LENGTH) {
     throw bad('invalid_name', `name must be 1-${MAX_NAME_LENGTH} characters`, { field: 'name' });
   }
-  if (CONTROL.test(name)) throw bad('invalid_name', 'name must not contain control characters', { field: 'name' });
   return name;
 }
 

@@ -1,7 +1,7 @@
 /**
  * node-cli commands of the contacts plugin (Document 2, "contact ..."); flags go anywhere after the verb:
  *
- *   contact add <address> <name> [--fee F] [--credit C] [--currency CCY] [--requested-credit RC [--enforce-requested-credit]] [--message M]
+ *   contact add <address> <name> [--fee F] [--credit C] [--currency CCY] [--requested-credit RC [--enforce-requested-credit]] [--message M] [--pubkey-hash H]
  *   contact accept <contact> --currency CCY --fee F --credit C [--currency ... --fee ... --credit ...] [--name N]
  *   contact apply <contact> [--accept CCY:fee:credit ...] [--decline CCY ...] [--defer CCY ...] [--from <file|->] [--name N]
  *   contact decline <contact>
@@ -19,7 +19,7 @@
  * candidates. Every subcommand counts against the `contact` rate-limit bucket (20 per 60 s).
  */
 import { readFileSync } from 'node:fs';
-import { CliError, defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import { CliError, cliDisplay, defineCliCommands, type CliContext, type CliDisplay } from '../../sdk/cli.js';
 
 interface CurrencyRowView {
   currency: string;
@@ -94,16 +94,17 @@ async function hashOf(ctx: CliContext, reference: string): Promise<{ hash: strin
   return { hash: contact.pubkey_hash, contact };
 }
 
-const rowColumns = [
+const rowColumns = (show: CliDisplay) => [
   { key: 'currency', header: 'CURRENCY' },
   { key: 'status', header: 'STATUS' },
   { key: 'direction', header: 'DIRECTION' },
   { key: 'fee_percent', header: 'FEE %', align: 'right' as const },
-  { key: 'credit_limit', header: 'CREDIT', align: 'right' as const },
-  { key: 'my_available_credit', header: 'AVAILABLE TO ME', align: 'right' as const },
+  { key: 'credit_limit', header: 'CREDIT', align: 'right' as const, format: show.amount },
+  { key: 'my_available_credit', header: 'AVAILABLE TO ME', align: 'right' as const, format: show.amount },
 ];
 
-function printContact(ctx: CliContext, c: ContactView): void {
+function printContact(ctx: CliContext, show: CliDisplay, c: ContactView): void {
+  const b = c.balance;
   ctx.out.kv(
     [
       ['Name', c.name ?? `(unnamed${c.suggested_name ? `; suggested: ${c.suggested_name}` : ''})`],
@@ -113,25 +114,25 @@ function printContact(ctx: CliContext, c: ContactView): void {
       ['https', c.addresses.https],
       ['tor', c.addresses.tor],
       ['Online', c.online_status ?? 'unknown'],
-      ['Last ping', c.last_ping_at ?? 'never'],
+      ['Last ping', c.last_ping_at ? show.date(c.last_ping_at) : 'never'],
       ['Chain valid', c.chain_valid ?? 'unknown'],
-      ...(c.balance ? ([['Balance', `${c.balance.net} ${c.balance.currency ?? ''} (received ${c.balance.received}, sent ${c.balance.sent})`]] as [string, unknown][]) : []),
-      ['Created', c.created_at],
+      ...(b ? ([['Balance', `${show.amount(b.net)} ${b.currency ?? ''} (received ${show.amount(b.received)}, sent ${show.amount(b.sent)})`]] as [string, unknown][]) : []),
+      ['Created', show.date(c.created_at)],
     ],
     { title: `Contact ${c.name ?? c.pubkey_hash ?? ''}` },
   );
   ctx.out.line();
-  ctx.out.table(c.currencies, rowColumns, { title: 'Currencies', empty: 'none' });
+  ctx.out.table(c.currencies, rowColumns(show), { title: 'Currencies', empty: 'none' });
 }
 
-function printContacts(ctx: CliContext, contacts: ContactView[], title: string): void {
+function printContacts(ctx: CliContext, show: CliDisplay, contacts: ContactView[], title: string): void {
   ctx.out.table(
     contacts,
     [
       { key: 'name', header: 'NAME', maxWidth: 30 },
       { key: 'status', header: 'STATUS' },
       { key: 'currencies', header: 'CURRENCIES', format: (v) => (v as CurrencyRowView[]).map((r) => `${r.currency}(${r.status})`).join(' ') || '-' },
-      { key: 'my_available_credit', header: 'AVAILABLE TO ME', align: 'right' },
+      { key: 'my_available_credit', header: 'AVAILABLE TO ME', align: 'right', format: show.amount },
       { key: 'addresses', header: 'ADDRESS', maxWidth: 48, format: (_v, row) => addressOf(row as ContactView) ?? '-' },
       { key: 'pubkey_hash', header: 'KEY HASH', format: (v) => (typeof v === 'string' ? `${v.slice(0, 12)}…` : '-') },
     ],
@@ -229,7 +230,8 @@ export default defineCliCommands({
       .option('--requested-credit <amount>', 'credit you ask the contact to extend to you')
       .option('--enforce-requested-credit', 'make --requested-credit a minimum the contact must grant')
       .option('--message <text>', 'a message for the contact (at most 255 characters; sent encrypted)')
-      .action(async (address: string, name: string, opts: { fee: string; credit: string; currency: string; requestedCredit?: string; enforceRequestedCredit?: boolean; message?: string }) => {
+      .option('--pubkey-hash <hash>', 'the key you expect at that address (64 hex, learned out of band): any other key is refused')
+      .action(async (address: string, name: string, opts: { fee: string; credit: string; currency: string; requestedCredit?: string; enforceRequestedCredit?: boolean; message?: string; pubkeyHash?: string }) => {
         if (opts.enforceRequestedCredit && opts.requestedCredit === undefined) {
           ctx.fail('INVALID_PARAMS', '--enforce-requested-credit needs --requested-credit');
         }
@@ -242,6 +244,7 @@ export default defineCliCommands({
           currency: opts.currency,
         };
         if (opts.requestedCredit !== undefined) body.requested_credit_limit = numeric('--requested-credit', opts.requestedCredit);
+        if (opts.pubkeyHash !== undefined) body.pubkey_hash = opts.pubkeyHash;
         if (opts.enforceRequestedCredit) body.requested_credit_enforced = true;
         if (opts.message !== undefined) body.description = opts.message;
         const data = await ctx.api.post<{ message: string; status: string; address: string; name: string }>('/api/v1/contacts', body);
@@ -296,7 +299,8 @@ export default defineCliCommands({
       .option('--status <status>', 'accepted, pending, blocked or all', 'accepted')
       .action(async (opts: { status: string }) => {
         const data = await ctx.api.get<{ contacts: ContactView[]; count: number }>('/api/v1/contacts', { status: opts.status, limit: 100 });
-        ctx.out.success(data, () => printContacts(ctx, data.contacts, `Contacts (${opts.status}): ${data.count}`));
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () => printContacts(ctx, show, data.contacts, `Contacts (${opts.status}): ${data.count}`));
       });
 
     contact
@@ -306,27 +310,33 @@ export default defineCliCommands({
         const data = await ctx.api.get<{ pending: { incoming: PendingEntry[]; outgoing: PendingEntry[] }; counts: { incoming: number; outgoing: number; total: number } }>(
           '/api/v1/contacts/pending',
         );
+        const show = await cliDisplay(ctx);
         ctx.out.success(data, () => {
+          // Who asks is decided on the name it suggests and the address it answers at, so both are shown.
           const rows = (list: PendingEntry[]) =>
             list.flatMap((c) =>
               c.currencies.map((r) => ({
-                contact: c.name ?? (c.suggested_name ? `(${c.suggested_name})` : '(unnamed)'),
+                name: c.name,
+                suggested: c.suggested_name,
+                address: addressOf(c),
                 key: c.pubkey_hash ? `${c.pubkey_hash.slice(0, 12)}…` : '-',
                 currency: r.currency,
-                requested: r.requested_credit_limit ? `${r.requested_credit_limit}${r.requested_credit_enforced ? ' (minimum)' : ''}` : '-',
+                requested: r.requested_credit_limit ? `${show.amount(r.requested_credit_limit)}${r.requested_credit_enforced ? ' (minimum)' : ''}` : '-',
                 note: r.warning ?? r.description ?? '',
               })),
             );
-          const columns = [
-            { key: 'contact', header: 'CONTACT', maxWidth: 30 },
+          const columns = (incoming: boolean) => [
+            { key: 'name', header: 'NAME', maxWidth: 30 },
+            ...(incoming ? [{ key: 'suggested', header: 'SUGGESTED NAME', maxWidth: 30 }] : []),
+            { key: 'address', header: 'ADDRESS', maxWidth: 48 },
             { key: 'key', header: 'KEY HASH' },
             { key: 'currency', header: 'CURRENCY' },
             { key: 'requested', header: 'REQUESTED CREDIT', align: 'right' as const },
             { key: 'note', header: 'NOTE', maxWidth: 50 },
           ];
-          ctx.out.table(rows(data.pending.incoming), columns, { title: `Incoming (${data.counts.incoming})`, empty: 'none' });
+          ctx.out.table(rows(data.pending.incoming), columns(true), { title: `Incoming (${data.counts.incoming})`, empty: 'none' });
           ctx.out.line();
-          ctx.out.table(rows(data.pending.outgoing), columns, { title: `Outgoing (${data.counts.outgoing})`, empty: 'none' });
+          ctx.out.table(rows(data.pending.outgoing), columns(false), { title: `Outgoing (${data.counts.outgoing})`, empty: 'none' });
         });
       });
 
@@ -336,7 +346,8 @@ export default defineCliCommands({
       .argument('<contact>')
       .action(async (reference: string) => {
         const c = await viewContact(ctx, reference);
-        ctx.out.success({ contact: c }, () => printContact(ctx, c));
+        const show = await cliDisplay(ctx);
+        ctx.out.success({ contact: c }, () => printContact(ctx, show, c));
       });
 
     contact
@@ -384,12 +395,13 @@ export default defineCliCommands({
         const data = await ctx.api.post<{ contact_name: string | null; online_status: string; chain_valid: boolean; message: string; my_available_credit?: Record<string, string | null> }>(
           `/api/v1/contacts/ping/${enc(reference)}`,
         );
+        const show = await cliDisplay(ctx);
         ctx.out.success(data, () => {
           ctx.out.kv([
             ['Contact', data.contact_name],
             ['Online', data.online_status],
             ['Chain valid', data.chain_valid ?? 'unknown'],
-            ...Object.entries(data.my_available_credit ?? {}).map(([cur, v]) => [`Available ${cur}`, v ?? 'unknown'] as [string, unknown]),
+            ...Object.entries(data.my_available_credit ?? {}).map(([cur, v]) => [`Available ${cur}`, v === null ? 'unknown' : show.amount(v)] as [string, unknown]),
           ]);
           ctx.out.line(data.message);
         });
@@ -401,7 +413,8 @@ export default defineCliCommands({
       .argument('<query>')
       .action(async (query: string) => {
         const data = await ctx.api.get<{ search_term: string; contacts: ContactView[]; count: number }>('/api/v1/contacts/search', { q: query, limit: 100 });
-        ctx.out.success(data, () => printContacts(ctx, data.contacts.map((c) => ({ ...c, currencies: c.currencies ?? [] })), `Matches for "${data.search_term}": ${data.count}`));
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () => printContacts(ctx, show, data.contacts.map((c) => ({ ...c, currencies: c.currencies ?? [] })), `Matches for "${data.search_term}": ${data.count}`));
       });
 
     const currency = contact.command('currency').summary('add, accept, decline, list or remove a currency of a contact');
@@ -463,8 +476,9 @@ export default defineCliCommands({
       .action(async (reference: string) => {
         const { hash } = await hashOf(ctx, reference);
         const data = await ctx.api.get<{ pubkey_hash: string; currencies: CurrencyRowView[] }>(`/api/v1/contacts/${hash}/currencies`);
+        const show = await cliDisplay(ctx);
         ctx.out.success(data, () =>
-          ctx.out.table(data.currencies, [...rowColumns, { key: 'decline_reason', header: 'NOTE', format: (v, r) => String(v ?? r.warning ?? '') }], {
+          ctx.out.table(data.currencies, [...rowColumns(show), { key: 'decline_reason', header: 'NOTE', format: (v, r) => String(v ?? r.warning ?? '') }], {
             title: `Currencies of ${reference}`,
             empty: 'none',
           }),

@@ -5,6 +5,8 @@
  */
 import { Decimal } from 'decimal.js';
 import { ApiError } from '../../sdk/index.js';
+import { ExactNumber } from '../../sdk/money.js';
+import { hasUnsafeText } from '../../sdk/text.js';
 import { MAX_CREDIT, formatMinor, parseDecimal, type Minor } from '../../kernel/money.js';
 import { normalizeAddress } from '../../kernel/peers/transport.js';
 import { normalizeCurrency, sameCurrency } from '../system/currency.js';
@@ -18,9 +20,14 @@ export const FEE_DECIMALS = 8;
 const bad = (code: string, message: string, field?: string): ApiError =>
   new ApiError(code, 400, message, field ? { field } : undefined);
 
-/** 2-50 characters: letters, digits, spaces, dashes, underscores; not blank. Returns the trimmed name. */
+/**
+ * 2-50 characters: letters, digits, spaces, dashes, underscores; not blank. Returns the trimmed name. Control,
+ * bidirectional and zero-width characters are refused before trimming: trim() silently drops a BOM, a tab or a
+ * line separator at the edges, and a name that arrived with them was not typed by a person.
+ */
 export function checkName(input: unknown, field = 'name'): string {
   if (typeof input !== 'string') throw bad('invalid_name', `${field} must be a string of 2-50 characters`, field);
+  if (hasUnsafeText(input)) throw bad('invalid_name', `${field} must not contain control, bidirectional or zero-width characters`, field);
   const name = input.trim();
   if (!NAME_RULE.test(name)) {
     throw bad('invalid_name', `${field} must be 2-50 characters: letters, digits, spaces, dashes or underscores`, field);
@@ -76,8 +83,9 @@ export function checkAllowedCurrency(input: unknown, allowed: readonly string[],
 export function checkFee(input: unknown, field = 'fee_percent'): string {
   let d: Decimal;
   try {
-    if (typeof input === 'number' && Number.isFinite(input)) d = new Decimal(input);
-    else if (typeof input === 'string' && /^\s*\+?(\d+(\.\d*)?|\.\d+)\s*$/.test(input)) d = new Decimal(input.trim());
+    // One rule for numbers and strings alike (docs/decisions.md, exact numbers): exponents allowed, the value decides.
+    const text = typeof input === 'number' && Number.isFinite(input) ? String(input) : input instanceof ExactNumber ? input.text : input;
+    if (typeof text === 'string' && /^\s*\+?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?\s*$/i.test(text)) d = new Decimal(text.trim());
     else throw new Error('not a number');
   } catch {
     throw bad('invalid_fee', `${field} must be a number from 0 to 100`, field);

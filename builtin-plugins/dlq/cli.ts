@@ -5,7 +5,7 @@
  *   dlq retry <id>
  *   dlq abandon <id>
  */
-import { CliError, defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
 import type { DeadLetterItem } from '../../sdk/index.js';
 
 function idOf(raw: string): string {
@@ -15,6 +15,7 @@ function idOf(raw: string): string {
 
 async function list(ctx: CliContext, status: string | undefined): Promise<void> {
   const data = await ctx.api.get<{ items: DeadLetterItem[]; count: number; pending_count: number }>('/api/v1/system/dlq', status ? { status } : {});
+  const show = await cliDisplay(ctx);
   ctx.out.success(data, () => {
     ctx.out.table(
       data.items,
@@ -25,7 +26,7 @@ async function list(ctx: CliContext, status: string | undefined): Promise<void> 
         { key: 'retry_count', header: 'RETRIES', align: 'right' },
         { key: 'recipient_address', header: 'RECIPIENT', maxWidth: 48 },
         { key: 'failure_reason', header: 'REASON', maxWidth: 60 },
-        { key: 'added_at', header: 'ADDED' },
+        { key: 'added_at', header: 'ADDED', format: show.date },
         { key: 'retryable', header: 'RETRYABLE', format: (v) => (v ? 'yes' : 'no (abandon)') },
       ],
       { title: `Dead letters (${status ?? 'pending, retrying'}): ${data.count}`, empty: 'The dead letter queue is empty.' },

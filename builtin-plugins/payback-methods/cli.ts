@@ -19,8 +19,9 @@
  * Validation failures list every failing field; with --json they arrive as `error.errors`.
  */
 import { readFileSync } from 'node:fs';
-import { CliError, defineCliCommands, parseIntOption, type CliContext, type CliQuery } from '../../sdk/cli.js';
+import { CliError, cliDisplay, defineCliCommands, parseIntOption, type CliContext, type CliDisplay, type CliQuery } from '../../sdk/cli.js';
 import type { RailCatalogEntry, RailField } from '../../sdk/payback-rail.js';
+import { allPages } from '../system/paging.js';
 import type { MethodView as MethodViewBase, ReceivedView } from './present.js';
 
 /** A method as the REST API answers it; reveal adds the plaintext fields. */
@@ -170,7 +171,7 @@ async function promptFields(ctx: CliContext, entry: CatalogView): Promise<Record
 const exponentText = (m: { settlement_min_unit: number; settlement_min_unit_exponent: number }): string =>
   `${m.settlement_min_unit} × 10^${m.settlement_min_unit_exponent}`;
 
-function printMethod(ctx: CliContext, m: MethodView, title: string): void {
+function printMethod(ctx: CliContext, show: CliDisplay, m: MethodView, title: string): void {
   ctx.out.kv(
     [
       ['ID', m.method_id],
@@ -182,8 +183,8 @@ function printMethod(ctx: CliContext, m: MethodView, title: string): void {
       ['Enabled', m.enabled ? 'yes' : 'no'],
       ['Share policy', m.share_policy],
       ['Smallest unit', exponentText(m)],
-      ['Created', m.created_at],
-      ['Updated', m.updated_at],
+      ['Created', show.date(m.created_at)],
+      ['Updated', show.date(m.updated_at)],
     ],
     { title },
   );
@@ -203,13 +204,13 @@ function printFields(ctx: CliContext, fields: Record<string, unknown>): void {
   ctx.out.kv(pairs, { title: 'Fields (secret)' });
 }
 
-function printContactMethods(ctx: CliContext, data: ContactMethods, verb: string): void {
+function printContactMethods(ctx: CliContext, show: CliDisplay, data: ContactMethods, verb: string): void {
   const who = data.contact.name ?? data.contact.pubkey_hash;
   if (data.methods.length === 0) {
     ctx.out.line(data.fetched_at === null ? `No payback methods of ${who} are known. Fetch them with: node-cli payback fetch <contact>` : `${who} shares no payback methods.`);
     return;
   }
-  ctx.out.line(`${verb} ${data.methods.length} payback method(s) of ${who} (fetched ${data.fetched_at ?? '-'})`);
+  ctx.out.line(`${verb} ${data.methods.length} payback method(s) of ${who} (fetched ${show.date(data.fetched_at)})`);
   for (const m of data.methods) {
     ctx.out.line();
     ctx.out.kv(
@@ -253,7 +254,10 @@ export default defineCliCommands({
       .option('--all', 'include disabled methods')
       .action(async (opts: { currency?: string; all?: boolean }) => {
         const query: CliQuery = { ...(opts.currency ? { currency: opts.currency } : {}), ...(opts.all ? { all: 1 } : {}) };
-        const data = await call<{ methods: MethodView[]; count: number }>(ctx, 'GET', BASE, undefined, query);
+        // The list pages like every Document 1 listing; the payback envelope's errors need `call`.
+        const pages = { get: <T>(path: string, q?: CliQuery) => call<T>(ctx, 'GET', path, undefined, q) };
+        const { rows } = await allPages<MethodView>(pages, BASE, 'methods', query);
+        const data = { methods: rows, count: rows.length };
         ctx.out.success(data, () =>
           ctx.out.table(
             data.methods,
@@ -337,7 +341,8 @@ export default defineCliCommands({
       .argument('<id>')
       .action(async (id: string) => {
         const data = await ctx.api.get<{ method: MethodView }>(`${BASE}/${enc(id)}`);
-        ctx.out.success(data, () => printMethod(ctx, data.method, `Payback method ${data.method.label}`));
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () => printMethod(ctx, show, data.method, `Payback method ${data.method.label}`));
       });
 
     payback
@@ -346,7 +351,8 @@ export default defineCliCommands({
       .argument('<id>')
       .action(async (id: string) => {
         const data = await ctx.api.get<{ method: MethodView }>(`${BASE}/${enc(id)}/reveal`);
-        ctx.out.success(data, () => printMethod(ctx, data.method, `Payback method ${data.method.label} (revealed)`));
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () => printMethod(ctx, show, data.method, `Payback method ${data.method.label} (revealed)`));
       });
 
     payback
@@ -417,7 +423,8 @@ export default defineCliCommands({
       .option('--currency <code>', 'only methods in this currency')
       .action(async (reference: string, opts: { currency?: string }) => {
         const data = await call<ContactMethods>(ctx, 'POST', `${BASE}/fetch/${enc(reference)}`, opts.currency ? { currency: opts.currency } : {});
-        ctx.out.success(data, () => printContactMethods(ctx, data, 'Fetched'));
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () => printContactMethods(ctx, show, data, 'Fetched'));
       });
 
     payback
@@ -427,7 +434,8 @@ export default defineCliCommands({
       .option('--currency <code>', 'only methods in this currency')
       .action(async (reference: string, opts: { currency?: string }) => {
         const data = await call<ContactMethods>(ctx, 'GET', `${BASE}/contact/${enc(reference)}`, undefined, opts.currency ? { currency: opts.currency } : undefined);
-        ctx.out.success(data, () => printContactMethods(ctx, data, 'Known'));
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () => printContactMethods(ctx, show, data, 'Known'));
       });
   },
 });

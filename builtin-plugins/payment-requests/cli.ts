@@ -8,7 +8,7 @@
  *   request decline <request_id>
  *   request cancel <request_id>
  */
-import { CliError, defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
+import { CliError, cliDisplay, defineCliCommands, parseIntOption, type CliContext, type CliDisplay } from '../../sdk/cli.js';
 
 interface RequestView {
   id: number;
@@ -23,14 +23,14 @@ interface RequestView {
   resulting_txid?: string | null;
 }
 
-function table(ctx: CliContext, rows: readonly RequestView[], title: string): void {
+function table(ctx: CliContext, show: CliDisplay, rows: readonly RequestView[], title: string): void {
   ctx.out.table(
     rows,
     [
-      { key: 'created_at', header: 'CREATED' },
+      { key: 'created_at', header: 'CREATED', format: show.date },
       { key: 'status', header: 'STATUS' },
       { key: 'contact_name', header: 'CONTACT', maxWidth: 24 },
-      { key: 'amount', header: 'AMOUNT', align: 'right' },
+      { key: 'amount', header: 'AMOUNT', align: 'right', format: show.amount },
       { key: 'currency', header: 'CCY' },
       { key: 'description', header: 'DESCRIPTION', maxWidth: 40 },
       { key: 'request_id', header: 'REQUEST ID' },
@@ -41,10 +41,11 @@ function table(ctx: CliContext, rows: readonly RequestView[], title: string): vo
 
 async function list(ctx: CliContext, limit: number | undefined): Promise<void> {
   const data = await ctx.api.get<{ incoming: RequestView[]; outgoing: RequestView[] }>('/api/v1/requests', limit !== undefined ? { limit } : {});
+  const show = await cliDisplay(ctx);
   ctx.out.success(data, () => {
-    table(ctx, data.incoming, 'Incoming (asked of you: approve, decline)');
+    table(ctx, show, data.incoming, 'Incoming (asked of you: approve, decline)');
     ctx.out.line();
-    table(ctx, data.outgoing, 'Outgoing (you asked: cancel while pending)');
+    table(ctx, show, data.outgoing, 'Outgoing (you asked: cancel while pending)');
   });
 }
 

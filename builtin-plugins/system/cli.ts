@@ -7,11 +7,13 @@
  *   restart | shutdown | start
  *   sync [contacts|transactions|balances]
  *   retire [--yes] | unretire [--yes]
+ *   out | in (NODE_TEST_MODE only)
  *   report debug [description] [--full] [--send]
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError, defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import { CliError, RAW_DISPLAY, defineCliCommands, provideCliDisplay, type CliApi, type CliContext, type CliDisplay } from '../../sdk/cli.js';
+import { DATE_FORMATS, formatDate } from './display.js';
 
 interface SettingsView {
   settings: Record<string, unknown>;
@@ -60,6 +62,52 @@ export function settingRows(view: SettingsView): SettingRow[] {
       note: overridden.has(name) ? 'set by environment' : readOnly.has(name) ? 'read-only' : '',
     }))
     .sort((a, b) => a.category.localeCompare(b.category) || a.name.localeCompare(b.name));
+}
+
+const DECIMAL = /^([+-]?)(\d+)(?:\.(\d*))?$/;
+
+/**
+ * An amount with at most `decimals` decimals, cut and never rounded (Document 2, displayDecimals): 1.23456789 at 3
+ * is 1.234. Trailing zeros are dropped as the API drops them; a negative amount keeps its sign even when what is
+ * left reads 0 (-0.001 at 2 is -0), because a debt below the shown precision is still a debt.
+ */
+export function truncateAmount(value: string, decimals: number): string {
+  const m = DECIMAL.exec(value.trim());
+  if (!m) return value;
+  const [, sign, whole, frac = ''] = m;
+  const kept = frac.slice(0, decimals).replace(/0+$/, '');
+  return `${sign === '-' ? '-' : ''}${whole}${kept ? `.${kept}` : ''}`;
+}
+
+/** A timestamp of the API as a Date: ISO 8601, or `YYYY-MM-DD HH:MM:SS` without a zone, which the API means as UTC. */
+export function parseApiTime(value: string): Date | null {
+  const text = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : new Date(ms);
+}
+
+/** Human output after the node's displayDecimals and displayDateFormat; --json output never comes here. */
+export function displayFrom(settings: Record<string, unknown>): CliDisplay {
+  const decimals = Number(settings.display_decimals);
+  const format = String(settings.display_date_format);
+  const cut = Number.isInteger(decimals) && decimals >= 0 && decimals <= 8;
+  const dated = (DATE_FORMATS as readonly string[]).includes(format);
+  return {
+    amount: (v) => (cut && (typeof v === 'string' || typeof v === 'number') && v !== '' ? truncateAmount(String(v), decimals) : RAW_DISPLAY.amount(v)),
+    date: (v) => {
+      const when = dated && typeof v === 'string' ? parseApiTime(v) : null;
+      return when ? formatDate(when, format) : RAW_DISPLAY.date(v);
+    },
+  };
+}
+
+/** A node whose settings cannot be read (a key without system:read, an older node) shows the API's values. */
+async function loadDisplay(api: CliApi): Promise<CliDisplay> {
+  try {
+    return displayFrom((await api.get<SettingsView>('/api/v1/system/settings')).settings);
+  } catch {
+    return RAW_DISPLAY;
+  }
 }
 
 function printSettings(ctx: CliContext, rows: SettingRow[]): void {
@@ -139,14 +187,31 @@ function printProcessors(ctx: CliContext, data: ProcessorReply, fallback: string
 const messageOf = (data: unknown, fallback: string): string =>
   data && typeof data === 'object' && typeof (data as { message?: unknown }).message === 'string' ? (data as { message: string }).message : fallback;
 
-function reportFileName(now: Date): string {
+/**
+ * Saves the report as `debug-report-<UTC second>.json` (mode 600), never over an existing file: a second report in
+ * the same second gets `-2`, `-3`, ... Returns the path.
+ */
+function saveReport(dir: string, now: Date, report: unknown): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `debug-report-${stamp}.json`;
+  const text = JSON.stringify(report, null, 2) + '\n';
+  for (let n = 1; ; n++) {
+    const file = join(dir, `debug-report-${stamp}${n === 1 ? '' : `-${n}`}.json`);
+    try {
+      writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw err;
+    }
+    chmodSync(file, 0o600);
+    return file;
+  }
 }
 
 export default defineCliCommands({
   plugin: 'system',
   register(program, ctx) {
+    provideCliDisplay(ctx, loadDisplay);
+
     program
       .command('viewsettings')
       .summary('list the node settings by category')
@@ -266,6 +331,19 @@ export default defineCliCommands({
         ctx.out.success(data, messageOf(data, 'Node unretired'));
       });
 
+    for (const [name, summary] of [
+      ['out', "test mode: take the node's peer transports down (peers cannot reach it, it reaches no peer)"],
+      ['in', "test mode: bring the node's peer transports back up (queued messages go at once)"],
+    ] as const) {
+      program
+        .command(name)
+        .summary(summary)
+        .action(async () => {
+          const data = await ctx.api.post<{ message: string; transports: string }>(`/api/v1/system/${name}`, {});
+          ctx.out.success(data, data.message);
+        });
+    }
+
     const report = program.command('report').summary('debug reports');
     report
       .command('debug')
@@ -293,9 +371,7 @@ export default defineCliCommands({
         const data = await ctx.progress('Building the debug report', () =>
           ctx.api.get<{ report: unknown; report_type?: string; debug_entries_count?: number }>('/api/v1/system/debug-report', query),
         );
-        const file = join(process.cwd(), reportFileName(new Date()));
-        writeFileSync(file, JSON.stringify(data.report, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
-        chmodSync(file, 0o600);
+        const file = saveReport(process.cwd(), new Date(), data.report);
         const result = { file, report_type: data.report_type ?? (full ? 'full' : 'limited'), debug_entries_count: data.debug_entries_count ?? null };
         ctx.out.success(result, () => {
           ctx.out.line(`Debug report saved: ${file}`);

@@ -3,7 +3,7 @@
  * Every command is a signed REST call of the same node (docs/api/wallet.md lists the mapping).
  */
 import type { Command } from 'commander';
-import { CliError, type CliContext } from '../../sdk/cli.js';
+import { CliError, cliDisplay, type CliContext, type CliDisplay } from '../../sdk/cli.js';
 
 interface Tx {
   txid: string;
@@ -17,7 +17,7 @@ interface Tx {
   timestamp: string;
 }
 
-interface BalanceRow {
+export interface BalanceRow {
   contact_name: string | null;
   address: string | null;
   pubkey_hash?: string;
@@ -33,7 +33,6 @@ const FINAL = new Set(['completed', 'rejected', 'cancelled', 'failed']);
 const PAGE = 100;
 
 const short = (txid: string): string => `${txid.slice(0, 12)}…`;
-const when = (iso: string): string => iso.replace('T', ' ').slice(0, 19);
 
 /** Follows a payment for a few seconds (the node answers "accepted for delivery" at once). */
 async function outcome(ctx: CliContext, txid: string): Promise<Tx | null> {
@@ -53,6 +52,24 @@ function failOnOutcome(ctx: CliContext, tx: Tx | null, what: string): void {
   const reason = tx.failure_reason ?? tx.status;
   const code = /insufficient_credit/.test(reason) ? 'INSUFFICIENT_FUNDS' : 'PAYMENT_' + tx.status.toUpperCase();
   ctx.fail(code, `${what} ${tx.status}: ${reason}`, { title: `${what} ${tx.status}`, status: tx.status, detail: reason, txid: tx.txid });
+}
+
+/**
+ * A payment nobody can carry because this node has no accepted contact at all is `NO_CONTACTS` (Document 2's code):
+ * the node answers `no_route` or `contact_not_found`, and the fix is to add a contact, not to name another one.
+ */
+async function withoutContacts<T>(ctx: CliContext, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof CliError) || !['no_route', 'contact_not_found', 'CONTACT_NOT_FOUND'].includes(err.code)) throw err;
+    const accepted = await ctx.api.get<{ total: number }>('/api/v1/contacts', { status: 'accepted', limit: 1 }).catch(() => null);
+    if (accepted?.total !== 0) throw err;
+    throw new CliError('NO_CONTACTS', 'This node has no accepted contacts yet: add one with `node-cli contact add <address> <name>`', {
+      ...err.details,
+      node_code: err.details?.node_code ?? err.code,
+    });
+  }
 }
 
 /** REST failures of send/refund carry title, status and detail (Document 2). */
@@ -86,14 +103,14 @@ async function contactHash(ctx: CliContext, reference: string): Promise<string> 
   return data.contact.pubkey_hash;
 }
 
-function txTable(ctx: CliContext, rows: readonly Tx[], title: string): void {
+function txTable(ctx: CliContext, show: CliDisplay, rows: readonly Tx[], title: string): void {
   ctx.out.table(
     rows,
     [
-      { key: 'timestamp', header: 'TIME', format: (v) => when(String(v)) },
+      { key: 'timestamp', header: 'TIME', format: show.date },
       { key: 'type', header: 'TYPE' },
       { key: 'status', header: 'STATUS' },
-      { key: 'amount', header: 'AMOUNT', align: 'right' },
+      { key: 'amount', header: 'AMOUNT', align: 'right', format: show.amount },
       { key: 'currency', header: 'CCY' },
       { key: 'counterparty_name', header: 'CONTACT', maxWidth: 24 },
       { key: 'description', header: 'DESCRIPTION', maxWidth: 40 },
@@ -103,17 +120,18 @@ function txTable(ctx: CliContext, rows: readonly Tx[], title: string): void {
   );
 }
 
-function balanceTable(ctx: CliContext, rows: readonly BalanceRow[]): void {
+/** Balances per contact and currency; `info detail` prints the same table under another title. */
+export function balanceTable(ctx: CliContext, show: CliDisplay, rows: readonly BalanceRow[], title = 'Balances (net > 0: the contact owes you)'): void {
   ctx.out.table(
     rows,
     [
       { key: 'contact_name', header: 'CONTACT', maxWidth: 32 },
       { key: 'currency', header: 'CURRENCY' },
-      { key: 'received', header: 'RECEIVED', align: 'right' },
-      { key: 'sent', header: 'SENT', align: 'right' },
-      { key: 'net_balance', header: 'NET', align: 'right' },
+      { key: 'received', header: 'RECEIVED', align: 'right', format: show.amount },
+      { key: 'sent', header: 'SENT', align: 'right', format: show.amount },
+      { key: 'net_balance', header: 'NET', align: 'right', format: show.amount },
     ],
-    { title: 'Balances (net > 0: the contact owes you)', empty: 'no balances' },
+    { title, empty: 'no balances' },
   );
 }
 
@@ -134,19 +152,22 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .option('--best', 'best-fee routing (experimental)')
     .action(async (address: string, amount: string, currency: string, description: string | undefined, opts: { best?: boolean }) => {
       const sent = await asSend('Send failed', () =>
-        ctx.api.post<Record<string, unknown> & { txid: string; message: string }>('/api/v1/wallet/send', {
-          address,
-          amount,
-          currency,
-          ...(description !== undefined ? { description } : {}),
-          ...(opts.best ? { best_fee: true } : {}),
-        }),
+        withoutContacts(ctx, () =>
+          ctx.api.post<Record<string, unknown> & { txid: string; message: string }>('/api/v1/wallet/send', {
+            address,
+            amount,
+            currency,
+            ...(description !== undefined ? { description } : {}),
+            ...(opts.best ? { best_fee: true } : {}),
+          }),
+        ),
       );
       const tx = await outcome(ctx, sent.txid);
       failOnOutcome(ctx, tx, 'Payment');
       const data = { ...sent, payment_status: tx?.status ?? 'pending' };
+      const show = await cliDisplay(ctx);
       ctx.out.success(data, () => {
-        ctx.out.line(tx?.status === 'completed' ? `Paid ${sent.amount} ${sent.currency} to ${String(sent.recipient)}.` : `${sent.message}; status: ${tx?.status ?? 'pending'} (still in flight: check node-cli history).`);
+        ctx.out.line(tx?.status === 'completed' ? `Paid ${show.amount(sent.amount)} ${sent.currency} to ${String(sent.recipient)}.` : `${sent.message}; status: ${tx?.status ?? 'pending'} (still in flight: check node-cli history).`);
         ctx.out.kv([
           ['txid', sent.txid],
           ['recipient', sent.recipient],
@@ -171,16 +192,17 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
       const tx = await outcome(ctx, r.refund_txid);
       failOnOutcome(ctx, tx, 'Refund');
       const data = { ok: true, ...r, payment_status: tx?.status ?? 'pending' };
+      const show = await cliDisplay(ctx);
       ctx.out.success(data, () => {
         ctx.out.line(String(r.message));
         ctx.out.kv(
           [
             ['original txid', r.original_txid],
             ['refund txid', r.refund_txid],
-            ['amount', `${String(r.amount)} ${String(r.currency)}`],
-            ['original amount', r.original_amount],
-            ['already refunded', r.already_refunded],
-            ['remaining', r.remaining],
+            ['amount', `${show.amount(r.amount)} ${String(r.currency)}`],
+            ['original amount', show.amount(r.original_amount)],
+            ['already refunded', show.amount(r.already_refunded)],
+            ['remaining', show.amount(r.remaining)],
             ['fully refunded', r.fully_refunded],
             ['payment status', tx?.status ?? 'pending'],
           ],
@@ -200,7 +222,8 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
         const hash = await contactHash(ctx, reference);
         rows = balances.filter((b) => b.pubkey_hash === hash);
       }
-      ctx.out.success({ balances: rows }, () => balanceTable(ctx, rows));
+      const show = await cliDisplay(ctx);
+      ctx.out.success({ balances: rows }, () => balanceTable(ctx, show, rows));
     });
 
   program
@@ -233,8 +256,9 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
         rows.push(...page.transactions);
         if (page.transactions.length < want || rows.length >= total || (limit !== 0 && rows.length >= limit)) break;
       }
+      const show = await cliDisplay(ctx);
       ctx.out.success({ transactions: rows, total }, () => {
-        txTable(ctx, rows, `Transactions${reference ? ` with ${reference}` : ''} (${rows.length} of ${total})`);
+        txTable(ctx, show, rows, `Transactions${reference ? ` with ${reference}` : ''} (${rows.length} of ${total})`);
         if (rows.length < total) ctx.out.line(`  … ${total - rows.length} more: node-cli history ${reference ? `${reference} ` : ''}0 shows all`);
       });
     });
@@ -251,12 +275,13 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
         recent_transactions: Tx[];
         transaction_count: number;
       }>('/api/v1/wallet/overview', { transaction_limit: limit });
+      const show = await cliDisplay(ctx);
       ctx.out.success(data, () => {
         ctx.out.table(
           data.balances,
           [
             { key: 'currency', header: 'CURRENCY' },
-            { key: 'total_balance', header: 'NET BALANCE', align: 'right' },
+            { key: 'total_balance', header: 'NET BALANCE', align: 'right', format: show.amount },
           ],
           { title: 'Balances', empty: 'none' },
         );
@@ -265,12 +290,12 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
           data.total_available_credit,
           [
             { key: 'currency', header: 'CURRENCY' },
-            { key: 'total', header: 'AVAILABLE', align: 'right' },
+            { key: 'total', header: 'AVAILABLE', align: 'right', format: show.amount },
           ],
           { title: 'Available credit', empty: 'none' },
         );
         ctx.out.line();
-        txTable(ctx, data.recent_transactions, `Recent transactions (${data.recent_transactions.length} of ${data.transaction_count})`);
+        txTable(ctx, show, data.recent_transactions, `Recent transactions (${data.recent_transactions.length} of ${data.transaction_count})`);
       });
     });
 }

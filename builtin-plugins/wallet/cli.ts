@@ -8,23 +8,14 @@
  *   history [address|name] [limit]                                      (limit 0: all; default: maxOutput)
  *   overview [limit]                                                    (default 5, at most 20)
  */
-import { CliError, defineCliCommands, type CliContext } from '../../sdk/cli.js';
-import { registerPaymentCommands } from './cli-payments.js';
+import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import { balanceTable, registerPaymentCommands, type BalanceRow } from './cli-payments.js';
 
 interface WalletInfo {
   public_key_hash: string;
   addresses: { http: string | null; https: string | null; tor: string | null };
   fee_earnings: Array<{ currency: string; total_amount?: string }>;
   available_credit: Array<{ currency: string; total_available_credit?: string }>;
-}
-
-interface BalanceRow {
-  contact_name?: string | null;
-  address?: string | null;
-  currency: string;
-  received?: string;
-  sent?: string;
-  net_balance?: string;
 }
 
 /** The auth code leaves the machine's memory only this long when written to a file. */
@@ -80,6 +71,7 @@ async function info(ctx: CliContext, detail: string | undefined, showAuth: boole
     auth_code: auth,
     ...(detail !== undefined ? { balances, balances_available: balances !== null } : {}),
   };
+  const show = await cliDisplay(ctx);
   ctx.out.success(data, () => {
     const o = ctx.out;
     const authLine =
@@ -109,7 +101,7 @@ async function info(ctx: CliContext, detail: string | undefined, showAuth: boole
       wallet.fee_earnings ?? [],
       [
         { key: 'currency', header: 'CURRENCY' },
-        { key: 'total_amount', header: 'EARNED', align: 'right' },
+        { key: 'total_amount', header: 'EARNED', align: 'right', format: show.amount },
       ],
       { title: 'Fee earnings (P2P relaying)', empty: 'none yet' },
     );
@@ -118,7 +110,7 @@ async function info(ctx: CliContext, detail: string | undefined, showAuth: boole
       wallet.available_credit ?? [],
       [
         { key: 'currency', header: 'CURRENCY' },
-        { key: 'total_available_credit', header: 'AVAILABLE', align: 'right' },
+        { key: 'total_available_credit', header: 'AVAILABLE', align: 'right', format: show.amount },
       ],
       { title: 'Available credit (extended to you by your contacts)', empty: 'none' },
     );
@@ -128,17 +120,7 @@ async function info(ctx: CliContext, detail: string | undefined, showAuth: boole
         o.line('Balances');
         o.line('  Balances are not available yet on this node.');
       } else {
-        o.table(
-          balances,
-          [
-            { key: 'contact_name', header: 'CONTACT', maxWidth: 32 },
-            { key: 'currency', header: 'CURRENCY' },
-            { key: 'received', header: 'RECEIVED', align: 'right' },
-            { key: 'sent', header: 'SENT', align: 'right' },
-            { key: 'net_balance', header: 'NET', align: 'right' },
-          ],
-          { title: 'Balances', empty: 'none' },
-        );
+        balanceTable(ctx, show, balances, 'Balances');
       }
     }
     if (auth.status === 'shown') o.warn('The auth code grants local login: do not share it.');

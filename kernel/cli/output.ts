@@ -2,8 +2,13 @@
  * Output of node-cli. Human mode: messages and aligned tables on stdout, `Error: <message>` on stderr. JSON mode
  * (`--json`): exactly one envelope on stdout, `{success, data, metadata {timestamp, node_id, command}}` or
  * `{success:false, error {code, message, ...}, metadata}`; `--no-metadata` drops `metadata`.
+ *
+ * Much of what node-cli prints was written by someone else: peers (descriptions, names, failure reasons), clients
+ * (labels, key names). Every character that could act on the operator's terminal or reorder what they read is
+ * escaped here, in the one place all output passes, so no command can forget it (sdk/text.ts says which).
  */
 import type { CliColumn, CliOutput, CliTableOptions } from '../../sdk/cli.js';
+import { escapeUnsafeText } from '../../sdk/text.js';
 
 export interface Writer {
   write(text: string): void;
@@ -23,31 +28,43 @@ const cellText = (value: unknown): string => {
   return String(value);
 };
 
-const clip = (text: string, max: number | undefined): string =>
-  max !== undefined && text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
+/** By code points, so a cut never splits a surrogate pair. */
+const clip = (text: string, max: number | undefined): string => {
+  if (max === undefined || text.length <= max) return text;
+  const points = [...text];
+  return points.length > max ? `${points.slice(0, Math.max(1, max - 1)).join('')}…` : text;
+};
+
+/** A line as the terminal may see it: every unsafe character, line breaks included, shown as its escape. */
+export const safeText = (text: string): string => escapeUnsafeText(text);
+
+/** A cell or value on one line: a line break with the blanks around it reads as one space, the rest is escaped. */
+const oneLine = (text: string): string => safeText(text.replace(/\s*\n\s*/g, ' '));
 
 /** The lines of an aligned table: header, a dashed rule, rows. Exported for tests. */
 export function formatTable<R extends object>(rows: readonly R[], columns: readonly CliColumn<R>[]): string[] {
   const cells = rows.map((row) =>
     columns.map((c) => {
       const value = (row as Record<string, unknown>)[c.key];
-      return clip((c.format ? c.format(value, row) : cellText(value)).replace(/\s*\n\s*/g, ' '), c.maxWidth);
+      return clip(oneLine(c.format ? c.format(value, row) : cellText(value)), c.maxWidth);
     }),
   );
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)));
+  const headers = columns.map((c) => safeText(c.header));
+  const widths = columns.map((_c, i) => Math.max(headers[i]!.length, ...cells.map((r) => r[i]!.length)));
   const render = (parts: string[]): string =>
     parts
       .map((p, i) => (columns[i]!.align === 'right' ? p.padStart(widths[i]!) : p.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return [render(columns.map((c) => c.header)), render(widths.map((w) => '-'.repeat(w))), ...cells.map(render)];
+  return [render(headers), render(widths.map((w) => '-'.repeat(w))), ...cells.map(render)];
 }
 
 /** Aligned `label  value` lines. Exported for tests. */
 export function formatKv(pairs: ReadonlyArray<readonly [string, unknown]>, indent = 0): string[] {
-  const width = Math.max(0, ...pairs.map(([k]) => k.length));
+  const rows = pairs.map(([k, v]) => [oneLine(k), oneLine(cellText(v))] as const);
+  const width = Math.max(0, ...rows.map(([k]) => k.length));
   const pad = ' '.repeat(indent);
-  return pairs.map(([k, v]) => `${pad}${k.padEnd(width)}  ${cellText(v)}`.trimEnd());
+  return rows.map(([k, v]) => `${pad}${k.padEnd(width)}  ${v}`.trimEnd());
 }
 
 /** How data without a renderer prints in human mode: scalars as text, objects as key-value lines. */
@@ -59,6 +76,22 @@ function defaultHuman(data: unknown): string[] {
   const message = entries.find(([k, v]) => k === 'message' && typeof v === 'string')?.[1] as string | undefined;
   const rest = entries.filter(([k]) => k !== 'message');
   return [...(message ? [message] : []), ...formatKv(rest, message ? 2 : 0)];
+}
+
+/**
+ * `\u` escapes of the UTF-16 units, which JSON parsers read back as the same character. The only raw control
+ * JSON.stringify leaves is the line break of its indentation, which is structure, not text.
+ */
+const jsonEscape = (ch: string): string =>
+  ch === '\n' ? ch : Array.from({ length: ch.length }, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
+/**
+ * Pretty JSON that is still exactly the data once parsed, but safe to let a terminal show: JSON.stringify escapes
+ * C0 controls only, so DEL, C1, bidirectional, zero-width and line-separator characters are written as `\u`
+ * escapes too (scripts get the same strings; `node-cli --json ... | less` cannot be steered by a peer).
+ */
+export function safeJson(value: unknown): string {
+  return escapeUnsafeText(JSON.stringify(value, null, 2), jsonEscape);
 }
 
 export class Output implements CliOutput {
@@ -86,12 +119,13 @@ export class Output implements CliOutput {
     else for (const l of human !== undefined ? [human] : defaultHuman(data)) this.line(l);
   }
 
+  /** One line: a line break inside `text` is shown as `\x0a`, so a peer's text cannot forge a line of its own. */
   line(text = ''): void {
-    if (!this.json) this.stdout.write(`${text}\n`);
+    if (!this.json) this.stdout.write(`${safeText(text)}\n`);
   }
 
   warn(text: string): void {
-    this.stderr.write(`${text}\n`);
+    this.stderr.write(`${safeText(text)}\n`);
   }
 
   table<R extends object>(rows: readonly R[], columns: readonly CliColumn<R>[], options: CliTableOptions = {}): void {
@@ -114,16 +148,17 @@ export class Output implements CliOutput {
   /** Prints the success envelope (JSON mode; human output was printed as it came). */
   finishSuccess(metadata: Metadata | null): void {
     if (!this.json) return;
-    this.stdout.write(`${JSON.stringify({ success: true, data: this.#result?.data ?? null, ...(metadata ? { metadata } : {}) }, null, 2)}\n`);
+    this.stdout.write(`${safeJson({ success: true, data: this.#result?.data ?? null, ...(metadata ? { metadata } : {}) })}\n`);
   }
 
   finishError(code: string, message: string, details: Record<string, unknown> | undefined, metadata: Metadata | null): void {
     if (this.json) {
       const { code: _code, message: _message, ...rest } = details ?? {};
       const error = { code, message, ...rest };
-      this.stdout.write(`${JSON.stringify({ success: false, error, ...(metadata ? { metadata } : {}) }, null, 2)}\n`);
+      this.stdout.write(`${safeJson({ success: false, error, ...(metadata ? { metadata } : {}) })}\n`);
       return;
     }
-    this.stderr.write(`Error: ${message}\n`);
+    // A message may list several failures one per line (field validation); each line is escaped on its own.
+    this.stderr.write(`Error: ${message.split('\n').map(safeText).join('\n')}\n`);
   }
 }

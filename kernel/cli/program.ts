@@ -34,9 +34,24 @@ export interface PathResult {
 }
 
 /**
+ * Whether the option word at `argv[i]` consumes the next word as its value: an option of `cmd` or of the
+ * subcommand it runs by default (`dlq --status all` is `dlq list --status all`), written without `=value`.
+ */
+function takesNextWord(cmd: Command, argv: readonly string[], i: number): boolean {
+  const word = argv[i]!;
+  if (word.includes('=') || i + 1 >= argv.length) return false;
+  const owners = [cmd, defaultSubcommand(cmd)].filter((c): c is Command => c !== undefined);
+  const option = owners.flatMap((c) => c.options).find((o) => o.long === word || o.short === word);
+  if (!option) return false;
+  if (option.required) return true;
+  return option.optional && !argv[i + 1]!.startsWith('-');
+}
+
+/**
  * Follows the command words of a line through the tree, before commander parses it, so an unknown word is
  * reported as COMMAND_NOT_FOUND (with help) and a bare group (`node-cli apikey`) shows its help. Group commands
- * take no options of their own, so the first word not starting with `-` is the next command word.
+ * take no options of their own, but their default subcommand's options may come right after the group: the value
+ * of such an option is not a command word.
  */
 export function walkCommandPath(program: Command, argv: readonly string[]): PathResult {
   const out = [...argv];
@@ -47,7 +62,10 @@ export function walkCommandPath(program: Command, argv: readonly string[]): Path
   for (let i = 0; i < out.length; i++) {
     const token = out[i]!;
     if (token === '--') break;
-    if (token.startsWith('-')) continue;
+    if (token.startsWith('-')) {
+      if (takesNextWord(cmd, out, i)) i++;
+      continue;
+    }
     if (cmd.commands.length === 0) break;
     const sub = findSubcommand(cmd, token);
     if (sub) {

@@ -1,6 +1,7 @@
 /** Terminal interaction of node-cli: one-line prompts and a progress spinner, both on stderr. */
 import { createInterface, type Interface } from 'node:readline';
 import { CliError } from '../../sdk/cli.js';
+import { escapeUnsafeText } from '../../sdk/text.js';
 
 export interface TerminalStreams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -39,7 +40,8 @@ export class Prompter {
 
   async ask(question: string): Promise<string> {
     const rl = this.#open();
-    rl.setPrompt(question);
+    // Questions name contacts and keys, so they get the escaping every other line of output gets.
+    rl.setPrompt(escapeUnsafeText(question));
     rl.prompt();
     const queued = this.#lines.shift();
     const line = queued !== undefined ? queued : this.#closed ? null : await new Promise<string | null>((r) => this.#waiting.push(r));
@@ -65,9 +67,10 @@ export async function withSpinner<T>(stderr: TerminalStreams['stderr'], label: s
   if (!stderr.isTTY) return work();
   let frame = 0;
   let shown = false;
+  const text = escapeUnsafeText(label);
   const draw = (): void => {
     shown = true;
-    stderr.write(`\r${FRAMES[frame++ % FRAMES.length]} ${label}\x1b[K`);
+    stderr.write(`\r${FRAMES[frame++ % FRAMES.length]} ${text}\x1b[K`);
   };
   const start = setTimeout(() => {
     draw();

@@ -41,4 +41,18 @@ describe('node-cli payment commands: error codes', () => {
     const refund = await nodeCli(A, ['refund', 'f'.repeat(64)]);
     expect(refund.body.error).toMatchObject({ code: 'invalid_refund', title: 'Refund failed', status: 400 });
   });
+
+  it('send from a node with no accepted contact → NO_CONTACTS, exit 1; with one, an unknown name stays CONTACT_NOT_FOUND', async () => {
+    const lonely = await startTestNode();
+    try {
+      for (const target of ['Nobody', B.node.baseUrl]) {
+        const r = await nodeCli(lonely, ['send', target, '1', 'VWL']);
+        expect(r.code).toBe(1);
+        expect(r.body.error).toMatchObject({ code: 'NO_CONTACTS', title: 'Send failed', message: expect.stringMatching(/contact add/) });
+      }
+    } finally {
+      await lonely.destroy();
+    }
+    expect((await nodeCli(A, ['send', 'Nobody', '1', 'VWL'])).body.error.code).toBe('CONTACT_NOT_FOUND');
+  });
 });
