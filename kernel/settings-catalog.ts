@@ -19,6 +19,13 @@ export const kernelSettings: readonly SettingDefinition[] = [
     description: 'Comma-separated origins allowed by CORS; * allows any; empty allows none',
     normalize: (v) => String(v).split(',').map((s) => s.trim()).filter(Boolean).join(',') },
   { key: 'rateLimitEnabled', type: 'boolean', default: true, category: 'api', description: 'Enforce per-key request rate limits' },
+  // Failed authentications per client address (kernel/auth/failure-limiter.ts)
+  { key: 'rateLimitMaxAttempts', type: 'integer', default: 10, min: 1, max: 100_000, category: 'rate_limits',
+    description: 'Failed authentications one client address may make per window; the last one blocks it' },
+  { key: 'rateLimitWindowSeconds', type: 'integer', default: 60, min: 1, max: 86_400, category: 'rate_limits',
+    description: 'Window in seconds over which failed authentications are counted' },
+  { key: 'rateLimitBlockSeconds', type: 'integer', default: 300, min: 1, max: 86_400, category: 'rate_limits',
+    description: 'How long a client address that reached the limit is refused (429)' },
   { key: 'trustedProxies', type: 'list', default: [], category: 'api', env: 'TRUSTED_PROXIES',
     description: 'Proxy IPs or narrow CIDRs whose forwarding headers are trusted; empty clears (TRUSTED_PROXIES overrides)',
     validate: (v) => { const r = parseTrustedProxies(v as string[]); return typeof r === 'string' ? r : null; } },

@@ -1,6 +1,6 @@
 import { ApiError, created } from '../../sdk/index.js';
 import type { ApiKeysMechanism, Clock, PluginContext, RouteRequest } from '../../sdk/index.js';
-import { PAGE_QUERY, pageOf, type PageQuery } from '../system/paging.js';
+import { pageOf, pageQuery, type PageQuery } from '../../sdk/paging.js';
 import { SECRET_WARNING, keyView } from './present.js';
 import { checkCreateKey, createKeyErrorCodes, createKeySchema, type CreateKeyBody } from './validate.js';
 
@@ -30,7 +30,7 @@ export function registerKeyRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/keys',
     access: ADMIN,
-    query: PAGE_QUERY,
+    query: pageQuery(),
     handler: (req) => {
       const now = clock.now();
       const { rows, ...page } = pageOf(keys.list(), req.query);

@@ -3,6 +3,7 @@
  */
 import { ApiError, created, type Logger, type RouteRequest } from '../../sdk/index.js';
 import { formatMinor } from '../../kernel/money.js';
+import { MAX_PAGE_PARAM } from '../../sdk/paging.js';
 import type { ContactsCore, DecisionError, RequestTerms } from './core.js';
 import type { PingService } from './ping.js';
 import { contactView, currencyListView, currencyView, fmt, pendingView, primaryAddress, primaryRow, searchView } from './present.js';
@@ -31,8 +32,8 @@ const anyObject = { type: 'object' } as const;
 const pageQuery = {
   type: 'object',
   properties: {
-    limit: { type: 'integer', minimum: 1 },
-    offset: { type: 'integer', minimum: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_PARAM },
+    offset: { type: 'integer', minimum: 0, maximum: MAX_PAGE_PARAM },
   },
 } as const;
 

@@ -5,6 +5,7 @@
  * envelope of convention 8; every other failure uses the ordinary error envelope.
  */
 import { ApiError, created, type RouteDefinition, type RouteRequest } from '../../sdk/index.js';
+import { pageOf, pageQuery, type PageQuery } from '../../sdk/paging.js';
 import type { PaybackCore } from './core.js';
 import type { FetchFlow } from './messages.js';
 import { PaybackValidationError, isPlainObject, normalizeCurrency, validationReply } from './validate.js';
@@ -54,11 +55,15 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   const add = <B = unknown, Q = Query>(route: RouteDefinition<B, Q>): void =>
     ctx.routes.add<B, Q>({ ...route, handler: guarded(route.handler) });
 
-  add<unknown, Query>({
+  add<unknown, PageQuery & Record<string, unknown>>({
     method: 'GET',
     path: BASE,
     access: READ,
-    handler: (req) => core.list(req.query),
+    query: pageQuery(),
+    handler: (req) => {
+      const { rows, ...page } = pageOf(core.list(req.query).methods, req.query);
+      return { methods: rows, ...page };
+    },
   });
 
   add<unknown>({

@@ -2,10 +2,14 @@
  * `/api/v1/requests` routes (Document 1, "Payment requests"). Responses carry a top-level `message`.
  */
 import { ApiError, Reply, created, type PluginContext } from '../../sdk/index.js';
+import { pageParams, pageQuery } from '../../sdk/paging.js';
 import { formatMinor } from '../../kernel/money.js';
 import { checkAmount, checkCurrency, checkDescription } from '../wallet/amounts.js';
 import type { RequestsCore } from './core.js';
 import { requestView } from './present.js';
+
+/** Document 1: the request list's limit caps at 200, per direction. */
+const REQUESTS_PAGE_CAP = 200;
 
 export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): void {
   const view = (r: Parameters<typeof requestView>[0]) => requestView(r, core.contactName(r.contactHash));
@@ -14,14 +18,10 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     method: 'GET',
     path: '/api/v1/requests',
     access: { scope: 'wallet:read' },
-    query: {
-      type: 'object',
-      properties: { limit: { type: 'integer', minimum: 1, default: 50 }, offset: { type: 'integer', minimum: 0, default: 0 } },
-    },
+    query: pageQuery(),
     handler: (req) => {
       core.expireDue();
-      const limit = Math.min(req.query.limit ?? 50, 200);
-      const offset = req.query.offset ?? 0;
+      const { limit, offset } = pageParams(req.query, REQUESTS_PAGE_CAP);
       return {
         incoming: core.store.list('incoming', limit, offset).map(view),
         outgoing: core.store.list('outgoing', limit, offset).map(view),

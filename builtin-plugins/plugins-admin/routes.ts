@@ -1,6 +1,6 @@
 import { ApiError } from '../../sdk/index.js';
 import type { PluginContext, PluginHostMechanism, PluginStatusRow } from '../../sdk/index.js';
-import { PAGE_QUERY, pageOf, type PageQuery } from '../system/paging.js';
+import { pageOf, pageQuery, type PageQuery } from '../../sdk/paging.js';
 import { pluginView, publicRoutesGate, publicRoutesServed, restartRequired } from './present.js';
 
 const ADMIN = { scope: 'admin' } as const;
@@ -23,7 +23,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/plugins',
     access: ADMIN,
-    query: PAGE_QUERY,
+    query: pageQuery(),
     handler: (req) => {
       const { rows, ...page } = pageOf(host.list(), req.query);
       return {

@@ -110,7 +110,7 @@ export const systemSettings: readonly SettingDefinition[] = [
   int('maxP2pLevel', 6, 1, 10, 'p2p', 'Largest number of hops a route search may take'),
   int('p2pExpiration', 300, 60, 3600, 'p2p', 'P2P routing timeout in seconds (a 120 s delivery window follows)'),
   flag('hopBudgetRandomized', true, 'p2p', 'Randomize the hop budget so relays cannot infer the distance to the origin'),
-  int('p2pRateLimitPerMinute', 60, 1, 100_000, 'rate_limits', 'Route requests accepted per minute from one contact'),
+  int('p2pRateLimitPerMinute', 60, 1, 1_000_000_000, 'rate_limits', 'Peer messages (route requests among them) accepted per minute from one key; ten times that from one client address'),
 
   // Contacts
   flag('contactStatusEnabled', true, 'contacts', 'Ping contacts periodically to learn their status and available credit'),
@@ -135,11 +135,6 @@ export const systemSettings: readonly SettingDefinition[] = [
   int('paymentRequestsArchiveBatchSize', 500, 1, 100_000, 'archive', 'Payment requests archived per batch'),
   int('transactionsArchiveRetentionDays', 30, 1, 36_500, 'archive', 'Days before settled transactions move to the archive'),
   int('transactionsArchiveBatchSize', 500, 1, 100_000, 'archive', 'Transactions archived per batch'),
-
-  // Rate limits of the command-line buckets
-  int('rateLimitMaxAttempts', 10, 1, 100_000, 'rate_limits', 'Attempts allowed per window before blocking'),
-  int('rateLimitWindowSeconds', 60, 1, 86_400, 'rate_limits', 'Length of the rate-limit window in seconds'),
-  int('rateLimitBlockSeconds', 300, 1, 86_400, 'rate_limits', 'How long a client stays blocked after exceeding the limit'),
 
   // Display
   int('maxOutput', 5, 0, 10_000, 'display', 'Lines shown by listing commands; 0 means unlimited'),

@@ -3,6 +3,7 @@
  * plus GET /wallet/transactions/:txid (our addition: one transaction, for clients following a payment).
  */
 import { ApiError, type PluginContext } from '../../sdk/index.js';
+import { MAX_PAGE_PARAM, pageParams, pageQuery } from '../../sdk/paging.js';
 import { formatMinor, type Minor } from '../../kernel/money.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService, LedgerTx, TxDirection } from '../ledger/api.js';
@@ -87,7 +88,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
         const c = contacts.get(r.hash);
         return {
           contact_name: c?.name ?? null,
-          address: c ? contactAddress(c) : null,
+          address: c ? contactAddress(ctx, c) : null,
           pubkey_hash: r.hash,
           currency: r.currency,
           received: formatMinor(r.received),
@@ -127,7 +128,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
     access: { scope: 'wallet:read' },
     query: {
       type: 'object',
-      properties: { transaction_limit: { type: 'integer', minimum: 0, default: 5 } },
+      properties: { transaction_limit: { type: 'integer', minimum: 0, maximum: MAX_PAGE_PARAM, default: 5 } },
     },
     handler: (req) => {
       const limit = Math.min(req.query.transaction_limit ?? 5, 20);
@@ -148,19 +149,13 @@ export function registerWalletRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/wallet/transactions',
     access: { scope: 'wallet:read' },
-    query: {
-      type: 'object',
-      properties: {
-        limit: { type: 'integer', minimum: 1, default: 50 },
-        offset: { type: 'integer', minimum: 0, default: 0 },
-        type: { type: 'string', enum: ['sent', 'received', 'relay'] },
-        contact: { type: 'string', minLength: 1 },
-        status: { type: 'string', enum: ['pending', 'sending', 'sent', 'accepted', 'rejected', 'cancelled', 'completed', 'failed'] },
-      },
-    },
+    query: pageQuery({
+      type: { type: 'string', enum: ['sent', 'received', 'relay'] },
+      contact: { type: 'string', minLength: 1 },
+      status: { type: 'string', enum: ['pending', 'sending', 'sent', 'accepted', 'rejected', 'cancelled', 'completed', 'failed'] },
+    }),
     handler: (req) => {
-      const limit = Math.min(req.query.limit ?? 50, 100);
-      const offset = req.query.offset ?? 0;
+      const { limit, offset } = pageParams(req.query);
       let contactHash: string | undefined;
       if (req.query.contact !== undefined) {
         const c = contacts.resolve(req.query.contact);

@@ -1,9 +1,12 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../../sdk/index.js';
+import { ExactNumber } from '../../sdk/money.js';
 import { ApiError } from '../errors.js';
 
 const bodyAjv = new Ajv({ allErrors: false, strict: false });
 const queryAjv = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true });
+
+bodyAjv.addKeyword({ keyword: 'exactNumber', schemaType: 'boolean', errors: false, validate: (_: boolean, data: unknown) => data instanceof ExactNumber });
 
 export type Validator = (value: unknown) => void;
 
@@ -12,6 +15,36 @@ function fieldOf(err: ErrorObject): string {
   return err.instancePath.split('/').filter(Boolean)[0] ?? '';
 }
 
+const SUBSCHEMA = ['items', 'additionalItems', 'additionalProperties', 'unevaluatedItems', 'unevaluatedProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'];
+const SUBSCHEMA_LISTS = ['items', 'prefixItems', 'anyOf', 'oneOf', 'allOf'];
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
+
+/**
+ * A body schema that also takes an `ExactNumber` (a JSON number no double holds) wherever it takes both a number
+ * and a string: such a field is parsed from text by its handler (an amount), which reads the exact number the same
+ * way. A field typed only `number` or `integer` still refuses it, so its handler never meets one; a field the
+ * schema leaves untyped reaches its handler as the object, which the amount parsers read and `typeof` checks refuse.
+ */
+function admitExactNumbers(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const copy: Record<string, unknown> = { ...schema };
+  for (const key of SUBSCHEMA) {
+    if (isObject(copy[key])) copy[key] = admitExactNumbers(copy[key]);
+  }
+  for (const key of SUBSCHEMA_LISTS) {
+    if (Array.isArray(copy[key])) copy[key] = (copy[key] as unknown[]).map(admitExactNumbers);
+  }
+  for (const key of SUBSCHEMA_MAPS) {
+    if (isObject(copy[key])) {
+      copy[key] = Object.fromEntries(Object.entries(copy[key]).map(([name, sub]) => [name, admitExactNumbers(sub)]));
+    }
+  }
+  const types: unknown[] = Array.isArray(copy.type) ? copy.type : [copy.type];
+  return types.includes('number') && types.includes('string') ? { anyOf: [copy, { exactNumber: true }] } : copy;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** Compiles a route schema into a check that throws the spec's error codes. */
 export function compileValidator(
   schema: JsonSchema,
@@ -19,7 +52,7 @@ export function compileValidator(
   errorCodes: Record<string, string> = {},
   fallbackCode = 'validation_error',
 ): Validator {
-  const validate: ValidateFunction = (where === 'body' ? bodyAjv : queryAjv).compile(schema);
+  const validate: ValidateFunction = where === 'body' ? bodyAjv.compile(admitExactNumbers(schema) as JsonSchema) : queryAjv.compile(schema);
   return (value) => {
     if (validate(value)) return;
     const err = validate.errors![0]!;

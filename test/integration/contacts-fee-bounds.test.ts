@@ -26,7 +26,9 @@ describe('contacts: fee percents within minFee..maxFee', () => {
     expect(high.body.error.message).toContain('between 0 and 2');
     expect((await call(A, 'GET', '/api/v1/contacts/Bob')).status).toBe(404);
     await ok(A, 'PUT', '/api/v1/system/settings', { max_fee: 3 });
-    expect((await call(A, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'Bob', fee_percent: 2.5 })).status).toBe(201);
+    // The exponent rule of amounts holds for fees too, as a string or a number.
+    expect((await call(A, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'Bob', fee_percent: '25e-1' })).status).toBe(201);
+    expect((await ok(A, 'GET', '/api/v1/contacts/Bob')).contact.currencies[0]).toMatchObject({ fee_percent: 2.5 });
   });
 
   it('minFee floors the fee on update and on accept', async () => {
