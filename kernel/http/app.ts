@@ -5,8 +5,9 @@ import { ApiError } from '../errors.js';
 import type { TrustedProxies } from '../net/proxies.js';
 import { grants } from '../auth/scopes.js';
 import type { RequestVerifier } from '../auth/verifier.js';
+import type { AuthFailureLimiter } from '../auth/failure-limiter.js';
 import { SlidingWindowLimiter } from '../auth/rate-limiter.js';
-import { DEFAULT_MAX_BODY_BYTES, parseJsonBody, readRawBody } from './body.js';
+import { DEFAULT_MAX_BODY_BYTES, dropUnreadBodyLater, parseJsonBody, refuseDeclaredOverLimit, type BodyReader } from './body.js';
 import { clientIp } from './client-ip.js';
 import { applyCors } from './cors.js';
 import { errorBody, newRequestId, successBody } from './envelope.js';
@@ -14,6 +15,10 @@ import type { MountedRoute, RouteTable } from './route-table.js';
 
 export interface HttpDeps {
   verifier: RequestVerifier;
+  /** Shared with the peer endpoint: one in-flight budget per client address for both. */
+  bodies: BodyReader;
+  /** Blocks a client address that keeps failing authentication (every 401 of the REST API counts). */
+  authFailures: AuthFailureLimiter;
   log: Logger;
   apiEnabled(): boolean;
   corsOrigins(): string;
@@ -69,9 +74,11 @@ export class HttpServerApp {
     try {
       await next();
     } catch (err) {
+      dropUnreadBodyLater(ctx.req);
       const apiErr = err instanceof ApiError ? err : null;
       if (!apiErr) this.deps.log.error('unhandled error', { request_id: requestId, path: ctx.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       const e = apiErr ?? new ApiError('internal_error', 500, 'Internal server error');
+      if (e.status === 401 && ctx.path.startsWith('/api/')) this.deps.authFailures.failed(this.#clientIp(ctx), e.code, Date.now());
       ctx.status = e.status;
       if (e.code === 'rate_limit_exceeded' && typeof e.context?.retry_after === 'number') {
         ctx.set('Retry-After', String(e.context.retry_after));
@@ -91,8 +98,13 @@ export class HttpServerApp {
     if (ctx.path.startsWith('/api/')) {
       if (applyCors(ctx, this.deps.corsOrigins())) return;
       if (!this.deps.apiEnabled()) throw new ApiError('api_disabled', 503, 'The REST API is disabled on this node');
+      this.deps.authFailures.refuseBlocked(this.#clientIp(ctx), Date.now());
     }
     await next();
+  }
+
+  #clientIp(ctx: Context): string {
+    return clientIp(ctx.req.socket.remoteAddress, ctx.headers, this.deps.trustedProxies());
   }
 
   #notFound(ctx: Context): never {
@@ -118,13 +130,15 @@ export class HttpServerApp {
       const wait = this.#publicLimiter.take(`${def.method} ${route.fullPath} ${ip}`, def.rateLimitPerMinute, Date.now());
       if (wait > 0) throw new ApiError('rate_limit_exceeded', 429, `Rate limit exceeded. Please try again in ${wait} seconds.`, { retry_after: wait });
     }
-    const rawBody = await readRawBody(ctx.req, def.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    const limit = def.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    // Everything that needs no body is checked before the body is read: a request that cannot pass costs the node
+    // its headers only. The size comes first, as it did when the body was read first.
+    refuseDeclaredOverLimit(ctx.req, limit);
+    const signed = 'scope' in def.access ? this.deps.verifier.precheck({ header: (n) => headerValue(ctx, n) }, Date.now()) : null;
+    const rawBody = await this.deps.bodies.read(ctx.req, limit, ip);
     let auth: AuthInfo | null = null;
-    if ('scope' in def.access) {
-      auth = this.deps.verifier.verify(
-        { method: ctx.method, path: rawPath(ctx.url), rawBody, header: (n) => headerValue(ctx, n) },
-        Date.now(),
-      );
+    if (signed && 'scope' in def.access) {
+      auth = this.deps.verifier.verifyBody(signed, { method: ctx.method, path: rawPath(ctx.url), rawBody }, Date.now());
       if (!grants(auth.permissions, def.access.scope)) {
         const needed = typeof def.access.scope === 'string' ? def.access.scope : def.access.scope.join(' or ');
         throw new ApiError('permission_denied', 403, `This API key lacks the required permission: ${needed}`);

@@ -8,10 +8,14 @@
  *
  * The inner servers never listen themselves; the outer net.Server owns the port and counts every connection,
  * so `server.close(cb)` calls back once all of them (HTTP, HTTPS and undecided) are closed.
+ *
+ * Nobody is authenticated at this level, so it bounds what any client address can hold: connections served at once
+ * (more wait, unread, for a slot) and how long a request may take to arrive.
  */
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { normalizeIp } from './proxies.js';
 import { certificateFingerprint } from './tls.js';
 
 export interface DualListener {
@@ -42,6 +46,90 @@ export interface DualListenerOptions {
 
 const TLS_HANDSHAKE_RECORD = 0x16;
 
+/**
+ * Connections served at once from one address. A peer's pooled agent opens at most 64 toward one node, so an honest
+ * peer never waits; all Tor traffic arrives from the local tor daemon's address and shares these slots.
+ */
+export const MAX_CONNECTIONS_PER_ADDRESS = 64;
+/**
+ * Connections from one address waiting, unread, for a slot; beyond this they are closed at once. A wait is bounded
+ * by the first-byte timeout, like an idle new connection.
+ */
+export const MAX_WAITING_PER_ADDRESS = 256;
+/** Headers must be complete this long after a request's first byte (Node's default is a minute). */
+export const HEADERS_TIMEOUT_MS = 15_000;
+/**
+ * A whole request, body included, must arrive within this (Node's default is five minutes). 1 MiB, the largest body
+ * the node takes, needs only 35 KB/s to make it; a peer's own transport gives up after 15 s (HTTP) or 45 s (Tor)
+ * for request and answer together by default.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** How often Node checks the two timeouts above (its default, 30 s, would let a request overstay by as much). */
+const TIMEOUT_CHECK_MS = 1_000;
+
+/** Connection slots per client address: a connection over the cap waits, unread, until one closes. */
+class AddressSlots {
+  readonly #open = new Map<string, number>();
+  /** Per address, in arrival order; the value undoes what waiting set on the socket. */
+  readonly #waiting = new Map<string, Map<net.Socket, () => void>>();
+
+  constructor(
+    private readonly waitMs: number,
+    private readonly serve: (socket: net.Socket) => void,
+  ) {}
+
+  /** Every waiting connection (closing the listener drops them). */
+  waiting(): net.Socket[] {
+    return [...this.#waiting.values()].flatMap((queue) => [...queue.keys()]);
+  }
+
+  admit(socket: net.Socket): void {
+    const address = normalizeIp(socket.remoteAddress ?? '');
+    if ((this.#open.get(address) ?? 0) < MAX_CONNECTIONS_PER_ADDRESS) {
+      this.#take(address, socket);
+      return;
+    }
+    const queue = this.#waiting.get(address) ?? new Map<net.Socket, () => void>();
+    if (queue.size >= MAX_WAITING_PER_ADDRESS) {
+      socket.destroy();
+      return;
+    }
+    this.#waiting.set(address, queue);
+    const drop = (): void => {
+      socket.destroy();
+    };
+    const timer = setTimeout(drop, this.waitMs);
+    socket.on('error', drop);
+    socket.once('close', () => this.#leaveQueue(address, socket));
+    queue.set(socket, () => {
+      clearTimeout(timer);
+      socket.off('error', drop);
+    });
+  }
+
+  #take(address: string, socket: net.Socket): void {
+    this.#open.set(address, (this.#open.get(address) ?? 0) + 1);
+    socket.once('close', () => {
+      const left = (this.#open.get(address) ?? 1) - 1;
+      if (left > 0) this.#open.set(address, left);
+      else this.#open.delete(address);
+      const next = this.#waiting.get(address)?.keys().next().value;
+      if (next) {
+        this.#leaveQueue(address, next);
+        this.#take(address, next);
+      }
+    });
+    this.serve(socket);
+  }
+
+  #leaveQueue(address: string, socket: net.Socket): void {
+    const queue = this.#waiting.get(address);
+    queue?.get(socket)?.();
+    queue?.delete(socket);
+    if (queue?.size === 0) this.#waiting.delete(address);
+  }
+}
+
 export function createDualListener(
   handler: http.RequestListener,
   tls: { cert: string; key: string },
@@ -67,8 +155,9 @@ export function createDualListener(
     if (draining) res.shouldKeepAlive = false;
     handler(req, res);
   };
-  const httpServer = http.createServer(wrapped);
-  const httpsServer = https.createServer({ cert: tls.cert, key: tls.key, ALPNProtocols: ['http/1.1'] }, wrapped);
+  const timeouts = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS };
+  const httpServer = http.createServer(timeouts, wrapped);
+  const httpsServer = https.createServer({ ...timeouts, cert: tls.cert, key: tls.key, ALPNProtocols: ['http/1.1'] }, wrapped);
   // The inner servers never listen, yet their connection tracking (closeIdleConnections, header and request
   // timeouts) starts on 'listening'.
   httpServer.emit('listening');
@@ -76,7 +165,8 @@ export function createDualListener(
   httpsServer.on('secureConnection', track);
 
   const undecided = new Set<net.Socket>();
-  const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: false }, (socket) => {
+  /** A connection with a slot: held until its first byte tells TLS from plain HTTP. */
+  const serve = (socket: net.Socket): void => {
     undecided.add(socket);
     const onError = (): void => {
       socket.destroy();
@@ -109,7 +199,12 @@ export function createDualListener(
         socket.resume();
       }
     });
-  });
+    // Accepted paused (see the server below): reading starts only now that the connection has a slot.
+    socket.resume();
+  };
+  const slots = new AddressSlots(firstByteTimeoutMs, serve);
+  // Paused on connect: a connection waiting for a slot is not read at all, so it holds no buffered bytes.
+  const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (socket) => slots.admit(socket));
 
   const stopInner = (): void => {
     // close() on a server that never listened still runs its pre-close step (stop timers, close idle).
@@ -131,7 +226,7 @@ export function createDualListener(
     fingerprint: () => fingerprint,
     closeIdle() {
       draining = true;
-      for (const socket of [...undecided, ...fresh]) socket.destroy();
+      for (const socket of [...slots.waiting(), ...undecided, ...fresh]) socket.destroy();
       undecided.clear();
       fresh.clear();
       httpServer.closeIdleConnections();
@@ -139,7 +234,7 @@ export function createDualListener(
     },
     closeAll() {
       draining = true;
-      for (const socket of [...undecided, ...fresh]) socket.destroy();
+      for (const socket of [...slots.waiting(), ...undecided, ...fresh]) socket.destroy();
       undecided.clear();
       fresh.clear();
       httpServer.closeAllConnections();

@@ -121,21 +121,29 @@ export interface OpenedEnvelope {
   replyKey: Buffer | null;
 }
 
+const malformed = (what: string): never => {
+  throw new EnvelopeError('malformed', `malformed envelope: ${what}`);
+};
+
+/** An envelope whose cheap checks passed: its header is read, nothing is verified or decrypted yet. */
+export interface InspectedEnvelope {
+  header: PeerHeader;
+  /** Hash of the key the header names: only a claim until the signature is verified. */
+  claimedSender: string;
+  /** What the signature check and the decryption need. */
+  readonly signed: { header: string; sig: string; publicKey: Buffer; sealingKey: Buffer; addresses: NodeAddresses; parts: { epk?: string; iv: string; ct: string } };
+}
+
 /**
- * Checks an envelope and opens its body: shape, recipient, clock window, signature (over the exact header
- * string and sealed body), then decryption with the header as associated data. Replay is the caller's
- * check (it needs storage).
+ * The checks that cost no cryptography: shape, recipient, clock window. What it returns lets the caller refuse a
+ * replay before paying for the signature and the decryption.
  */
-export function openEnvelope(identity: Identity, raw: unknown, nowMs: number, replyKey?: Buffer): OpenedEnvelope {
-  const malformed = (what: string): never => {
-    throw new EnvelopeError('malformed', `malformed envelope: ${what}`);
-  };
+export function inspectEnvelope(identity: Identity, raw: unknown, nowMs: number, isReply = false): InspectedEnvelope {
   if (typeof raw !== 'object' || raw === null) return malformed('not an object');
   const { header, body, sig } = raw as Record<string, unknown>;
   if (!isStr(header) || header.length > 4096 || !isStr(sig)) return malformed('header or signature missing');
   if (typeof body !== 'object' || body === null) return malformed('body missing');
   const sealed = body as Record<string, unknown>;
-  const isReply = replyKey !== undefined;
   if ((isReply ? sealed.epk !== undefined : !isStr(sealed.epk)) || !isStr(sealed.iv) || !isStr(sealed.ct)) return malformed('body fields missing');
   let h: PeerHeader;
   try {
@@ -153,13 +161,18 @@ export function openEnvelope(identity: Identity, raw: unknown, nowMs: number, re
   if (typeof h.ts !== 'number' || !Number.isInteger(h.ts)) return malformed('timestamp');
   if (h.to !== identity.pubkeyHash) throw new EnvelopeError('wrong_recipient', 'envelope addressed to another node');
   if (Math.abs(nowMs / 1000 - h.ts) > PEER_WINDOW_SECONDS) throw new EnvelopeError('expired', 'envelope outside the 300-second window');
-  const signature = Buffer.from(sig, 'base64url');
   const parts = { ...(isReply ? {} : { epk: sealed.epk as string }), iv: sealed.iv, ct: sealed.ct };
-  if (!verify(publicKey, signedBytes(header, parts), signature)) throw new EnvelopeError('bad_signature', 'signature does not verify');
+  return { header: h, claimedSender: pubkeyHash(publicKey), signed: { header, sig, publicKey, sealingKey, addresses, parts } };
+}
+
+/** The signature (over the exact header string and sealed body), then decryption with the header as associated data. */
+export function openInspected(identity: Identity, inspected: InspectedEnvelope, replyKey?: Buffer): OpenedEnvelope {
+  const { header, sig, publicKey, sealingKey, addresses, parts } = inspected.signed;
+  if (!verify(publicKey, signedBytes(header, parts), Buffer.from(sig, 'base64url'))) throw new EnvelopeError('bad_signature', 'signature does not verify');
   let payload: unknown;
   let nextKey: Buffer | null = null;
   try {
-    if (isReply) {
+    if (replyKey !== undefined) {
       payload = JSON.parse(openReply(replyKey, parts, header).toString('utf8'));
     } else {
       const opened = identity.openSession(parts as Sealed, header);
@@ -171,11 +184,20 @@ export function openEnvelope(identity: Identity, raw: unknown, nowMs: number, re
   }
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return malformed('payload');
   return {
-    header: h,
-    sender: { pubkeyHash: pubkeyHash(publicKey), publicKey, sealingKey, addresses },
+    header: inspected.header,
+    sender: { pubkeyHash: inspected.claimedSender, publicKey, sealingKey, addresses },
     payload: payload as Record<string, unknown>,
     replyKey: nextKey,
   };
+}
+
+/**
+ * Checks an envelope and opens its body: shape, recipient, clock window, signature (over the exact header
+ * string and sealed body), then decryption with the header as associated data. Replay is the caller's
+ * check (it needs storage).
+ */
+export function openEnvelope(identity: Identity, raw: unknown, nowMs: number, replyKey?: Buffer): OpenedEnvelope {
+  return openInspected(identity, inspectEnvelope(identity, raw, nowMs, replyKey !== undefined), replyKey);
 }
 
 // ---- hello: a node's signed self-description, fetched before the first sealed message to a new address

@@ -3,8 +3,9 @@ import { PeerRefusal } from '../../sdk/index.js';
 import { GroupCommit } from '../db/group-commit.js';
 import type { Db } from '../db/open.js';
 import { decryptAtRest, encryptAtRest } from '../crypto/at-rest.js';
+import { SlidingWindowLimiter } from '../auth/rate-limiter.js';
 import type { Identity } from '../identity.js';
-import { buildReplyEnvelope, EnvelopeError, openEnvelope, PEER_WINDOW_SECONDS } from './envelope.js';
+import { buildReplyEnvelope, EnvelopeError, inspectEnvelope, openInspected, PEER_WINDOW_SECONDS, type OpenedEnvelope } from './envelope.js';
 
 export interface InboundResult {
   status: number;
@@ -20,6 +21,33 @@ interface StoredReply {
 type Filter = (sender: PeerSender, type: string) => PeerRefusal | null;
 
 export const refuse = (status: number, code: string, message: string): InboundResult => ({ status, body: { error: { code, message } } });
+
+const replayKey = (sender: string, nonce: string): string => `${sender}:${nonce}`;
+
+const tooMany = (wait: number): InboundResult => refuse(429, 'rate_limit_exceeded', `Rate limit exceeded. Please try again in ${wait} seconds.`);
+
+/**
+ * Keys this node sent to, remembered (the most recent) to exempt them from the per-key budget; far more than the
+ * peers one node deals with.
+ */
+const MAX_ADDRESSED_KEYS = 65_536;
+
+/** Document 2's default of p2pRateLimitPerMinute, for a node where no plugin declared the setting. */
+export const DEFAULT_MESSAGES_PER_KEY_PER_MINUTE = 60;
+
+/**
+ * Envelopes per minute one client address may send, as a multiple of the per-key limit: keys cost nothing to make,
+ * addresses do, so one address gets room for ten busy keys and no more. Counted before any check, as even a
+ * malformed or replayed envelope costs the node its parsing.
+ */
+export const ADDRESS_BUDGET_KEYS = 10;
+
+/**
+ * Stored replies kept per sending key, the newest: a reply is kept so that a retry of the same message is answered
+ * without running its handler twice, and retries come within minutes, far fewer than this. Without a cap any key
+ * could make the node store a reply for every message it cares to send.
+ */
+export const MAX_STORED_REPLIES_PER_SENDER = 256;
 
 const ENVELOPE_STATUS: Record<EnvelopeError['code'], number> = {
   malformed: 400,
@@ -44,6 +72,11 @@ export class PeerInbound {
   readonly #seenPut;
   readonly #pruneReplay;
   readonly #pruneSeen;
+  readonly #trimSeen;
+  readonly #byKey = new SlidingWindowLimiter();
+  readonly #byAddress = new SlidingWindowLimiter();
+  /** In insertion order, oldest first, for the cap. */
+  readonly #addressed = new Set<string>();
   /** Stored replies can hold what a plugin shared with one peer: they are encrypted like every secret at rest. */
   readonly #replyKey: Buffer;
   readonly #writes: GroupCommit;
@@ -56,6 +89,8 @@ export class PeerInbound {
     private readonly identity: Identity,
     private readonly ownAddresses: () => NodeAddresses,
     private readonly retired: () => boolean,
+    /** Messages per minute one sending key may have handled (p2pRateLimitPerMinute). */
+    private readonly perKeyPerMinute: () => number,
     private readonly log: Logger,
   ) {
     this.#replay = db.prepare('SELECT 1 FROM peer_replay WHERE sender = ? AND nonce = ?').pluck();
@@ -65,6 +100,9 @@ export class PeerInbound {
     this.#seenPut = db.prepare('INSERT OR IGNORE INTO peer_seen (sender, mid, reply, at) VALUES (?, ?, ?, ?)');
     this.#pruneReplay = db.prepare('DELETE FROM peer_replay WHERE ts < ?');
     this.#pruneSeen = db.prepare('DELETE FROM peer_seen WHERE at < ?');
+    this.#trimSeen = db.prepare(
+      'DELETE FROM peer_seen WHERE sender = @sender AND mid IN (SELECT mid FROM peer_seen WHERE sender = @sender ORDER BY at DESC, mid DESC LIMIT -1 OFFSET @keep)',
+    );
     this.#replyKey = identity.storageKey('peer-replies');
   }
 
@@ -76,6 +114,18 @@ export class PeerInbound {
 
   filter(owner: string, fn: Filter): void {
     this.#filters.push({ owner, fn });
+  }
+
+  /**
+   * Records a key this node itself sends to: the operator's plugins chose to deal with it (a contact, a peer on a
+   * route), so its messages are not held to the per-key budget meant for keys nobody here asked to hear from. A
+   * payment burst from a contact must not be refused, and a stranger cannot get here, as nothing sends to a key on
+   * a stranger's word alone. The per-address budget still counts everyone.
+   */
+  addressed(pubkeyHash: string): void {
+    this.#addressed.delete(pubkeyHash);
+    this.#addressed.add(pubkeyHash);
+    if (this.#addressed.size > MAX_ADDRESSED_KEYS) this.#addressed.delete(this.#addressed.values().next().value!);
   }
 
   /** Forgets what a plugin registered (it is being unloaded). */
@@ -95,27 +145,38 @@ export class PeerInbound {
     this.#pruneSeen.run(nowMs - keepSeenMs);
   }
 
-  /** One envelope, already parsed from JSON (alone or as an element of a batch). */
-  async receive(json: unknown): Promise<InboundResult> {
+  /**
+   * One envelope, already parsed from JSON (alone or as an element of a batch), from a client address. The cheap
+   * refusals come first (address budget, shape, window, replay), the signature and decryption after them, and the
+   * sending key's budget once the key is proven (only an unverified claim could be counted earlier, and anyone could
+   * spend another key's budget with claims).
+   */
+  async receive(json: unknown, address: string): Promise<InboundResult> {
     if (this.retired()) return refuse(503, 'retired', 'this node is retired');
     const now = Date.now();
-    let opened;
+    const perKey = this.perKeyPerMinute();
+    const addressWait = this.#byAddress.take(address, perKey * ADDRESS_BUDGET_KEYS, now);
+    if (addressWait > 0) return tooMany(addressWait);
+    let opened: OpenedEnvelope;
     try {
-      opened = openEnvelope(this.identity, json, now);
+      const inspected = inspectEnvelope(this.identity, json, now);
+      // Read-only: anyone can claim any key in a header, so a claim may be refused here but never recorded.
+      if (this.#replayed(inspected.claimedSender, inspected.header.nonce)) return refuse(409, 'replay', 'this envelope was already received');
+      opened = openInspected(this.identity, inspected);
     } catch (err) {
       if (err instanceof EnvelopeError) return refuse(ENVELOPE_STATUS[err.code], err.code, err.message);
       throw err;
     }
     const { header, sender, payload } = opened;
-    const replayId = `${sender.pubkeyHash}:${header.nonce}`;
-    if (this.#pendingReplay.has(replayId) || this.#replay.get(sender.pubkeyHash, header.nonce) !== undefined) {
-      return refuse(409, 'replay', 'this envelope was already received');
-    }
+    // No await since the check above: no other envelope with this nonce can have been recorded in between.
+    const replayId = replayKey(sender.pubkeyHash, header.nonce);
     this.#pendingReplay.add(replayId);
     this.#writes.add(() => {
       this.#replayPut.run(sender.pubkeyHash, header.nonce, header.ts);
       this.#pendingReplay.delete(replayId);
     });
+    const keyWait = this.#addressed.has(sender.pubkeyHash) ? 0 : this.#byKey.take(sender.pubkeyHash, perKey, now);
+    if (keyWait > 0) return tooMany(keyWait);
     const seenId = `${sender.pubkeyHash}:${header.mid}`;
     const repeatable = header.rep === true;
     const pendingReply = repeatable ? this.#pendingSeen.get(seenId) : undefined;
@@ -139,6 +200,7 @@ export class PeerInbound {
       this.#pendingSeen.set(seenId, sealedReply);
       this.#writes.add(() => {
         this.#seenPut.run(sender.pubkeyHash, header.mid, sealedReply, now);
+        this.#trimSeen.run({ sender: sender.pubkeyHash, keep: MAX_STORED_REPLIES_PER_SENDER });
         this.#pendingSeen.delete(seenId);
       });
     }
@@ -152,6 +214,10 @@ export class PeerInbound {
       Date.now(),
     );
     return { status: 200, body: wire };
+  }
+
+  #replayed(sender: string, nonce: string): boolean {
+    return this.#pendingReplay.has(replayKey(sender, nonce)) || this.#replay.get(sender, nonce) !== undefined;
   }
 
   /** Null when the handler failed unexpectedly: nothing is recorded, so the sender's retry runs it again. */

@@ -4,6 +4,8 @@ import { startTestNode } from '../support/node.js';
 import { benchPlugin } from './peer-plugin.js';
 
 const node = await startTestNode({ extraBuiltins: [benchPlugin] });
+// The sending node is a stranger here (no contact): lift the per-key and per-address peer limits out of the way.
+await node.admin.put('/api/v1/system/settings', { p2p_rate_limit_per_minute: 1_000_000_000 });
 parentPort!.postMessage({
   baseUrl: node.node.baseUrl,
   pubkeyHash: node.node.identity.pubkeyHash,
