@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseTrustedProxies, type TrustedProxies } from './net/proxies.js';
 
@@ -119,4 +119,42 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     restoreMnemonic: readRestore(env),
     environment: env.NODE_ENV?.trim() || 'production',
   };
+}
+
+/**
+ * Removes a variable from this process for the rest of its life: from process.env, so children do not inherit it,
+ * and on Linux also from the environment block the kernel copied onto the stack at exec. That block is what
+ * /proc/<pid>/environ shows for the whole life of the process, and unsetenv only drops the pointer to it, so the
+ * bytes are overwritten in place through /proc/self/mem. Returns false when the block could not be cleaned (no
+ * /proc, or writing our own memory is forbidden): the value then stays readable there, and RESTORE_FILE is the
+ * way to keep it out.
+ */
+export function eraseEnvironmentVariable(name: string): boolean {
+  delete process.env[name];
+  if (process.platform !== 'linux') return false;
+  const isEntry = (entry: string): boolean => entry.startsWith(`${name}=`);
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // Counted after the command name (it may hold spaces or parentheses): env_start and env_end are fields 50 and 51.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const start = Number(fields[47]);
+    const end = Number(fields[48]);
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) return false;
+    const block = Buffer.alloc(end - start);
+    const fd = openSync('/proc/self/mem', 'r+');
+    try {
+      readSync(fd, block, 0, block.length, start);
+      let at = 0;
+      for (const entry of block.toString('latin1').split('\0')) {
+        // A Number position: a bigint one makes the kernel answer EIO.
+        if (isEntry(entry)) writeSync(fd, Buffer.alloc(entry.length), 0, entry.length, start + at);
+        at += entry.length + 1;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return !readFileSync('/proc/self/environ', 'latin1').split('\0').some(isEntry);
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
 /**
@@ -9,6 +9,8 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, mode
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w', mode);
   try {
+    // open() applies the mode only to a file it creates, minus the umask: a leftover temp file keeps its own.
+    fchmodSync(fd, mode);
     writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
     fsyncSync(fd);
   } finally {

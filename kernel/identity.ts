@@ -52,7 +52,9 @@ export type IdentityErrorCode =
   /** identity.enc exists but master.key is missing or damaged. */
   | 'master-key-unusable'
   /** identity.enc cannot be decrypted or does not hold a valid seed phrase. */
-  | 'identity-unreadable';
+  | 'identity-unreadable'
+  /** The data directory holds no identity (openExistingIdentity never creates one). */
+  | 'identity-missing';
 
 export class IdentityError extends Error {
   readonly code: IdentityErrorCode;
@@ -201,6 +203,17 @@ export function loadOrCreateIdentity(dataDir: string, opts: IdentityOptions = {}
     );
   }
   return Identity.fromMnemonic(stored);
+}
+
+/**
+ * Opens the identity a node already created in dataDir, creating nothing (a running node may hold the directory).
+ * For the operator's own look at the seed phrase (`wallet-node seed`).
+ */
+export function openExistingIdentity(dataDir: string): Identity {
+  if (isFreshDataDir(dataDir)) {
+    throw new IdentityError('identity-missing', `no node identity in ${dataDir} (${IDENTITY_FILE} is missing)`);
+  }
+  return loadOrCreateIdentity(dataDir);
 }
 
 function readStoredMnemonic(identityPath: string, masterKey: Buffer): string {

@@ -13,6 +13,7 @@ import { isIPv6 } from 'node:net';
 const URL_RE = /\b(https?):\/\/[^\s"'<>\\]+/gi;
 const ONION_RE = /\b[a-z2-7]{16,56}\.onion\b/gi;
 const HEX_RE = /[0-9a-f]{64,}/gi;
+const KEY_ID_RE = /\bwn[0-9a-f]{8}_[0-9a-f]{24}\b/gi;
 /** Candidates only: a run of hex groups and colons (optionally ending in a dotted quad), confirmed by isIPv6. */
 const IPV6_CANDIDATE_RE = /(?<![0-9a-z:.])(?:[0-9a-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]{0,4})(?![0-9a-z:])/gi;
 const IPV4_RE = /(?<![\d.])(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}(?![\d.])/g;
@@ -22,6 +23,7 @@ export function scrubText(text: string): string {
     .replace(URL_RE, (_m, scheme: string) => `${scheme.toLowerCase()}://[redacted]`)
     .replace(ONION_RE, '[redacted].onion')
     .replace(HEX_RE, '[redacted-key]')
+    .replace(KEY_ID_RE, '[redacted-key-id]')
     .replace(IPV6_CANDIDATE_RE, (m) => (isIPv6(m) ? '[redacted-ip]' : m))
     .replace(IPV4_RE, '[redacted-ip]');
 }

@@ -6,6 +6,15 @@ import { builtinCliContributions, builtinCliRateLimits, identifyNode } from '../
 import { nodeVersion } from '../version.js';
 import { runCli } from './run.js';
 
+// A reader that stops early (`node-cli history | head -n 1`) closes the pipe: its choice, not a failure of the command,
+// so node-cli ends quietly instead of dying on the write error with a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+// A stderr that fails leaves nowhere to report to: it must not change the outcome of the command.
+process.stderr.on('error', () => undefined);
+
 /** Waits until everything written to a stream has been handed to the OS (pipes may be asynchronous). */
 const drain = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => stream.write('', () => resolve()));
 

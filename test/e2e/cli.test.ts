@@ -5,14 +5,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignedClient } from '../../kernel/cli/rest-client.js';
+import { CLI, DAEMON, ROOT, cleanEnv } from '../support/daemon.js';
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const CLI = join(ROOT, 'bin/node-cli.js');
-const DAEMON = join(ROOT, 'bin/wallet-node.js');
 const HEX64 = /^[0-9a-f]{64}$/;
 
 interface Run {
@@ -21,14 +18,6 @@ interface Run {
   stderr: string;
 }
 
-/** An environment without the caller's node settings, so nothing leaks in from the machine running the tests. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('NODE_') && k !== 'NODE_OPTIONS') delete env[k];
-  delete env.RESTORE;
-  delete env.RESTORE_FILE;
-  return { ...env, ...extra };
-}
 
 let dataDir = '';
 let workDir = '';

@@ -14,43 +14,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignedClient } from '../../kernel/cli/rest-client.js';
+import { DAEMON, ROOT, cleanEnv, freePort, until } from '../support/daemon.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const DAEMON = join(ROOT, 'bin/wallet-node.js');
-
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('NODE_') && k !== 'NODE_OPTIONS') delete env[k];
-  delete env.RESTORE;
-  delete env.RESTORE_FILE;
-  return { ...env, ...extra };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
-  });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null | undefined> | T | null | undefined, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== null && v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /**
  * A TCP relay in front of the receiver. `hold()` keeps every byte clients send from then on; `release()` delivers
