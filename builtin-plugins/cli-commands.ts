@@ -4,6 +4,7 @@
  * (default export: `defineCliCommands({...})` from sdk/cli.ts) and listing it here.
  */
 import type { CliApi, CliContribution, CliRateRule } from '../sdk/cli.js';
+import analytics from './analytics/cli.js';
 import apiKeys from './api-keys/cli.js';
 import contacts from './contacts/cli.js';
 import dlq from './dlq/cli.js';
@@ -13,7 +14,7 @@ import pluginsAdmin from './plugins-admin/cli.js';
 import system from './system/cli.js';
 import wallet from './wallet/cli.js';
 
-export const builtinCliContributions: readonly CliContribution[] = [wallet, system, apiKeys, pluginsAdmin, contacts, dlq, paymentRequests, payback];
+export const builtinCliContributions: readonly CliContribution[] = [wallet, system, apiKeys, pluginsAdmin, contacts, dlq, paymentRequests, payback, analytics];
 
 const rule = (max: number, windowSeconds: number, blockSeconds: number): CliRateRule => ({ max, windowSeconds, blockSeconds });
 

@@ -1,5 +1,7 @@
 import type { BuiltinPlugin } from '../kernel/plugins/host.js';
 import type { PluginManifest } from '../sdk/index.js';
+import analytics from './analytics/index.js';
+import analyticsManifest from './analytics/plugin.json' with { type: 'json' };
 import apiKeys from './api-keys/index.js';
 import apiKeysManifest from './api-keys/plugin.json' with { type: 'json' };
 import contacts from './contacts/index.js';
@@ -32,4 +34,5 @@ export const builtinPlugins: readonly BuiltinPlugin[] = [
   plugin(ledgerManifest, ledger),
   plugin(paymentRequestsManifest, paymentRequests),
   plugin(paybackMethodsManifest, paybackMethods),
+  plugin(analyticsManifest, analytics),
 ];

@@ -11,6 +11,8 @@ interface JobSlot {
 }
 
 const DAY_MS = 86_400_000;
+/** setTimeout's ceiling (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function msUntilDaily(now: number, hour: number, minute: number): number {
   const d = new Date(now);
@@ -108,16 +110,28 @@ export class JobRunner implements JobsMechanism {
 
   #schedule(slot: JobSlot): void {
     this.#unschedule(slot);
-    const { everyMs, dailyAt } = slot.def;
-    const delay = everyMs ?? (dailyAt ? msUntilDaily(Date.now(), dailyAt.hour, dailyAt.minute) : null);
-    if (delay === null) return;
+    const now = Date.now();
+    const delay = this.#delay(slot.def, now);
+    if (delay !== null) this.#arm(slot, now + delay);
+  }
+
+  /** A run at `at`; a time beyond setTimeout's reach is approached in steps, without running early. */
+  #arm(slot: JobSlot, at: number): void {
     slot.timer = setTimeout(() => {
       slot.timer = null;
+      if (Date.now() < at) return this.#arm(slot, at);
       void this.#run(slot).finally(() => {
         if (this.#running && this.#slots.get(`${slot.owner}.${slot.def.name}`) === slot) this.#schedule(slot);
       });
-    }, delay);
+    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
     slot.timer.unref();
+  }
+
+  #delay(def: JobDefinition, now: number): number | null {
+    if (def.everyMs !== undefined) return def.everyMs;
+    if (def.dailyAt) return msUntilDaily(now, def.dailyAt.hour, def.dailyAt.minute);
+    const at = def.nextRunAt?.(now) ?? null;
+    return at === null ? null : Math.max(0, at - now);
   }
 
   #unschedule(slot: JobSlot): void {

@@ -80,6 +80,12 @@ export interface TxFilter {
   offset: number;
 }
 
+export interface LedgerActivity {
+  /** One row per currency (grouped case-insensitively) and direction that saw a completed payment. */
+  totals: { currency: string; type: TxDirection; count: number; amount: Minor }[];
+  days: string[];
+}
+
 export interface BalanceRecord {
   contactHash: string;
   currency: string;
@@ -116,6 +122,11 @@ export interface LedgerService {
   head(contactHash: string, currency: string): string | null;
   /** Fees earned from relaying, per currency (empty until routing exists). */
   feeEarnings(): Record<string, Minor>;
+  /**
+   * Completed payments whose completion time (ms since the epoch) falls in [from, to), in aggregate only: count and
+   * total per currency and direction, and the UTC days (YYYY-MM-DD) on which any completed. For usage statistics.
+   */
+  activity(from: number, to: number): LedgerActivity;
   /**
    * Called synchronously inside the database transaction that moves a payment to a final status (completed,
    * rejected, cancelled, failed), on both sides. Use it to commit your own consequence atomically (payment requests).

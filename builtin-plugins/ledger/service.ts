@@ -1,6 +1,7 @@
 /**
  * The `ledger` service object (see api.ts).
  */
+import { ApiError } from '../../sdk/index.js';
 import { MAX_AMOUNT, type Minor } from '../../kernel/money.js';
 import type { LedgerService, LedgerTx, NewPayment, TxFilter } from './api.js';
 import { deriveTxid, newSalt, nowMicros } from './content.js';
@@ -14,6 +15,9 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
     send(payment: NewPayment): LedgerTx {
       if (payment.amount <= 0n || payment.amount > MAX_AMOUNT) throw new RangeError('payment amount out of range');
       if (payment.contactHash === core.ownHash()) throw new RangeError('a payment to this node itself');
+      // A retired node sends nothing (its identity may live on elsewhere): a payment accepted now would wait in
+      // the queue and go out on unretire, long after the caller gave up on it.
+      if (ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
       return ctx.db.tx(() => {
         const now = core.now();
         const expirySeconds = Number(ctx.settings.get<number>('directTxExpiration') ?? 0);
@@ -68,6 +72,7 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
     },
     head: (contactHash, currency) => store.head(contactHash, currency),
     feeEarnings: () => ({}),
+    activity: (from, to) => store.activity(from, to),
     onFinal: (listener) => core.onFinal(listener),
   };
 }

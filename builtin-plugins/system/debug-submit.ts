@@ -1,7 +1,7 @@
-import type { Logger, SettingsApi } from '../../sdk/index.js';
+import type { Logger, OutboundMechanism, SettingsApi } from '../../sdk/index.js';
 import { ApiError } from '../../sdk/index.js';
 import { fitReport, type DebugReport } from './debug-report.js';
-import { isLoopback, isOnion, outbound, OutboundError, type SocksProxy } from './outbound.js';
+import { isLoopback, isOnion, outbound, OutboundError } from './outbound.js';
 import { scrub } from './scrub.js';
 import type { SystemStore } from './store.js';
 
@@ -29,7 +29,7 @@ interface Counter {
 export interface SubmitDeps {
   settings: SettingsApi;
   store: SystemStore;
-  socks: SocksProxy;
+  outbound: OutboundMechanism;
   version: string;
   log: Logger;
   signal: AbortSignal;
@@ -91,13 +91,13 @@ export class DebugReportSubmitter {
     let key: string;
     try {
       const payload = wrap(fitReport(scrub(report), wrap));
-      const res = await outbound({
+      const res = await outbound(this.deps.outbound, {
         method: 'POST',
         url,
         body: JSON.stringify(payload),
         headers: { 'User-Agent': `wallet-node/${this.deps.version}` },
         timeoutMs: SUBMIT_TIMEOUT_MS,
-        socks: viaTor ? this.deps.socks : null,
+        viaTor,
         maxResponseBytes: MAX_REPLY_BYTES,
         signal: this.deps.signal,
       });

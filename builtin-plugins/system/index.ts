@@ -33,7 +33,7 @@ export default definePlugin({
       store,
       settings: ctx.settings,
       currentVersion: kernel.node.version,
-      socks: kernel.node.torSocks,
+      outbound: kernel.outbound,
       log: ctx.log,
       signal: stopping.signal,
     });
@@ -60,7 +60,7 @@ export default definePlugin({
       submitter: new DebugReportSubmitter({
         settings: ctx.settings,
         store,
-        socks: kernel.node.torSocks,
+        outbound: kernel.outbound,
         version: kernel.node.version,
         log: ctx.log,
         signal: stopping.signal,

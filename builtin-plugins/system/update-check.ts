@@ -1,5 +1,5 @@
-import type { Logger, SettingsApi } from '../../sdk/index.js';
-import { isOnion, outbound, OutboundError, type SocksProxy } from './outbound.js';
+import type { Logger, OutboundMechanism, SettingsApi } from '../../sdk/index.js';
+import { isOnion, outbound, OutboundError } from './outbound.js';
 import { cleanVersion, compareVersions } from './semver.js';
 import type { SystemStore } from './store.js';
 
@@ -38,7 +38,7 @@ export interface UpdateCheckDeps {
   store: SystemStore;
   settings: SettingsApi;
   currentVersion: string;
-  socks: SocksProxy;
+  outbound: OutboundMechanism;
   log: Logger;
   signal: AbortSignal;
 }
@@ -90,12 +90,12 @@ export class UpdateChecker {
     const url = new URL(target);
     let result: CachedCheck;
     try {
-      const res = await outbound({
+      const res = await outbound(this.deps.outbound, {
         method: 'GET',
         url,
         headers: { 'User-Agent': `wallet-node/${this.deps.currentVersion}`, Accept: 'application/vnd.github+json, application/json' },
         timeoutMs: TIMEOUT_MS,
-        socks: isOnion(url) ? this.deps.socks : null,
+        viaTor: isOnion(url),
         maxResponseBytes: MAX_DOCUMENT_BYTES,
         signal: this.deps.signal,
       });

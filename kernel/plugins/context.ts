@@ -30,6 +30,8 @@ export interface ContextDeps {
   kernel: KernelApi;
   peers: PeerLayer;
   services: () => ServiceRegistry;
+  /** Startup banner lines per plugin (RunningNode.banner). */
+  banner: Map<string, readonly string[]>;
   registerScopes(scopes: readonly string[]): void;
 }
 
@@ -126,6 +128,10 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       clock: systemClock,
       kernel: deps.kernel,
       onStop: (fn) => void stopHooks.push(fn),
+      banner: (lines) => {
+        if (lines.length) deps.banner.set(name, [...lines]);
+        else deps.banner.delete(name);
+      },
     };
 
     const teardown = async (): Promise<void> => {
@@ -136,6 +142,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       peer.release();
       await deps.jobs.removeOwner(name);
       deps.settings.undeclare(settingKeys);
+      deps.banner.delete(name);
     };
     return { ctx, teardown };
   };

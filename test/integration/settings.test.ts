@@ -95,6 +95,11 @@ const TABLE: Record<string, Row> = {
   analytics_consent_asked: { valid: true, expect: true, invalid: 'x' },
   analytics_enabled: { valid: 'yes', expect: true, invalid: 'sure' },
   analytics_opt_in_at: { invalid: '2024-01-01T00:00:00Z' },
+  // contacts plugin settings (test nodes start with it on: test/support/node.ts)
+  peer_private_addresses_allowed: { valid: false, expect: false, invalid: 'x' },
+  // analytics plugin settings
+  analytics_url: { valid: 'https://collector.example/', expect: 'https://collector.example', invalid: 'http://collector.example' },
+  analytics_ca_file: { valid: '/etc/ssl/collector-ca.pem', expect: '/etc/ssl/collector-ca.pem', invalid: 'relative/ca.pem' },
   update_check_enabled: { valid: false, expect: false, invalid: 'x' },
   update_check_url: { valid: 'http://127.0.0.1:9/release.json', expect: 'http://127.0.0.1:9/release.json', invalid: 'not a url' },
   debug_report_url: { valid: 'http://127.0.0.1:9/report', expect: 'http://127.0.0.1:9/report', invalid: 'ftp://x' },
@@ -114,7 +119,7 @@ const SYSTEM_DEFAULTS: Record<string, unknown> = {
   transactions_archive_retention_days: 30, transactions_archive_batch_size: 500,
   rate_limit_max_attempts: 10, rate_limit_window_seconds: 60, rate_limit_block_seconds: 300,
   max_output: 5, display_decimals: 2, display_date_format: 'DD/MM/YYYY HH:mm:ss',
-  analytics_enabled: false, analytics_consent_asked: false, analytics_opt_in_at: null,
+  analytics_enabled: false, analytics_consent_asked: false, analytics_opt_in_at: null, analytics_url: '', analytics_ca_file: '',
   update_check_enabled: true, update_check_url: 'https://api.github.com/repos/wallet-node/wallet-node/releases/latest',
   debug_report_url: '', debug_report_via_tor: true,
 };
