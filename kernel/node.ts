@@ -4,23 +4,28 @@ import { join } from 'node:path';
 import type { IdentityApi, KernelApi, NodeAddresses, NodeInfo } from '../sdk/index.js';
 import { ApiKeyStore } from './auth/key-store.js';
 import { NonceStore } from './auth/nonces.js';
+import { AuthFailureLimiter } from './auth/failure-limiter.js';
 import { SlidingWindowLimiter } from './auth/rate-limiter.js';
 import { RequestVerifier, SIGNATURE_WINDOW_SECONDS } from './auth/verifier.js';
 import type { NodeConfig } from './config.js';
 import { migrate } from './db/migrations.js';
-import { openDatabase, type Db } from './db/open.js';
+import { lockDataDir, openDatabase, type DataDirLock, type Db } from './db/open.js';
 import { TxRunner } from './db/tx.js';
 import { EventBus } from './events.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { HttpServerApp } from './http/app.js';
+import { BodyReader } from './http/body.js';
+import { clientIp } from './http/client-ip.js';
 import { RouteTable } from './http/route-table.js';
 import { loadOrCreateIdentity, type Identity } from './identity.js';
 import { JobRunner } from './jobs.js';
 import { LogSink } from './log.js';
 import { kernelMigrations } from './migrations.js';
 import { createDualListener } from './net/listener.js';
+import { createOutbound } from './net/outbound.js';
 import { parseTrustedProxies, type TrustedProxies } from './net/proxies.js';
 import { certificateHost, loadOrCreateCertificate } from './net/tls.js';
+import { DEFAULT_MESSAGES_PER_KEY_PER_MINUTE } from './peers/inbound.js';
 import { PeerLayer } from './peers/layer.js';
 import { builtinContextFactory } from './plugins/context.js';
 import { PluginHost, type BuiltinPlugin } from './plugins/host.js';
@@ -34,6 +39,11 @@ export interface NodeOptions {
   /** Echo log lines to stderr (the daemon does; tests do not). */
   echoLogs?: boolean;
   env?: Record<string, string | undefined>;
+  /**
+   * The data directory's lock when the caller took it already (the daemon does, before loading the plugins, so a
+   * second start fails at once); startNode takes it otherwise. Either way stop() releases it.
+   */
+  lock?: DataDirLock;
 }
 
 export interface CliCredentials {
@@ -55,6 +65,8 @@ export interface RunningNode {
    * long periods with it); `states` is what GET /system/metrics lists.
    */
   readonly jobs: Pick<JobRunner, 'kick' | 'states'>;
+  /** What the plugins asked to show in the startup banner (`ctx.banner`), in the order they started. */
+  banner(): string[];
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -70,9 +82,23 @@ function loopbackFor(bind: string): string {
 /**
  * Wires the kernel: identity, storage, settings, auth, HTTP, jobs and the plugin host, then listens.
  * Used by the daemon and by tests alike (several nodes in one process on port 0).
+ * Throws DataDirInUseError, having changed nothing, when another node holds the data directory.
  */
 export async function startNode(config: NodeConfig, options: NodeOptions): Promise<RunningNode> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // Before anything in the directory is written: identity, migrations, cli.json.
+  const lock = options.lock ?? lockDataDir(config.dataDir);
+  let node: RunningNode;
+  try {
+    node = await startHeldNode(config, options);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  return { ...node, stop: () => node.stop().finally(() => lock.release()) };
+}
+
+async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<RunningNode> {
   const identity = loadOrCreateIdentity(config.dataDir, config.restoreMnemonic ? { restoreMnemonic: config.restoreMnemonic } : {});
   const logs = new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false);
   const log = logs.logger('kernel');
@@ -107,8 +133,19 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
   jobs.register('kernel', { name: 'key-last-used', everyMs: 5_000, run: () => keys.flushLastUsed() });
 
   let host: PluginHost | null = null;
+  // One reader for REST and peer bodies alike: the in-flight budget of a client address covers both.
+  const bodies = new BodyReader();
   const app = new HttpServerApp({
     verifier,
+    bodies,
+    authFailures: new AuthFailureLimiter(
+      () => ({
+        maxAttempts: settings.get<number>('rateLimitMaxAttempts'),
+        windowSeconds: settings.get<number>('rateLimitWindowSeconds'),
+        blockSeconds: settings.get<number>('rateLimitBlockSeconds'),
+      }),
+      logs.logger('auth'),
+    ),
     log: logs.logger('http'),
     apiEnabled: () => settings.get<boolean>('apiEnabled'),
     corsOrigins: () => settings.get<string>('apiCorsAllowedOrigins'),
@@ -166,6 +203,11 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     addresses,
     version: nodeVersion(),
     retired: isRetired,
+    bodies,
+    clientAddress: (req) => clientIp(req.socket.remoteAddress, req.headers, proxies),
+    // Declared by the system plugin (Document 2 lists it with the other settings); the kernel enforces it.
+    perKeyPerMinute: () =>
+      settings.has('p2pRateLimitPerMinute') ? settings.get<number>('p2pRateLimitPerMinute') : DEFAULT_MESSAGES_PER_KEY_PER_MINUTE,
     log: logs.logger('peers'),
     settings: (key) => settings.get(key),
     torSocks: config.torSocks,
@@ -198,6 +240,8 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
   };
 
   let services = new ServiceRegistry();
+  // Plugin name → its banner lines; a plugin's teardown removes its own.
+  const banner = new Map<string, readonly string[]>();
   const reload = async (): Promise<void> => {
     await host!.unload();
     services = new ServiceRegistry();
@@ -208,6 +252,7 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
 
   const kernel: KernelApi = {
     node,
+    outbound: createOutbound(() => config.torSocks),
     dlq: peers.dlq,
     apiKeys: keys,
     get plugins() {
@@ -237,6 +282,11 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
       }
     },
     isRetired,
+    setTransportsDown: (down) => {
+      peers.setDown(down);
+      log.warn(down ? 'peer transports taken down' : 'peer transports up again');
+    },
+    transportsDown: () => peers.client.down,
   };
 
   // Plugins get a narrow view: no way to reach the mnemonic or the raw key material, even with a cast.
@@ -264,6 +314,7 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
       kernel,
       peers,
       services: () => services,
+      banner,
       registerScopes: (scopes) => keys.registerScopes(scopes),
     }),
     log,
@@ -315,6 +366,7 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
     baseUrl,
     addresses,
     cliCredentials: () => cli,
+    banner: () => [...banner.values()].flat(),
     jobs,
     restart: reload,
     stop,

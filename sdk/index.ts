@@ -9,6 +9,8 @@ import type { Readable } from 'node:stream';
 
 export type { PaybackRail, RailCatalogEntry, RailField, RailFieldError, RailFields } from './payback-rail.js';
 export { defineRail } from './payback-rail.js';
+export * from './money.js';
+export * from './paging.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Manifest
@@ -204,6 +206,11 @@ export interface JobDefinition {
   everyMs?: number;
   /** Run daily at this UTC time. */
   dailyAt?: { hour: number; minute: number };
+  /**
+   * A schedule of the job's own: the next run time (ms since the epoch) after `now`, asked again after every timed
+   * run (a daily time plus a fresh random delay, for example); null leaves the job unscheduled until kicked.
+   */
+  nextRunAt?: (now: number) => number | null;
   /** Runs the work. A job never runs twice at once; a kick while running queues one more run. */
   run(): Promise<void> | void;
 }
@@ -421,6 +428,11 @@ export interface PeerApi extends PeerDeadLetterApi {
   outcomes(type: string, hooks: OutboxHooks): void;
   /** Fetches and verifies the keys a node publishes at an address. */
   hello(address: string): Promise<PeerHello>;
+  /**
+   * The address a message to these addresses goes to under the node's transport settings (`defaultTransportMode`,
+   * then tor > https > http); a fallback is tried only when that one fails. Null when none is usable.
+   */
+  firstAddress(addresses: Partial<NodeAddresses>): string | null;
 }
 
 export class PeerDeliveryError extends Error {
@@ -466,6 +478,11 @@ export interface PluginContext {
   readonly kernel: KernelApi;
   /** Called when the plugin stops (restart, shutdown); release timers and handles here. */
   onStop(fn: () => void | Promise<void>): void;
+  /**
+   * Lines for the operator in the startup banner of wallet-node, printed as given (a call replaces the plugin's
+   * earlier lines; an empty list removes them). The daemon prints the banner once, after every plugin's setup.
+   */
+  banner(lines: readonly string[]): void;
 }
 
 /** What a sandboxed plugin gets (the isolated-vm host implements it). */
@@ -622,8 +639,68 @@ export interface DlqMechanism {
   pendingCount(): number;
 }
 
+/** An HTTP(S) request of a plugin to a server outside the peer network (a release feed, a report collector). */
+export interface OutboundRequest {
+  method: 'GET' | 'POST';
+  /** http: or https: URL. */
+  url: string;
+  headers?: Record<string, string>;
+  /** Sent as is; `Content-Type` defaults to application/json. */
+  body?: string;
+  /** Through the node's Tor SOCKS5 proxy (NODE_TOR_SOCKS), the host name handed to the proxy: DNS stays inside Tor. */
+  viaTor: boolean;
+  /** Until the request can be written: TCP connect (to the proxy), the SOCKS5 CONNECT and the TLS handshake. */
+  connectTimeoutMs: number;
+  /** The whole exchange, the connection included. */
+  timeoutMs: number;
+  /** A larger answer fails the request. */
+  maxResponseBytes: number;
+  /** PEM certificates trusted for an https URL besides the system's roots (a private collector's own CA). */
+  extraCa?: string;
+  /** Cancels the request (the caller stopping). */
+  signal?: AbortSignal;
+}
+
+export interface OutboundResponse {
+  status: number;
+  body: string;
+}
+
+export type OutboundErrorCode =
+  /** The connection was not ready within connectTimeoutMs. */
+  | 'connect_timeout'
+  /** The exchange did not finish within timeoutMs. */
+  | 'timeout'
+  /** The local SOCKS5 proxy (Tor) could not be reached. */
+  | 'tor_unavailable'
+  /** Refused, reset, unknown host, or the proxy could not reach it. */
+  | 'unreachable'
+  /** The server's certificate is not trusted for the host name. */
+  | 'tls'
+  | 'too_large'
+  | 'bad_url'
+  | 'cancelled';
+
+/** Why an outbound request failed; the message names no secret and is fit for a log or an operator. */
+export class OutboundError extends Error {
+  constructor(
+    readonly code: OutboundErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundError';
+  }
+}
+
+export interface OutboundMechanism {
+  /** Resolves with any HTTP status (the caller judges it); rejects with `OutboundError`. */
+  request(req: OutboundRequest): Promise<OutboundResponse>;
+}
+
 export interface KernelApi {
   readonly node: NodeInfo;
+  /** HTTP(S) requests to servers outside the peer network, directly or through Tor. */
+  readonly outbound: OutboundMechanism;
   readonly dlq: DlqMechanism;
   readonly apiKeys: ApiKeysMechanism;
   readonly plugins: PluginHostMechanism;
@@ -640,4 +717,11 @@ export interface KernelApi {
   /** Retired nodes stop processors and refuse peer traffic until unretired. */
   setRetired(retired: boolean): void;
   isRetired(): boolean;
+  /**
+   * Takes the node's peer transports down (true) or up: while down, nothing reaches peers (sends fail as unreachable
+   * and are retried as usual) and peers get 503 `transports_down`; the node otherwise runs. For tests of outages
+   * (NODE_TEST_MODE); the caller decides whether it is allowed.
+   */
+  setTransportsDown(down: boolean): void;
+  transportsDown(): boolean;
 }

@@ -133,6 +133,24 @@ export function registerLifecycleRoutes(ctx: PluginContext, extensions: Extensio
     },
   });
 
+  // out / in (Document 2: "test-mode only"): take the peer transports down and up to test outages with real
+  // nodes. Outside NODE_TEST_MODE they do not exist for the caller.
+  for (const [path, down] of [['/api/v1/system/out', true], ['/api/v1/system/in', false]] as const) {
+    ctx.routes.add({
+      method: 'POST',
+      path,
+      access: WRITE,
+      body: NO_INPUT,
+      handler: () => {
+        if (!kernel.node.testMode) throw new ApiError('test_mode_only', 403, 'out and in work only on a node started with NODE_TEST_MODE=true');
+        const was = kernel.transportsDown();
+        kernel.setTransportsDown(down);
+        const state = down ? 'down' : 'up';
+        return { message: was === down ? `Peer transports were already ${state}` : `Peer transports ${state}`, transports: state };
+      },
+    });
+  }
+
   ctx.routes.add<{ type?: SyncType }>({
     method: 'POST',
     path: '/api/v1/system/sync',

@@ -56,7 +56,9 @@ export interface Recipient {
   address: string | null;
 }
 
-export const contactAddress = (c: ContactInfo): string | null => c.addresses.tor ?? c.addresses.https ?? c.addresses.http ?? null;
+/** Where this node reaches the contact: the address its transport settings pick first (a payment goes there). */
+export const contactAddress = (ctx: PluginContext, c: ContactInfo): string | null =>
+  ctx.peer.firstAddress(c.addresses) ?? c.addresses.tor ?? c.addresses.https ?? c.addresses.http ?? null;
 
 /**
  * The contact a payment goes to, by name, address or key hash. Direct payments need an accepted contact with an
@@ -95,5 +97,5 @@ export function resolveRecipient(ctx: PluginContext, contacts: ContactsService, 
           : `you and ${name} have no accepted ${currency} line`;
     throw new ApiError('no_route', 400, `No route to ${name} in ${currency}: ${why} (P2P routing is not available yet)`);
   }
-  return { contact, pubkeyHash: contact.pubkeyHash, name, address: contactAddress(contact) };
+  return { contact, pubkeyHash: contact.pubkeyHash, name, address: contactAddress(ctx, contact) };
 }

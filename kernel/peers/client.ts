@@ -7,7 +7,7 @@ import { MessageBatcher, type PostAnswer } from './batcher.js';
 import { buildEnvelope, EnvelopeError, openEnvelope, openHello, type OpenedHello } from './envelope.js';
 import { checkRepin } from './repin.js';
 import { TransportError, normalizeAddress } from './transport.js';
-import { sendWithFallback, transportSettings, type PeerTransports } from './transport-select.js';
+import { attemptPlan, sendWithFallback, transportSettings, type PeerTransports } from './transport-select.js';
 
 const MESSAGE_PATH = '/peer/v1/message';
 const HELLO_PATH = '/peer/v1/hello';
@@ -64,7 +64,11 @@ export class PeerClient {
     private readonly log: Logger,
   ) {}
 
+  /** Transports taken down (node-cli out, tests): every exchange fails as a peer that cannot be reached. */
+  down = false;
+
   async #exchange(addresses: Partial<NodeAddresses>, method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; body: string; address: string }> {
+    if (this.down) throw new PeerDeliveryError('transports_down', "this node's transports are down (node-cli out)");
     const s = transportSettings(this.settings);
     try {
       const result = await sendWithFallback(
@@ -86,6 +90,11 @@ export class PeerClient {
     } catch (err) {
       throw transportFailure(err);
     }
+  }
+
+  /** Where a message to these addresses goes first under the current transport settings. */
+  firstAddress(addresses: Partial<NodeAddresses>): string | null {
+    return attemptPlan(addresses, transportSettings(this.settings))[0]?.address ?? null;
   }
 
   async hello(addresses: Partial<NodeAddresses>): Promise<OpenedHello> {

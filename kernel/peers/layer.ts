@@ -3,13 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import type { TxRunner } from '../db/tx.js';
-import { readRawBody } from '../http/body.js';
+import { BodyReader, dropUnreadBodyLater } from '../http/body.js';
+import { normalizeIp } from '../net/proxies.js';
 import type { Identity } from '../identity.js';
 import { PeerClient, TlsPins } from './client.js';
 import { DeadLetterQueue } from './dlq.js';
 import { buildHello } from './envelope.js';
 import { MAX_BATCH_ENVELOPES } from './batcher.js';
-import { PeerInbound, refuse, type InboundResult } from './inbound.js';
+import { DEFAULT_MESSAGES_PER_KEY_PER_MINUTE, PeerInbound, refuse, type InboundResult } from './inbound.js';
 import { Outbox } from './outbox.js';
 import { kindOfAddress } from './transport.js';
 import { createPeerTransports, type PeerTransports } from './transport-select.js';
@@ -32,6 +33,15 @@ export interface PeerLayerDeps {
   settings: (key: string) => unknown;
   torSocks: { host: string; port: number };
   retired: () => boolean;
+  /**
+   * Reads message bodies. The node shares its REST pipeline's, so that one in-flight budget per client address
+   * covers both; a layer of its own otherwise.
+   */
+  bodies?: BodyReader;
+  /** The client address of a request (forwarding headers believed from trusted proxies only); the socket's by default. */
+  clientAddress?: (req: IncomingMessage) => string;
+  /** Messages per minute one sending key may have handled (p2pRateLimitPerMinute); Document 2's default when absent. */
+  perKeyPerMinute?: () => number;
   log: Logger;
   /**
    * Hex SHA-256 of the HTTPS certificate the node serves now (it changes with the hostname setting), or null
@@ -47,14 +57,31 @@ export class PeerLayer {
   readonly outbox: Outbox;
   readonly dlq: DeadLetterQueue;
   readonly transports: PeerTransports;
+  readonly #bodies: BodyReader;
+  readonly #clientAddress: (req: IncomingMessage) => string;
 
   constructor(private readonly deps: PeerLayerDeps) {
-    this.inbound = new PeerInbound(deps.db, deps.identity, deps.addresses, deps.retired, deps.log);
+    this.inbound = new PeerInbound(
+      deps.db,
+      deps.identity,
+      deps.addresses,
+      deps.retired,
+      deps.perKeyPerMinute ?? (() => DEFAULT_MESSAGES_PER_KEY_PER_MINUTE),
+      deps.log,
+    );
+    this.#bodies = deps.bodies ?? new BodyReader();
+    this.#clientAddress = deps.clientAddress ?? ((req) => normalizeIp(req.socket.remoteAddress ?? ''));
     this.transports = createPeerTransports({ torSocks: deps.torSocks, settings: deps.settings });
     this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, new TlsPins(deps.db), deps.log);
     this.dlq = new DeadLetterQueue(deps.db, deps.log);
     this.outbox = new Outbox(deps.db, deps.tx, this.client, (m, type, reason, address) => this.dlq.park(m, type, reason, address), deps.log);
     this.dlq.attach(this.outbox);
+  }
+
+  /** Down: no exchange leaves, queued messages wait without spending retries, peers are refused. Up: they go at once. */
+  setDown(down: boolean): void {
+    this.client.down = down;
+    this.outbox.hold(down);
   }
 
   /**
@@ -65,6 +92,12 @@ export class PeerLayer {
   serve(req: IncomingMessage, res: ServerResponse): boolean {
     const q = req.url?.indexOf('?') ?? -1;
     const path = q === -1 ? req.url : req.url!.slice(0, q);
+    if (this.client.down && (path === '/peer/v1/message' || path === '/peer/v1/hello')) {
+      const answer = refuse(503, 'transports_down', "this node's transports are down");
+      reply(res, answer.status, answer.body);
+      dropUnreadBodyLater(req);
+      return true;
+    }
     if (path === '/peer/v1/message' && req.method === 'POST') {
       void this.#message(req, res);
       return true;
@@ -82,8 +115,9 @@ export class PeerLayer {
    */
   async #message(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let answer: InboundResult | { status: 200; body: InboundResult[] };
+    const address = this.#clientAddress(req);
     try {
-      answer = await this.#answer(await readRawBody(req, MAX_MESSAGE_BYTES));
+      answer = await this.#answer(await this.#bodies.read(req, MAX_MESSAGE_BYTES, address), address);
     } catch (err) {
       if (err instanceof ApiError) answer = refuse(err.status, err.code, err.message);
       else {
@@ -93,24 +127,25 @@ export class PeerLayer {
       }
     }
     if (!res.headersSent && !res.destroyed) reply(res, answer.status, answer.body);
+    dropUnreadBodyLater(req);
   }
 
-  async #answer(raw: Buffer): Promise<InboundResult | { status: 200; body: InboundResult[] }> {
+  async #answer(raw: Buffer, address: string): Promise<InboundResult | { status: 200; body: InboundResult[] }> {
     let json: unknown;
     try {
       json = JSON.parse(raw.toString('utf8'));
     } catch {
       return refuse(400, 'malformed', 'body is not JSON');
     }
-    if (!Array.isArray(json)) return this.#receive(json);
+    if (!Array.isArray(json)) return this.#receive(json, address);
     if (json.length === 0 || json.length > MAX_BATCH_ENVELOPES) return refuse(400, 'malformed', `a batch holds 1 to ${MAX_BATCH_ENVELOPES} envelopes`);
-    return { status: 200, body: await Promise.all(json.map((envelope) => this.#receive(envelope))) };
+    return { status: 200, body: await Promise.all(json.map((envelope) => this.#receive(envelope, address))) };
   }
 
   /** A failure inside one envelope's handling answers that envelope only, never the rest of its batch. */
-  async #receive(envelope: unknown): Promise<InboundResult> {
+  async #receive(envelope: unknown, address: string): Promise<InboundResult> {
     try {
-      return await this.inbound.receive(envelope);
+      return await this.inbound.receive(envelope, address);
     } catch (err) {
       this.deps.log.error('peer message failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       return refuse(500, 'internal_error', 'the message could not be processed; retry later');
@@ -123,8 +158,17 @@ export class PeerLayer {
     const api: PeerApi = {
       handle: (type, handler) => this.inbound.handle(owner, type, handler),
       filter: (fn) => this.inbound.filter(owner, fn),
-      request: (target, payload) => this.client.request(target, payload, `req_${owner}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2)}`),
-      enqueue: (target, payload, options) => this.outbox.enqueue(target, payload, options?.messageId),
+      // A key a plugin chooses to send to is one this node deals with: see PeerInbound.addressed.
+      request: async (target, payload) => {
+        if (target.pubkeyHash) this.inbound.addressed(target.pubkeyHash);
+        const reply = await this.client.request(target, payload, `req_${owner}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2)}`);
+        this.inbound.addressed(reply.sender.pubkeyHash);
+        return reply;
+      },
+      enqueue: (target, payload, options) => {
+        if (target.pubkeyHash) this.inbound.addressed(target.pubkeyHash);
+        return this.outbox.enqueue(target, payload, options?.messageId);
+      },
       outcomes: (type, hooks) => {
         hookTypes.push(type);
         this.outbox.hooks(type, hooks);
@@ -136,6 +180,7 @@ export class PeerLayer {
         if (!kind) throw new PeerDeliveryError('bad_address', `not a peer address: ${address}`, false);
         return this.client.hello({ [kind]: address });
       },
+      firstAddress: (addresses) => this.client.firstAddress(addresses),
     };
     return {
       api,

@@ -131,6 +131,14 @@ export class Outbox {
     await Promise.allSettled([...this.#attempts]);
   }
 
+  /** Holds every queued message where it is (transports down): none is attempted, none spends a retry. */
+  #held = false;
+
+  hold(held: boolean): void {
+    this.#held = held;
+    if (!held) this.kick();
+  }
+
   kick(): void {
     if (!this.#running || this.#kickQueued) return;
     this.#kickQueued = true;
@@ -146,7 +154,7 @@ export class Outbox {
   }
 
   #pump(): void {
-    if (!this.#running) return;
+    if (!this.#running || this.#held) return;
     const now = Date.now();
     for (const row of this.#due.all(now) as Row[]) {
       if (this.#inFlight.size >= MAX_IN_FLIGHT) break;

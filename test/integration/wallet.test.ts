@@ -324,3 +324,35 @@ describe('wallet REST', () => {
     });
   });
 });
+
+describe('wallet: retired node, recipient address', () => {
+  let A: TestNode;
+  let B: TestNode;
+  beforeAll(async () => {
+    [A, B] = await Promise.all([startTestNode(), startTestNode()]);
+    await connect(A, B);
+  }, 60_000);
+  afterAll(() => Promise.all([A, B].map((t) => t?.destroy())));
+
+  it('refuses /wallet/send with 503 node_retired and stores nothing; after unretire the payment goes through', async () => {
+    await ok(A, 'POST', '/api/v1/system/retire', { confirm: true });
+    const refused = await call(A, 'POST', '/api/v1/wallet/send', { address: 'Bob', amount: '1', currency: 'VWL' });
+    expect([refused.status, refused.body.error?.code]).toEqual([503, 'node_retired']);
+    expect((await ok(A, 'GET', '/api/v1/wallet/transactions')).pagination.total).toBe(0);
+    await ok(A, 'POST', '/api/v1/system/unretire', { confirm: true });
+    const txid = await send(A, 'Bob', '1');
+    expect((await settled(A, txid, B)).status).toBe('completed');
+  });
+
+  it('recipient_address is the address the payment goes to under the transport settings', async () => {
+    const addresses = B.node.addresses();
+    await ok(A, 'PUT', '/api/v1/system/settings', { default_transport_mode: 'http' });
+    const overHttp = await ok(A, 'POST', '/api/v1/wallet/send', { address: 'Bob', amount: '0.5', currency: 'VWL' });
+    expect(overHttp.recipient_address).toBe(addresses.http);
+    expect((await settled(A, overHttp.txid, B)).status).toBe('completed');
+    await ok(A, 'PUT', '/api/v1/system/settings', { default_transport_mode: 'https' });
+    const overHttps = await ok(A, 'POST', '/api/v1/wallet/send', { address: 'Bob', amount: '0.5', currency: 'VWL' });
+    expect(overHttps.recipient_address).toBe(addresses.https);
+    expect((await settled(A, overHttps.txid, B)).status).toBe('completed');
+  });
+});
