@@ -177,15 +177,22 @@ function readDecisionsFile(source: string): Decision[] {
   return parsed as Decision[];
 }
 
-/** Sends decisions; while the contact is pending the node needs a name and address, taken from the contact. */
-async function applyDecisions(ctx: CliContext, reference: string, decisions: Decision[], name: string | undefined): Promise<void> {
+/**
+ * Sends decisions; while the contact is pending the node needs a name and the address the acceptance goes to: the
+ * one given (`--address`, checked by the node against the contact's key), else the contact's verified address.
+ */
+async function applyDecisions(ctx: CliContext, reference: string, decisions: Decision[], name: string | undefined, address: string | undefined): Promise<void> {
   const { hash, contact } = await hashOf(ctx, reference);
   const body: Record<string, unknown> = { decisions };
   let chosenName: string | null = null;
   if (contact.status === 'pending') {
     chosenName = name ?? contact.name ?? (contact.suggested_name && NAME_RULE.test(contact.suggested_name) ? contact.suggested_name : `Contact ${hash.slice(0, 8)}`);
     body.is_new_contact = true;
-    body.contact_address = addressOf(contact);
+    const confirmed = address ?? addressOf(contact);
+    if (!confirmed && decisions.some((d) => d.action === 'accept')) {
+      ctx.fail('INVALID_PARAMS', 'the contact has no verified address yet: give the address to answer at with --address');
+    }
+    body.contact_address = confirmed;
     body.contact_name = chosenName;
   } else if (name !== undefined) {
     ctx.out.warn('--name is used only for a pending contact; rename with: node-cli contact update <contact> --name N');
@@ -259,8 +266,9 @@ export default defineCliCommands({
       .option('--fee <percent>', 'fee percent for the currency at the same position (repeatable)', collect, [])
       .option('--credit <amount>', 'credit limit for the currency at the same position (repeatable)', collect, [])
       .option('--name <name>', 'name to save a new contact under (default: the name it suggested)')
-      .action(async (reference: string, opts: { currency: string[]; fee: string[]; credit: string[]; name?: string }) => {
-        await applyDecisions(ctx, reference, triplets(opts), opts.name);
+      .option('--address <address>', "a new contact's address to answer at (default: its verified address)")
+      .action(async (reference: string, opts: { currency: string[]; fee: string[]; credit: string[]; name?: string; address?: string }) => {
+        await applyDecisions(ctx, reference, triplets(opts), opts.name, opts.address);
       });
 
     contact
@@ -272,7 +280,8 @@ export default defineCliCommands({
       .option('--defer <code>', 'leave a currency pending (repeatable)', collect, [])
       .option('--from <file>', 'read a JSON array of {currency, action, fee?, credit?} from a file, or - for standard input')
       .option('--name <name>', 'name to save a new contact under')
-      .action(async (reference: string, opts: { accept: string[]; decline: string[]; defer: string[]; from?: string; name?: string }) => {
+      .option('--address <address>', "a new contact's address to answer at (default: its verified address)")
+      .action(async (reference: string, opts: { accept: string[]; decline: string[]; defer: string[]; from?: string; name?: string; address?: string }) => {
         const decisions: Decision[] = [
           ...opts.decline.map((currency) => ({ currency, action: 'decline' }) as Decision),
           ...opts.accept.map(parseAccept),
@@ -280,7 +289,7 @@ export default defineCliCommands({
           ...(opts.from !== undefined ? readDecisionsFile(opts.from) : []),
         ];
         if (decisions.length === 0) ctx.fail('INVALID_PARAMS', 'give --accept, --decline, --defer or --from');
-        await applyDecisions(ctx, reference, decisions, opts.name);
+        await applyDecisions(ctx, reference, decisions, opts.name, opts.address);
       });
 
     contact
@@ -319,7 +328,8 @@ export default defineCliCommands({
                 name: c.name,
                 suggested: c.suggested_name,
                 address: addressOf(c),
-                key: c.pubkey_hash ? `${c.pubkey_hash.slice(0, 12)}…` : '-',
+                // Whole: it is what the operator types to accept or decline (a name may be missing or shared).
+                key: c.pubkey_hash ?? '-',
                 currency: r.currency,
                 requested: r.requested_credit_limit ? `${show.amount(r.requested_credit_limit)}${r.requested_credit_enforced ? ' (minimum)' : ''}` : '-',
                 note: r.warning ?? r.description ?? '',

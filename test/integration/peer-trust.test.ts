@@ -12,7 +12,7 @@ import { SealingSessions } from '../../kernel/crypto/seal.js';
 import { Identity } from '../../kernel/identity.js';
 import { buildEnvelope } from '../../kernel/peers/envelope.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { call, connect, hashOf, ok, waitFor } from './ledger-support.js';
+import { call, connect, hashOf, nodeCli, ok, waitFor } from './ledger-support.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -191,6 +191,25 @@ describe('peer trust', () => {
     const currencies = (await ok(A, 'GET', `/api/v1/contacts/${one.pubkeyHash}/currencies`)).currencies as any[];
     expect(currencies).toHaveLength(16);
     expect(currencies.some((c) => c.currency === 'XC15')).toBe(false);
+  });
+
+  it('a strict node holds no claimed loopback address: node-cli contact accept needs --address, which the node checks', async () => {
+    const bob = await start({ NODE_PEER_PRIVATE_ADDRESSES: 'false' });
+    const alice = await start();
+    await ok(alice, 'POST', '/api/v1/contacts', { address: bob.node.baseUrl, name: 'Bob' });
+    const pending = await waitFor(() => ok(bob, 'GET', '/api/v1/contacts/pending'), (p) => p.counts.incoming === 1, 'the request on Bob');
+    expect(pending.pending.incoming[0].addresses).toEqual({ http: null, https: null, tor: null });
+    const args = ['contact', 'accept', hashOf(alice), '--currency', 'VWL', '--fee', '0', '--credit', '10', '--name', 'Alice'];
+    expect((await nodeCli(bob, args)).body.error).toMatchObject({ code: 'INVALID_PARAMS', message: expect.stringMatching(/--address/) });
+    // An address where another key answers is refused; Alice's own is taken, and the acceptance reaches her there.
+    const wrong = await nodeCli(bob, [...args, '--address', bob.node.baseUrl]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.body.error).toMatchObject({ code: 'invalid_address', message: expect.stringMatching(/another key answers there/) });
+    expect((await ok(bob, 'GET', `/api/v1/contacts/${hashOf(alice)}`)).contact.status).toBe('pending');
+    const right = await nodeCli(bob, [...args, '--address', alice.node.baseUrl]);
+    expect(right).toMatchObject({ code: 0, body: { data: { accepted: ['VWL'] } } });
+    expect((await ok(bob, 'GET', '/api/v1/contacts/Alice')).contact.addresses.http).toBe(alice.node.baseUrl);
+    await waitFor(() => ok(alice, 'GET', '/api/v1/contacts/Bob'), (d) => d.contact.status === 'accepted', 'the acceptance on Alice');
   });
 
   it('accepting without a credit never gives the requester more than the default limit', async () => {
