@@ -6,15 +6,19 @@
 import type { CliApi, CliContribution, CliRateRule } from '../sdk/cli.js';
 import analytics from './analytics/cli.js';
 import apiKeys from './api-keys/cli.js';
+import backups from './backups/cli.js';
 import contacts from './contacts/cli.js';
 import dlq from './dlq/cli.js';
+import exportsCli from './exports/cli.js';
+import mcpPassthrough from './mcp-passthrough/cli.js';
 import payback from './payback-methods/cli.js';
 import paymentRequests from './payment-requests/cli.js';
 import pluginsAdmin from './plugins-admin/cli.js';
+import routing from './routing/cli.js';
 import system from './system/cli.js';
 import wallet from './wallet/cli.js';
 
-export const builtinCliContributions: readonly CliContribution[] = [wallet, system, apiKeys, pluginsAdmin, contacts, dlq, paymentRequests, payback, analytics];
+export const builtinCliContributions: readonly CliContribution[] = [wallet, system, apiKeys, pluginsAdmin, contacts, dlq, paymentRequests, payback, analytics, backups, exportsCli, routing, mcpPassthrough];
 
 const rule = (max: number, windowSeconds: number, blockSeconds: number): CliRateRule => ({ max, windowSeconds, blockSeconds });
 

@@ -4,18 +4,26 @@ import analytics from './analytics/index.js';
 import analyticsManifest from './analytics/plugin.json' with { type: 'json' };
 import apiKeys from './api-keys/index.js';
 import apiKeysManifest from './api-keys/plugin.json' with { type: 'json' };
+import backups from './backups/index.js';
+import backupsManifest from './backups/plugin.json' with { type: 'json' };
 import contacts from './contacts/index.js';
 import contactsManifest from './contacts/plugin.json' with { type: 'json' };
 import dlq from './dlq/index.js';
 import dlqManifest from './dlq/plugin.json' with { type: 'json' };
+import exportsPlugin from './exports/index.js';
+import exportsManifest from './exports/plugin.json' with { type: 'json' };
 import ledger from './ledger/index.js';
 import ledgerManifest from './ledger/plugin.json' with { type: 'json' };
+import mcpPassthrough from './mcp-passthrough/index.js';
+import mcpPassthroughManifest from './mcp-passthrough/plugin.json' with { type: 'json' };
 import paybackMethods from './payback-methods/index.js';
 import paybackMethodsManifest from './payback-methods/plugin.json' with { type: 'json' };
 import paymentRequests from './payment-requests/index.js';
 import paymentRequestsManifest from './payment-requests/plugin.json' with { type: 'json' };
 import pluginsAdmin from './plugins-admin/index.js';
 import pluginsAdminManifest from './plugins-admin/plugin.json' with { type: 'json' };
+import routing from './routing/index.js';
+import routingManifest from './routing/plugin.json' with { type: 'json' };
 import system from './system/index.js';
 import systemManifest from './system/plugin.json' with { type: 'json' };
 import wallet from './wallet/index.js';
@@ -33,6 +41,10 @@ export const builtinPlugins: readonly BuiltinPlugin[] = [
   plugin(dlqManifest, dlq),
   plugin(ledgerManifest, ledger),
   plugin(paymentRequestsManifest, paymentRequests),
+  plugin(routingManifest, routing),
   plugin(paybackMethodsManifest, paybackMethods),
   plugin(analyticsManifest, analytics),
+  plugin(exportsManifest, exportsPlugin),
+  plugin(backupsManifest, backups),
+  plugin(mcpPassthroughManifest, mcpPassthrough),
 ];

@@ -1,9 +1,12 @@
-import type { JobDefinition, JobsMechanism, Logger, ProcessorState } from '../sdk/index.js';
+import type { Clock, JobDefinition, JobsMechanism, Logger, ProcessorState } from '../sdk/index.js';
+import { systemClock } from './clock.js';
 
 interface JobSlot {
   owner: string;
   def: JobDefinition;
   timer: NodeJS.Timeout | null;
+  /** When the armed timer runs the job (the clock's time), null while none is armed. */
+  nextAt: number | null;
   busy: Promise<void> | null;
   again: boolean;
   lastRunAt: number | null;
@@ -30,12 +33,16 @@ export class JobRunner implements JobsMechanism {
   #slots = new Map<string, JobSlot>();
   #running = false;
 
-  constructor(private readonly log: Logger) {}
+  /** `clock` is the time schedules are computed in (tests shift it to reach a daily time at once). */
+  constructor(
+    private readonly log: Logger,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   register(owner: string, def: JobDefinition): string {
     const id = `${owner}.${def.name}`;
     if (this.#slots.has(id)) throw new Error(`job ${id} is registered twice`);
-    const slot: JobSlot = { owner, def, timer: null, busy: null, again: false, lastRunAt: null, lastError: null };
+    const slot: JobSlot = { owner, def, timer: null, nextAt: null, busy: null, again: false, lastRunAt: null, lastError: null };
     this.#slots.set(id, slot);
     if (this.#running) this.#schedule(slot);
     return id;
@@ -57,6 +64,17 @@ export class JobRunner implements JobsMechanism {
     const slot = this.#slots.get(id);
     if (!slot || !this.#running) return;
     void this.#run(slot);
+  }
+
+  /** Asks the job's schedule again now and re-arms it (what the schedule depends on, such as a setting, changed). */
+  reschedule(id: string): void {
+    const slot = this.#slots.get(id);
+    if (slot && this.#running) this.#schedule(slot);
+  }
+
+  /** When the job's next timed run is armed (ms since the epoch, the runner's clock), or null. */
+  nextRun(id: string): number | null {
+    return this.#slots.get(id)?.nextAt ?? null;
   }
 
   start(): void {
@@ -110,20 +128,22 @@ export class JobRunner implements JobsMechanism {
 
   #schedule(slot: JobSlot): void {
     this.#unschedule(slot);
-    const now = Date.now();
+    const now = this.clock.now();
     const delay = this.#delay(slot.def, now);
     if (delay !== null) this.#arm(slot, now + delay);
   }
 
   /** A run at `at`; a time beyond setTimeout's reach is approached in steps, without running early. */
   #arm(slot: JobSlot, at: number): void {
+    slot.nextAt = at;
     slot.timer = setTimeout(() => {
       slot.timer = null;
-      if (Date.now() < at) return this.#arm(slot, at);
+      if (this.clock.now() < at) return this.#arm(slot, at);
+      slot.nextAt = null;
       void this.#run(slot).finally(() => {
         if (this.#running && this.#slots.get(`${slot.owner}.${slot.def.name}`) === slot) this.#schedule(slot);
       });
-    }, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
+    }, Math.min(Math.max(0, at - this.clock.now()), MAX_TIMER_MS));
     slot.timer.unref();
   }
 
@@ -137,6 +157,7 @@ export class JobRunner implements JobsMechanism {
   #unschedule(slot: JobSlot): void {
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
+    slot.nextAt = null;
   }
 
   #run(slot: JobSlot): Promise<void> {
@@ -147,7 +168,7 @@ export class JobRunner implements JobsMechanism {
     const run = async (): Promise<void> => {
       do {
         slot.again = false;
-        slot.lastRunAt = Date.now();
+        slot.lastRunAt = this.clock.now();
         try {
           await slot.def.run();
           slot.lastError = null;

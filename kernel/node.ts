@@ -1,15 +1,18 @@
 import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { IdentityApi, KernelApi, NodeAddresses, NodeInfo } from '../sdk/index.js';
+import type { Clock, IdentityApi, KernelApi, NodeAddresses, NodeInfo } from '../sdk/index.js';
 import { ApiKeyStore } from './auth/key-store.js';
 import { NonceStore } from './auth/nonces.js';
 import { AuthFailureLimiter } from './auth/failure-limiter.js';
 import { SlidingWindowLimiter } from './auth/rate-limiter.js';
 import { RequestVerifier, SIGNATURE_WINDOW_SECONDS } from './auth/verifier.js';
+import { nodeEnvironment, pluginKeyLabel, runBootRecovery } from './boot-recovery.js';
+import { systemClock } from './clock.js';
 import type { NodeConfig } from './config.js';
 import { migrate } from './db/migrations.js';
 import { lockDataDir, openDatabase, type DataDirLock, type Db } from './db/open.js';
+import { snapshotMechanism, sweepScratch } from './db/snapshot.js';
 import { TxRunner } from './db/tx.js';
 import { EventBus } from './events.js';
 import { writeFileAtomic } from './fs-atomic.js';
@@ -44,6 +47,8 @@ export interface NodeOptions {
    * second start fails at once); startNode takes it otherwise. Either way stop() releases it.
    */
   lock?: DataDirLock;
+  /** The time plugins (`ctx.clock`) and job schedules read; tests shift it to reach a scheduled time at once. */
+  clock?: Clock;
 }
 
 export interface CliCredentials {
@@ -99,6 +104,16 @@ export async function startNode(config: NodeConfig, options: NodeOptions): Promi
 }
 
 async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<RunningNode> {
+  const env = options.env ?? process.env;
+  const clock = options.clock ?? systemClock;
+  sweepScratch(config.dataDir);
+  await runBootRecovery({
+    dataDir: config.dataDir,
+    builtins: options.builtins,
+    env,
+    restoreMnemonic: config.restoreMnemonic,
+    logs: new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false),
+  });
   const identity = loadOrCreateIdentity(config.dataDir, config.restoreMnemonic ? { restoreMnemonic: config.restoreMnemonic } : {});
   const logs = new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false);
   const log = logs.logger('kernel');
@@ -128,7 +143,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   const nonces = new NonceStore(db, SIGNATURE_WINDOW_SECONDS);
   const verifier = new RequestVerifier(keys, nonces, new SlidingWindowLimiter(), () => settings.get<boolean>('rateLimitEnabled'));
   const events = new EventBus(logs.logger('events'));
-  const jobs = new JobRunner(logs.logger('jobs'));
+  const jobs = new JobRunner(logs.logger('jobs'), clock);
   jobs.register('kernel', { name: 'nonce-prune', processor: 'cleanup', everyMs: 60_000, run: () => void nonces.prune(Date.now() / 1000) });
   jobs.register('kernel', { name: 'key-last-used', everyMs: 5_000, run: () => keys.flushLastUsed() });
 
@@ -243,7 +258,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   // Plugin name → its banner lines; a plugin's teardown removes its own.
   const banner = new Map<string, readonly string[]>();
   const reload = async (): Promise<void> => {
-    await host!.unload();
+    await host!.unload('restart');
     services = new ServiceRegistry();
     const table = new RouteTable();
     await host!.load(table);
@@ -252,6 +267,8 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
 
   const kernel: KernelApi = {
     node,
+    snapshots: snapshotMechanism(db, config.dataDir),
+    env: nodeEnvironment(env),
     outbound: createOutbound(() => config.torSocks),
     dlq: peers.dlq,
     apiKeys: keys,
@@ -297,7 +314,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     authCode: identity.authCode,
     sign: (data: Uint8Array) => identity.sign(data),
     verify: (pub: Uint8Array, data: Uint8Array, sig: Uint8Array) => identity.verify(pub, data, sig),
-    storageKey: (label: string) => identity.storageKey(`plugin:${label}`),
+    storageKey: (label: string) => identity.storageKey(pluginKeyLabel(label)),
   });
   host = new PluginHost(
     options.builtins,
@@ -310,6 +327,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
       jobs,
       settings,
       logs,
+      clock,
       identity: identityApi,
       kernel,
       peers,
@@ -349,7 +367,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
       peers.transports.close();
       await peers.outbox.drain();
       await jobs.drain();
-      await host!.unload();
+      await host!.unload('shutdown');
       keys.flushLastUsed();
       nonces.flush();
       peers.inbound.flush();

@@ -136,6 +136,13 @@ export interface CliApi {
     path: string,
     options?: { query?: CliQuery; body?: unknown; timeoutMs?: number },
   ): Promise<{ status: number; headers: Headers; body: unknown }>;
+  /**
+   * A GET whose body is read as it arrives (an export of millions of rows): resolves once the node answered 200, with
+   * its headers and its body in chunks; any other answer is read whole and thrown as `CliError`, as `get` does. Read
+   * the body to its end, or stop early with `return()`. The answer must begin within 60 s, and the body must not
+   * stall longer than that between two chunks (`NODE_TIMEOUT`); a transfer cut off fails with `NODE_UNREACHABLE`.
+   */
+  stream(path: string, query?: CliQuery): Promise<{ headers: Headers; body: AsyncIterable<Uint8Array> }>;
   /** The base URL the client talks to. */
   baseUrl(): string;
 }
@@ -194,8 +201,11 @@ export interface CliContext {
   confirm(question: string, yes: boolean): Promise<void>;
   /** Reads one line from the terminal (the question goes to stderr); fails with INVALID_PARAMS when not interactive. */
   prompt(question: string): Promise<string>;
-  /** Runs long work with a spinner on stderr (terminal only). */
-  progress<T>(label: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs long work with a spinner on stderr (terminal only). `work` may call `update` to change the label as it goes
+   * (how many rows are written so far, say).
+   */
+  progress<T>(label: string, work: (update: (label: string) => void) => Promise<T>): Promise<T>;
 }
 
 export interface CliContribution {

@@ -143,6 +143,12 @@ export interface RouteDefinition<B = unknown, Q = Record<string, string | undefi
   maxBodyBytes?: number;
   /** Requests per minute per client address, enforced by the host before the handler (public routes). */
   rateLimitPerMinute?: number;
+  /**
+   * What `rateLimitPerMinute` counts by: the client address (default), or the request's credential, its
+   * `Authorization` header, when it carries one (requests without it still count by address). Many customers can
+   * share one address (everyone over Tor arrives from the local Tor daemon); a bearer each is their own budget.
+   */
+  rateLimitBy?: 'address' | 'credential';
   handler: RouteHandler<B, Q>;
 }
 
@@ -219,6 +225,10 @@ export interface JobsApi {
   register(job: JobDefinition): void;
   /** Runs a job now (event-driven work: called right after the commit that created the work). */
   kick(name: string): void;
+  /** Asks the job's `nextRunAt` again now and re-arms it: what its schedule depends on (a setting) changed. */
+  reschedule(name: string): void;
+  /** When the job's next timed run is armed (ms since the epoch, `ctx.clock`'s time), or null when none is. */
+  nextRun(name: string): number | null;
 }
 
 export interface ServicesApi {
@@ -476,8 +486,11 @@ export interface PluginContext {
   readonly clock: Clock;
   /** Mechanisms of the kernel that only builtin plugins reach (key store, plugin host, lifecycle). */
   readonly kernel: KernelApi;
-  /** Called when the plugin stops (restart, shutdown); release timers and handles here. */
-  onStop(fn: () => void | Promise<void>): void;
+  /**
+   * Called when the plugin stops; release timers and handles here. `restart`: an in-process restart reloads the
+   * plugins; `shutdown`: the node stops (the listener and the background jobs have stopped, the database is open).
+   */
+  onStop(fn: (reason: StopReason) => void | Promise<void>): void;
   /**
    * Lines for the operator in the startup banner of wallet-node, printed as given (a call replaces the plugin's
    * earlier lines; an empty list removes them). The daemon prints the banner once, after every plugin's setup.
@@ -496,8 +509,16 @@ export interface SandboxPluginContext {
   readonly clock: Clock;
 }
 
+export type StopReason = 'restart' | 'shutdown';
+
 export interface PluginDefinition {
   setup(ctx: PluginContext): void | Promise<void>;
+  /**
+   * Boot recovery (builtin plugins only): runs at every start, before the identity and the database are opened,
+   * and may fill an empty data directory with a node state it recovered (`BootRecoveryContext.install`). Throwing
+   * stops the start with the error's message; nothing is installed then.
+   */
+  recover?(boot: BootRecoveryContext): void | Promise<void>;
 }
 
 export function definePlugin(definition: PluginDefinition): PluginDefinition {
@@ -697,8 +718,79 @@ export interface OutboundMechanism {
   request(req: OutboundRequest): Promise<OutboundResponse>;
 }
 
+/** A file of a state snapshot: `node.db`, `settings.json` or `plugins-state.json`. */
+export interface StateFile {
+  name: string;
+  path: string;
+  size: number;
+}
+
+/** A consistent copy of the node's state in a private scratch directory of the data directory. */
+export interface StateSnapshot {
+  /**
+   * `node.db` first (one self-contained file: rollback-journal mode, no WAL beside it), then the state files
+   * present. Not in it: the identity (it comes back from the seed phrase), cli.json and the TLS certificate
+   * (made again at start).
+   */
+  readonly files: readonly StateFile[];
+  /** Deletes the copy. */
+  dispose(): Promise<void>;
+}
+
+export interface DatabaseCheck {
+  /** SQLite's `PRAGMA integrity_check` answered ok. */
+  ok: boolean;
+  /** What it found otherwise (at most 100 lines), or why the file could not be opened as a database. */
+  problems: string[];
+}
+
+/** A private directory inside the data directory (mode 700), for plaintext that must not leave its volume. */
+export interface ScratchDir {
+  readonly dir: string;
+  dispose(): Promise<void>;
+}
+
+export interface SnapshotMechanism {
+  /** The names a snapshot's files may have (`node.db` and the state files). */
+  readonly fileNames: readonly string[];
+  /**
+   * Copies the database with SQLite's online backup, a few pages per turn of the event loop, so the node keeps
+   * serving (writes made meanwhile through the node's connection reach the copy); then the state files.
+   */
+  take(options?: { onProgress?: (copiedPages: number, totalPages: number) => void }): Promise<StateSnapshot>;
+  /** Scratch space beside the database; leftovers of a crash are removed at the next start. */
+  scratch(): Promise<ScratchDir>;
+  /** Opens a database file read-only and runs SQLite's integrity check in a worker thread. */
+  check(path: string): Promise<DatabaseCheck>;
+}
+
+/** What a plugin's `recover` gets: the data directory before the node opens anything in it. */
+export interface BootRecoveryContext {
+  readonly dataDir: string;
+  /** Names of the entries in the data directory besides its lock file: none on a new volume. */
+  readonly entries: readonly string[];
+  /** A `NODE_*` variable of the node's environment. */
+  env(name: string): string | undefined;
+  /**
+   * The node the seed phrase given with RESTORE or RESTORE_FILE restores: its key hash, and the plugin's storage
+   * keys exactly as `ctx.identity.storageKey` will derive them once it runs. Null when no seed phrase was given.
+   */
+  readonly restoring: { pubkeyHash: string; storageKey(label: string): Buffer } | null;
+  readonly snapshots: Pick<SnapshotMechanism, 'fileNames' | 'scratch' | 'check'>;
+  /**
+   * Moves the files of a recovered state into the data directory (`node.db` required; names from
+   * `snapshots.fileNames`). Refused unless the directory holds no node state yet; allowed once per start.
+   */
+  install(files: readonly { name: string; path: string }[]): void;
+  readonly log: Logger;
+}
+
 export interface KernelApi {
   readonly node: NodeInfo;
+  /** Consistent copies of the node's state, taken while it serves. */
+  readonly snapshots: SnapshotMechanism;
+  /** A `NODE_*` variable of the node's environment (the daemon's, or the one a test node was given); others: undefined. */
+  env(name: string): string | undefined;
   /** HTTP(S) requests to servers outside the peer network, directly or through Tor. */
   readonly outbound: OutboundMechanism;
   readonly dlq: DlqMechanism;

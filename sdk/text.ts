@@ -39,3 +39,27 @@ export function escapeCodePoint(ch: string): string {
 export function escapeUnsafeText(text: string, escape: (ch: string) => string = escapeCodePoint): string {
   return text.replace(UNSAFE_ALL, escape);
 }
+
+/**
+ * The text with every unsafe character removed, for text shown where an escape would only be noise (a spreadsheet
+ * cell of an export, say). Removing can change what a reader sees of signed text: keep the original beside it.
+ */
+export function stripUnsafeText(text: string): string {
+  return text.replace(UNSAFE_ALL, '');
+}
+
+/** The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes`, never cutting a character in two. */
+export function clampUtf8(text: string, maxBytes: number): string {
+  // At most 3 bytes per UTF-16 unit (a surrogate pair makes 4 bytes from 2 units): short text needs no counting.
+  if (text.length * 3 <= maxBytes) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    const size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += ch.length;
+  }
+  return text.slice(0, end);
+}

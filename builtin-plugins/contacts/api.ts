@@ -37,6 +37,23 @@ export interface ContactInfo {
   currencies: ContactCurrencyInfo[];
 }
 
+/** A contact as an export reads it (every status). Times are ISO 8601 as stored. */
+export interface ExportedContact {
+  /** The node's own id of the contact record. */
+  id: number;
+  name: string | null;
+  pubkeyHash: string | null;
+  /** Raw Ed25519 key, base64url; null until learned. */
+  pubkey: string | null;
+  status: ContactStatus;
+  onlineStatus: string;
+  addresses: NodeAddresses;
+  /** Chains verified with the contact at the last ping: null when never verified. */
+  chainValid: boolean | null;
+  createdAt: string;
+  lastPingAt: string | null;
+}
+
 /** Completed totals with one contact per currency, from this node's side (minor units). */
 export interface BalanceTotals {
   received: Minor;
@@ -75,6 +92,11 @@ export interface ContactsService {
   line(pubkeyHash: string, currency: string): ContactCurrencyInfo | null;
   /** Accepted contacts holding an accepted line in this currency (every accepted contact without a currency). */
   accepted(currency?: string): ContactInfo[];
+  /**
+   * Every contact (or those in one status), sorted by name (case-insensitive; unnamed ones last, then by id), read a
+   * page at a time while the caller iterates: memory stays flat whatever the count.
+   */
+  exportContacts(filter?: { status?: ContactStatus }): Iterable<ExportedContact>;
   /** Where and how to send a message to the contact (keys and addresses), or null when its keys are unknown. */
   target(pubkeyHash: string): PeerTarget | null;
   /** Sum of what accepted contacts extend to this node per currency, as last learned by ping (wallet info). */

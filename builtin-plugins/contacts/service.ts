@@ -51,6 +51,7 @@ export function createService(core: ContactsCore): ContactsService {
         .acceptedWithKeys()
         .filter((c) => currency === undefined || store.currency(c.id, currency)?.status === 'accepted')
         .map(info),
+    exportContacts: (filter = {}) => store.exportRows(filter.status ?? null),
     target: (hash): PeerTarget | null => {
       const c = store.byHash(hash);
       return c && c.pubkey_hash ? core.target(c) : null;

@@ -12,6 +12,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../kernel/money.js';
 import type { AddressKind } from './validate.js';
+import type { ExportedContact } from './api.js';
 
 export type ContactStatus = 'pending' | 'accepted' | 'blocked';
 export type CurrencyStatus = 'pending' | 'accepted' | 'declined';
@@ -426,6 +427,41 @@ export class ContactStore {
 
   deleteOldestStrangers(n: number): void {
     this.db.prepare(`DELETE FROM contacts WHERE id IN (SELECT id FROM contacts WHERE ${STRANGER} ORDER BY updated_at, id LIMIT ?)`).run(n);
+  }
+
+  /**
+   * Contacts sorted by name (ASCII case folded, as names are; unnamed last, then by id), in keyset pages: each page is
+   * one short read, so nothing holds the connection while the caller (an export) waits for its reader.
+   */
+  *exportRows(status: ContactStatus | null, pageSize = 500): Generator<ExportedContact> {
+    // The page boundary is the sort key as SQLite computed it, so the next page starts exactly where this one ended.
+    const key = "name IS NULL, coalesce(lower(name), ''), id";
+    const filter = status ? 'AND status = ?' : '';
+    const columns = `*, name IS NULL AS export_unnamed, coalesce(lower(name), '') AS export_name`;
+    const first = this.db.prepare(`SELECT ${columns} FROM contacts WHERE 1 = 1 ${filter} ORDER BY ${key} LIMIT ?`);
+    const next = this.db.prepare(`SELECT ${columns} FROM contacts WHERE (${key}) > (?, ?, ?) ${filter} ORDER BY ${key} LIMIT ?`);
+    let last: Raw | null = null;
+    for (;;) {
+      const args = status ? [status, pageSize] : [pageSize];
+      const page = (last ? next.all(last.export_unnamed, last.export_name, last.id, ...args) : first.all(...args)) as Raw[];
+      for (const raw of page) {
+        const c = contactOf(raw);
+        last = raw;
+        yield {
+          id: c.id,
+          name: c.name,
+          pubkeyHash: c.pubkey_hash,
+          pubkey: c.pubkey,
+          status: c.status,
+          onlineStatus: c.online_status,
+          addresses: { http: c.addr_http, https: c.addr_https, tor: c.addr_tor },
+          chainValid: c.chain_valid,
+          createdAt: c.created_at,
+          lastPingAt: c.last_ping_at,
+        };
+      }
+      if (page.length < pageSize) return;
+    }
   }
 
   restoredCount(): number {

@@ -9,7 +9,7 @@
  * Amounts are bigint minor units (1 = 1e-8). A payment is created `pending` and sent by the ledger's queue right
  * after the creating transaction commits; the REST layer answers at once ("accepted into the pipeline").
  */
-import type { Minor } from '../../kernel/money.js';
+import type { Minor, PeerSender } from '../../sdk/index.js';
 
 /** Every status a transaction row can hold (Document 1). Direct payments never persist `sent` or `accepted`. */
 export type TxStatus = 'pending' | 'sending' | 'sent' | 'accepted' | 'rejected' | 'cancelled' | 'completed' | 'failed';
@@ -20,9 +20,11 @@ export const FINAL_STATUSES: readonly TxStatus[] = ['completed', 'rejected', 'ca
 
 export interface LedgerTx {
   txid: string;
-  /** sent, received (relay later). */
+  /** sent, received, or relay (either leg of a payment this node relayed). */
   type: TxDirection;
-  /** Always `standard` for direct payments. */
+  /** Whether this node pays (true) or is paid. */
+  outgoing: boolean;
+  /** `standard` for direct payments, `p2p` for the legs of routed payments. */
   txType: string;
   status: TxStatus;
   /** The counterparty's pubkey hash. */
@@ -57,6 +59,41 @@ export interface LedgerTx {
   recoveryCount: number;
   /** The counterparty's raw Ed25519 key (base64url), when known. */
   counterpartyPublicKey: string | null;
+  /** A routed leg: the condition (hex SHA-256) it is locked to, and the preimage that released it once known. */
+  condition: string | null;
+  fulfillment: string | null;
+}
+
+/** The payer's signed promise of a hash-locked leg (see content.ts `buildLeg`): what a prepare message carries. */
+export interface LegStatement {
+  /** Canonical JSON of {v, leg: true, txid, from, to, amount, currency, time, salt, memo, condition, expires}. */
+  content: string;
+  /** base64url Ed25519 signature of "wn-leg-v1\n" + content by the payer. */
+  signature: string;
+}
+
+export interface NewLeg {
+  /** The payee: an accepted contact holding an accepted line in `currency`. */
+  contactHash: string;
+  amount: Minor;
+  currency: string;
+  /** The route hash, the leg's memo on both sides. */
+  routeHash: string;
+  condition: string;
+  /** Until when the payee may accept the leg (ms since the epoch). */
+  expiresAt: number;
+  /** A relay's outgoing leg (type relay) rather than the originator's (type sent). */
+  relay: boolean;
+  /** Kept on this node's row only, never signed or sent (the originator's own note of its payment). */
+  description?: string | null;
+  recipientAddress?: string | null;
+}
+
+export interface AcceptedLeg {
+  tx: LedgerTx;
+  expiresAt: number;
+  /** The payee's signature over the same statement bytes: its acceptance. */
+  recipientSignature: string;
 }
 
 export interface NewPayment {
@@ -78,6 +115,49 @@ export interface TxFilter {
   currency?: string;
   limit: number;
   offset: number;
+}
+
+/** What `exportTransactions` reads. Every filter is optional; `from` and `to` bound `createdAt` (ms, from <= t < to). */
+export interface TxExportFilter {
+  contactHash?: string;
+  status?: TxStatus;
+  type?: TxDirection;
+  from?: number;
+  to?: number;
+  /** Also read what only the full export view shows (addresses, signatures, the signed content). */
+  detail?: boolean;
+}
+
+/** Where a transaction is stored: the live table, or the archive that chain archival (issue 15) moves old rows to. */
+export type TxSource = 'live' | 'archive';
+
+/** A transaction as an export reads it: the listing's fields, and the detail when asked for. */
+export interface ExportedTx {
+  /** Store order, oldest first: the key on which archived and live rows merge into one sequence. */
+  seq: number;
+  source: TxSource;
+  txid: string;
+  type: TxDirection;
+  txType: string;
+  status: TxStatus;
+  contactHash: string;
+  amount: Minor;
+  currency: string;
+  description: string | null;
+  createdAt: number;
+  /** Null unless the filter asked for `detail`. */
+  detail: {
+    memo: string;
+    senderAddress: string | null;
+    receiverAddress: string | null;
+    senderSignature: string | null;
+    recipientSignature: string | null;
+    /** The signed content, verbatim. */
+    content: string | null;
+    prevTxid: string | null;
+    recoveryCount: number;
+    expiresAt: number | null;
+  } | null;
 }
 
 export interface LedgerActivity {
@@ -102,6 +182,14 @@ export interface LedgerService {
   send(payment: NewPayment): LedgerTx;
   get(txid: string): LedgerTx | null;
   list(filter: TxFilter): { rows: LedgerTx[]; total: number };
+  /**
+   * Every transaction the filter matches, oldest first, read a page at a time while the caller iterates: memory stays
+   * flat whatever the count, and no read stays open between two pages, so the node keeps writing while a slow reader
+   * (an export to a slow client) holds the iterator. Rows are live today; archived rows join the same sequence in
+   * `seq` order, marked `source: 'archive'`, when archival lands. A row that cannot be read faithfully (an amount
+   * that is not an integer pair) throws from the iteration, after the rows before it.
+   */
+  exportTransactions(filter: TxExportFilter): Iterable<ExportedTx>;
   /** Every balance row (per contact and currency), or one contact's. */
   balances(contactHash?: string): BalanceRecord[];
   /** Completed totals with one contact in one currency. */
@@ -120,7 +208,7 @@ export interface LedgerService {
   resend(txid: string, why: string): LedgerTx | null;
   /** The chain head (last completed txid) with a contact in a currency. */
   head(contactHash: string, currency: string): string | null;
-  /** Fees earned from relaying, per currency (empty until routing exists). */
+  /** Fees earned from relaying, per currency: for each relayed payment settled on both legs, what came in minus what went out. */
   feeEarnings(): Record<string, Minor>;
   /**
    * Completed payments whose completion time (ms since the epoch) falls in [from, to), in aggregate only: count and
@@ -132,6 +220,77 @@ export interface LedgerService {
    * rejected, cancelled, failed), on both sides. Use it to commit your own consequence atomically (payment requests).
    */
   onFinal(listener: (tx: LedgerTx) => void): () => void;
+
+  // ---- hash-locked legs (the routing plugin's legs over this ledger; docs/protocol.md, "Routing")
+
+  /**
+   * Payer: records an outgoing leg locked to `condition` (status `sent` until the payee accepts it) and signs its
+   * statement. Call inside a transaction. Nothing moves until the leg is fulfilled.
+   */
+  prepareLeg(leg: NewLeg): { tx: LedgerTx; statement: LegStatement };
+  /**
+   * Payee: checks a leg statement from `sender` (shape, txid, signature, addressed here, contact and line, not expired,
+   * the credit extended: debt + locked legs + `reserved` + amount within the limit) and records it `accepted` (locked).
+   * Throws `PeerRefusal` with the ledger's codes (invalid_transaction, invalid_signature, currency_not_allowed,
+   * contact_not_accepted, expired, insufficient_credit, duplicate_txid). A leg already held is returned as it is.
+   * Call inside a transaction.
+   */
+  acceptLeg(sender: PeerSender, statement: LegStatement, options: { relay: boolean; reserved?: Minor }): AcceptedLeg;
+  /** Payer: the payee accepted (locked) the leg: `sent` → `accepted`. */
+  legLocked(txid: string): LedgerTx | null;
+  /**
+   * Either side: the leg is fulfilled with `fulfillment` (the caller checked it against the condition). The payer's
+   * leg joins the send queue as a chain entry (signed onto the chain head, countersigned by the payee, completed with
+   * the balances); the payee's keeps `accepted` with the fulfillment until that entry arrives. Call inside a transaction.
+   */
+  fulfilLeg(txid: string, fulfillment: string): LedgerTx | null;
+  /** Either side: the leg is released (refused, rejected, expired): `cancelled`, its lock gone. Call inside a transaction. */
+  cancelLeg(txid: string, reason: string): LedgerTx | null;
+  /** Sets the local description of a received payment (a routed payment's note from its originator). */
+  describe(txid: string, description: string): void;
+  /** This node's legs of a routed payment (memo = route hash). */
+  legsOf(routeHash: string): LedgerTx[];
+  /** What the contact may still add to its debt here in `currency`: limit − (received − sent) − locked legs, never below 0. */
+  creditAvailable(contactHash: string, currency: string): Minor;
+
+  /** The routing extension point: payments to non-contacts go through the registered router. */
+  registerRouter(router: PaymentRouter): () => void;
+  router(): PaymentRouter | null;
+}
+
+/** A routed payment as a sender asks for it (wallet send, refunds, payment requests). */
+export interface RoutedPayment {
+  /** The destination's address (normalized http(s) URL or onion name). */
+  address: string;
+  amount: Minor;
+  currency: string;
+  description?: string | null;
+  bestFee?: boolean;
+  /** For a refund: the received transaction it returns. */
+  refundOf?: string | null;
+}
+
+export interface RoutedOutcome {
+  /** sent (a route was chosen and its first leg prepared), awaiting_approval, or searching (still discovering). */
+  status: 'sent' | 'awaiting_approval' | 'searching';
+  /** The route hash: the payment's id on every node of the route (the memo of its legs). */
+  hash: string;
+  /** This node's first leg, once a route was chosen. */
+  txid: string | null;
+  /** What the chosen route costs this node in all (amount + fees), once chosen. */
+  total: Minor | null;
+  fast: boolean;
+  candidateCount: number;
+}
+
+export interface PaymentRouter {
+  /**
+   * Finds a route and starts paying; answers once a route was chosen, the operator must approve, or every branch
+   * answered without a route (ApiError `no_route`), never later than a short wait.
+   */
+  send(payment: RoutedPayment): Promise<RoutedOutcome>;
+  /** Where a received routed payment came from (its originator's address), for a refund; null when unknown. */
+  originOf(txid: string): string | null;
 }
 
 /** Events published after commit (ctx.events): payload `{ txid, type, status, contact_hash, currency }`. */

@@ -28,9 +28,11 @@ export const publicTx = (row: TxRow): LedgerTx => {
     nextAttemptAt: _n,
     sendingStartedAt: _s,
     chainPos: _p,
+    relay,
+    type,
     ...tx
   } = row;
-  return tx;
+  return { ...tx, type: relay ? 'relay' : type };
 };
 
 function applyPatch(row: TxRow, patch: TxPatch, now: number): TxRow {

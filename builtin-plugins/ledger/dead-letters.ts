@@ -63,7 +63,7 @@ export class LedgerDeadLetters {
     this.#queue = queue;
     this.#ctx.peer.outcomes(MSG.send, { label: DLQ_LABEL, retryable: true, retry: (message) => this.#retry(message) });
     this.core.onFinal((tx) => {
-      if (tx.type !== 'sent') return;
+      if (!tx.outgoing) return;
       const outcome = outcomeOf(tx);
       if (!outcome) return;
       this.#ctx.peer.resolveDeadLetter(MSG.send, tx.txid, outcome);

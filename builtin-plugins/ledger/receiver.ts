@@ -5,12 +5,12 @@
  * balances. Concurrent payments therefore cannot overspend a credit line, and a repeated txid returns the stored
  * outcome.
  */
-import { PeerRefusal, type InboundPeerMessage } from '../../sdk/index.js';
-import { ContentError, parseContent, signedBytes } from './content.js';
+import { PeerRefusal, type InboundPeerMessage, type PeerSender } from '../../sdk/index.js';
+import { ContentError, parseContent, signedBytes, type TxContent } from './content.js';
 import { preferredAddress, type LedgerCore } from './core.js';
 import { REFUSAL, type SendReply } from './protocol.js';
 import type { SendQueue } from './sender.js';
-import type { TxRow } from './store.js';
+import { currencyKey, type TxRow } from './store.js';
 
 type Decision = { reply: SendReply } | { refusal: PeerRefusal; expedite?: TxRow };
 
@@ -44,10 +44,16 @@ export class Receiver {
         if (existing.type === 'received' && existing.status === 'completed' && existing.content && existing.recipientSignature) {
           return { reply: this.#reply(existing, this.core.contacts.line(existing.contactHash, existing.currency)?.creditLimit ?? 0n) };
         }
+        if (payload.held_only !== true && existing.type === 'received' && existing.status === 'accepted' && existing.condition) {
+          return this.#settleLeg(existing, content, text, signature, sender);
+        }
         return { refusal: new PeerRefusal(REFUSAL.duplicate, 'this txid is already known here as another transaction') };
       }
       if (payload.held_only === true) {
         return { refusal: new PeerRefusal(REFUSAL.notHeld, 'this node holds no record of that payment') };
+      }
+      if (content.condition !== undefined) {
+        return { refusal: new PeerRefusal(REFUSAL.invalid, 'a routed leg settles only a leg this node locked') };
       }
       const currency = this.core.allowedCurrency(content.currency);
       if (!currency) {
@@ -62,30 +68,14 @@ export class Receiver {
       if (content.expires !== undefined && content.expires < now) {
         return { refusal: new PeerRefusal(REFUSAL.expired, 'the payment expired before it arrived') };
       }
-      const head = store.head(sender.pubkeyHash, currency);
-      const mine = store.unresolvedOutgoing(sender.pubkeyHash, currency);
-      if (mine) {
-        // The peer already holds our payment (its head is it) but we have not seen the answer yet.
-        if (content.prev === mine.txid) {
-          return { refusal: busy('this node is still settling its payment that your chain head is'), expedite: mine };
-        }
-        // Both sides signed onto the same head at once: the lower txid goes first, the other side retries.
-        if (mine.prevTxid === content.prev && mine.txid < content.txid) {
-          return { refusal: busy('this node is settling its own payment on this chain first'), expedite: mine };
-        }
-      }
-      if (content.prev !== head) {
-        return {
-          refusal: new PeerRefusal(REFUSAL.invalidPrevious, `previous txid must be this node's chain head ${head ?? 'null'}`, {
-            expected_txid: head,
-          }),
-        };
-      }
+      const chain = this.#chainRule(content, sender.pubkeyHash, currency);
+      if (chain) return chain;
       const limit = line.creditLimit ?? 0n;
       const balance = store.balanceOf(sender.pubkeyHash, currency);
-      const debtAfter = balance.received - balance.sent + content.amountMinor;
+      // Legs locked to a route count as debt already: the credit they hold is not available twice.
+      const debtAfter = balance.received - balance.sent + store.lockedIncoming(sender.pubkeyHash, currency) + content.amountMinor;
       if (debtAfter > limit) {
-        const available = limit - (balance.received - balance.sent);
+        const available = limit - (debtAfter - content.amountMinor);
         return {
           refusal: new PeerRefusal(REFUSAL.insufficientCredit, `the credit this node extends to you in ${currency} does not cover the payment`, {
             available_credit: (available > 0n ? available : 0n).toString(),
@@ -124,9 +114,67 @@ export class Receiver {
     return decision.reply as unknown as Record<string, unknown>;
   };
 
+  /**
+   * The chain rule (docs/protocol.md, "Chain rule and simultaneous payments"): null when `prev` extends this node's
+   * head and no payment of its own on the chain goes first. Call inside the receiving transaction.
+   */
+  #chainRule(content: TxContent, contactHash: string, currency: string): Decision | null {
+    const store = this.core.store;
+    const head = store.head(contactHash, currency);
+    const mine = store.unresolvedOutgoing(contactHash, currency);
+    if (mine) {
+      // The peer already holds our payment (its head is it) but we have not seen the answer yet.
+      if (content.prev === mine.txid) {
+        return { refusal: busy('this node is still settling its payment that your chain head is'), expedite: mine };
+      }
+      // Both sides signed onto the same head at once: the lower txid goes first, the other side retries.
+      if (mine.prevTxid === content.prev && mine.txid < content.txid) {
+        return { refusal: busy('this node is settling its own payment on this chain first'), expedite: mine };
+      }
+    }
+    if (content.prev !== head) {
+      return {
+        refusal: new PeerRefusal(REFUSAL.invalidPrevious, `previous txid must be this node's chain head ${head ?? 'null'}`, {
+          expected_txid: head,
+        }),
+      };
+    }
+    return null;
+  }
+
+  /**
+   * A fulfilled routed leg arrives as its chain entry: the leg this node locked (same identity, same condition) with
+   * the preimage. Its credit was taken when it was locked, so only the chain rule applies; it completes here with the
+   * balances, in the receiving transaction.
+   */
+  #settleLeg(locked: TxRow, content: TxContent & { amountMinor: bigint }, text: string, signature: string, sender: PeerSender): Decision {
+    if (
+      content.memo !== locked.memo ||
+      content.condition !== locked.condition ||
+      content.from !== locked.fromHash ||
+      content.amountMinor !== locked.amount ||
+      content.time !== locked.timeMicros ||
+      content.salt !== locked.salt ||
+      currencyKey(content.currency) !== locked.currencyKey
+    ) {
+      return { refusal: new PeerRefusal(REFUSAL.invalid, 'the chain entry is not the leg this node locked') };
+    }
+    const chain = this.#chainRule(content, sender.pubkeyHash, locked.currency);
+    if (chain) return chain;
+    const completed = this.core.complete(locked, {
+      content: text,
+      prevTxid: content.prev,
+      senderSignature: signature,
+      recipientSignature: this.core.ctx.identity.sign(signedBytes(text)).toString('base64url'),
+      fulfillment: content.fulfillment!,
+      counterpartyPublicKey: sender.publicKey.toString('base64url'),
+    });
+    return { reply: this.#reply(completed, this.core.contacts.line(locked.contactHash, locked.currency)?.creditLimit ?? 0n) };
+  }
+
   #reply(row: TxRow, limit: bigint): SendReply {
     const balance = this.core.store.balanceOf(row.contactHash, row.currency);
-    const available = limit - (balance.received - balance.sent);
+    const available = limit - (balance.received - balance.sent) - this.core.store.lockedIncoming(row.contactHash, row.currency);
     return {
       status: 'completed',
       txid: row.txid,

@@ -153,7 +153,8 @@ export class SendQueue {
       for (const r of rows) {
         const fresh = this.core.store.get(r.txid)!;
         if (fresh.status !== 'sending') continue;
-        if (fresh.recoveryCount >= MAX_RECOVERIES) {
+        // A fulfilled routed leg is owed whatever happens: it is resent, never given up.
+        if (fresh.recoveryCount >= MAX_RECOVERIES && !fresh.condition) {
           const reason = 'stuck in sending after 3 recoveries';
           this.core.finalize(fresh, 'failed', `${RECOVERY_EXHAUSTED}: ${reason}`, { needsReview: true, inDoubt: true });
           this.deadLetters.giveUp(fresh.txid, new PeerDeliveryError(RECOVERY_EXHAUSTED, reason));
@@ -323,7 +324,7 @@ export class SendQueue {
           this.core.finalize(r, 'cancelled', 'expired: not delivered within directTxExpiration');
           return null;
         }
-        if (!this.core.contacts.line(r.contactHash, r.currency)) {
+        if (!r.condition && !this.core.contacts.line(r.contactHash, r.currency)) {
           this.core.finalize(r, 'rejected', 'contact_not_accepted: the contact or its line in this currency is not accepted');
           return null;
         }
@@ -337,9 +338,14 @@ export class SendQueue {
           currency: r.currency,
           time: r.timeMicros,
           salt: r.salt,
-          memo: MEMO_STANDARD,
-          ...(r.description ? { description: r.description } : {}),
-          ...(r.expiresAt !== null ? { expires: r.expiresAt } : {}),
+          ...(r.condition
+            ? // A fulfilled routed leg: its description (the originator's own) stays on this node.
+              { memo: r.memo, condition: r.condition, fulfillment: r.fulfillment ?? undefined }
+            : {
+                memo: MEMO_STANDARD,
+                ...(r.description ? { description: r.description } : {}),
+                ...(r.expiresAt !== null ? { expires: r.expiresAt } : {}),
+              }),
         });
         const signature = this.#ctx.identity.sign(signedBytes(content)).toString('base64url');
         const sending = this.core.update(r, {
@@ -368,6 +374,20 @@ export class SendQueue {
       const r = this.core.store.get(row.txid);
       if (!r || r.status !== 'sending') return;
       const attempts = r.attempts + 1;
+      if (r.condition && (permanent || attempts >= MAX_TRANSPORT_FAILURES)) {
+        // A fulfilled routed leg: the payee holds the preimage and this node was paid upstream with it, so the
+        // entry is owed. It is parked for the operator to see, and keeps going at the slowest retry pace.
+        this.deadLetters.undelivered({ ...r, attempts }, failure);
+        this.core.update(r, {
+          status: 'pending',
+          attempts,
+          inDoubt,
+          sendingStartedAt: null,
+          failureReason: reason,
+          nextAttemptAt: this.core.now() + backoffMs(MAX_TRANSPORT_FAILURES),
+        });
+        return;
+      }
       if (permanent || attempts >= MAX_TRANSPORT_FAILURES) {
         const failed = this.core.finalize(r, 'failed', `${DELIVERY_FAILED} after ${attempts} attempt(s): ${reason}`, {
           attempts,

@@ -7,6 +7,7 @@ import type { LedgerService, LedgerTx, NewPayment, TxFilter } from './api.js';
 import { deriveTxid, newSalt, nowMicros } from './content.js';
 import { unconfirmed } from './dead-letters.js';
 import { publicTx, type LedgerCore } from './core.js';
+import { createLegService } from './legs.js';
 import type { SendQueue } from './sender.js';
 
 export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerService {
@@ -61,6 +62,7 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
       const { rows, total } = store.list(filter);
       return { rows: rows.map(publicTx), total };
     },
+    exportTransactions: (filter) => store.exportRows(filter),
     balances: (contactHash) => store.balances(contactHash),
     balance: (contactHash, currency) => store.balanceOf(contactHash, currency),
     refunded: (txid): Minor => store.refunded(txid),
@@ -71,8 +73,8 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
       return publicTx(store.get(txid)!);
     },
     head: (contactHash, currency) => store.head(contactHash, currency),
-    feeEarnings: () => ({}),
     activity: (from, to) => store.activity(from, to),
     onFinal: (listener) => core.onFinal(listener),
+    ...createLegService(core, queue),
   };
 }

@@ -12,6 +12,12 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../kernel/money.js';
 import type { BalanceRecord, LedgerActivity, LedgerTx, TxDirection, TxFilter, TxStatus } from './api.js';
+import type { ExportedTx, TxExportFilter, TxSource } from './api.js';
+
+const MEMO_STANDARD = 'standard';
+const TX_TYPE_STANDARD = 'standard';
+/** The reference's tx_type of routed (P2P) legs. */
+const TX_TYPE_ROUTED = 'p2p';
 
 export const migrations: readonly Migration[] = [
   {
@@ -81,9 +87,65 @@ export const migrations: readonly Migration[] = [
     version: 2,
     up: `ALTER TABLE ledger_tx ADD COLUMN held_only INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    // Legs of routed payments: `type` keeps the direction (sent/received) that balances and the send queue read,
+    // `relay` marks a relay's two legs (shown as type relay). A leg is locked to `lock_condition` while `accepted`
+    // (the payee counts it against the credit it extends) and becomes a chain entry with its `lock_fulfillment`.
+    version: 3,
+    up: `
+      ALTER TABLE ledger_tx ADD COLUMN relay INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE ledger_tx ADD COLUMN lock_condition TEXT;
+      ALTER TABLE ledger_tx ADD COLUMN lock_fulfillment TEXT;
+      CREATE INDEX ledger_tx_locks ON ledger_tx (contact_hash, currency_key) WHERE status = 'accepted' AND lock_condition IS NOT NULL;
+      CREATE INDEX ledger_tx_memo ON ledger_tx (memo) WHERE memo <> 'standard';
+    `,
+  },
 ];
 
 export const currencyKey = (currency: string): string => currency.toLowerCase();
+
+/** Rows per read of an export: large enough that a read's fixed cost vanishes, small enough to hold the loop briefly. */
+const EXPORT_PAGE = 1000;
+const EXPORT_COLUMNS = 'seq, txid, type, tx_type, status, contact_hash, amount_whole, amount_frac, currency, description, created_at';
+const EXPORT_DETAIL = 'memo, sender_address, receiver_address, sender_sig, recipient_sig, content, prev_txid, recovery_count, expires_at';
+const MINOR_PER_UNIT = 100_000_000n;
+
+const optionalNumber = (v: unknown): number | null => (v === null ? null : Number(v));
+
+/** A row of an export read (raw, safe integers), checked: an amount that is not an integer pair must never be written out. */
+function exportedTx(r: unknown[], source: TxSource, detail: boolean): ExportedTx {
+  const whole = r[6];
+  const frac = r[7];
+  if (typeof whole !== 'bigint' || typeof frac !== 'bigint' || frac < 0n || frac >= MINOR_PER_UNIT) {
+    throw new Error(`ledger_tx row ${String(r[0])} (${source}): the amount is not a whole and fraction pair`);
+  }
+  return {
+    seq: Number(r[0]),
+    source,
+    txid: r[1] as string,
+    type: r[2] as TxDirection,
+    txType: r[3] as string,
+    status: r[4] as TxStatus,
+    contactHash: r[5] as string,
+    amount: fromParts(whole, frac),
+    currency: r[8] as string,
+    description: r[9] as string | null,
+    createdAt: Number(r[10]),
+    detail: detail
+      ? {
+          memo: r[11] as string,
+          senderAddress: r[12] as string | null,
+          receiverAddress: r[13] as string | null,
+          senderSignature: r[14] as string | null,
+          recipientSignature: r[15] as string | null,
+          content: r[16] as string | null,
+          prevTxid: r[17] as string | null,
+          recoveryCount: Number(r[18]),
+          expiresAt: optionalNumber(r[19]),
+        }
+      : null,
+  };
+}
 
 /** A row as read with safe integers (every INTEGER column is a bigint). */
 interface RawRow {
@@ -126,10 +188,16 @@ interface RawRow {
   created_at: bigint;
   updated_at: bigint;
   completed_at: bigint | null;
+  relay: bigint;
+  lock_condition: string | null;
+  lock_fulfillment: string | null;
 }
 
 /** The row plus the queue bookkeeping the service does not expose. */
-export interface TxRow extends LedgerTx {
+export interface TxRow extends Omit<LedgerTx, 'type'> {
+  /** The direction: the send queue and the balances read it; `relay` says whether the public type is `relay`. */
+  type: 'sent' | 'received';
+  relay: boolean;
   seq: number;
   currencyKey: string;
   salt: string;
@@ -153,7 +221,7 @@ function toRow(r: RawRow): TxRow {
   return {
     seq: Number(r.seq),
     txid: r.txid,
-    type: r.type,
+    type: r.type === 'sent' ? 'sent' : 'received',
     txType: r.tx_type,
     status: r.status,
     contactHash: r.contact_hash,
@@ -189,12 +257,16 @@ function toRow(r: RawRow): TxRow {
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
     completedAt: num(r.completed_at),
+    relay: r.relay === 1n,
+    outgoing: r.type === 'sent',
+    condition: r.lock_condition,
+    fulfillment: r.lock_fulfillment,
   };
 }
 
 export interface InsertTx {
   txid: string;
-  type: TxDirection;
+  type: 'sent' | 'received';
   status: TxStatus;
   contactHash: string;
   counterpartyPublicKey: string | null;
@@ -214,6 +286,10 @@ export interface InsertTx {
   receiverAddress: string | null;
   refundOf: string | null;
   now: number;
+  /** Routed legs: the route hash, a relay's leg, the condition it is locked to. */
+  memo?: string;
+  relay?: boolean;
+  condition?: string | null;
 }
 
 /** Changes the sender's queue makes to a row; unspecified columns keep their value. */
@@ -234,6 +310,8 @@ export interface TxPatch {
   needsReview?: boolean;
   failureReason?: string | null;
   counterpartyPublicKey?: string | null;
+  fulfillment?: string | null;
+  description?: string | null;
 }
 
 const PATCH_COLUMNS: Record<keyof TxPatch, string> = {
@@ -253,6 +331,8 @@ const PATCH_COLUMNS: Record<keyof TxPatch, string> = {
   needsReview: 'needs_review',
   failureReason: 'failure_reason',
   counterpartyPublicKey: 'counterparty_pubkey',
+  fulfillment: 'lock_fulfillment',
+  description: 'description',
 };
 
 export class LedgerStore {
@@ -290,10 +370,10 @@ export class LedgerStore {
   constructor(private readonly db: Database) {
     this.#insert = db.prepare(`INSERT INTO ledger_tx (txid, type, status, contact_hash, counterparty_pubkey, from_hash, to_hash,
         amount_whole, amount_frac, currency, currency_key, time_us, salt, prev_txid, description, expires_at, content, sender_sig,
-        recipient_sig, sender_address, receiver_address, refund_of, created_at, updated_at)
+        recipient_sig, sender_address, receiver_address, refund_of, memo, tx_type, relay, lock_condition, created_at, updated_at)
       VALUES (@txid, @type, @status, @contact_hash, @counterparty_pubkey, @from_hash, @to_hash, @amount_whole, @amount_frac, @currency,
         @currency_key, @time_us, @salt, @prev_txid, @description, @expires_at, @content, @sender_sig, @recipient_sig, @sender_address,
-        @receiver_address, @refund_of, @now, @now)`);
+        @receiver_address, @refund_of, @memo, @tx_type, @relay, @lock_condition, @now, @now)`);
     this.#byTxid = db.prepare('SELECT * FROM ledger_tx WHERE txid = ?').safeIntegers(true);
     this.#head = db.prepare(
       `SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos DESC LIMIT 1`,
@@ -368,13 +448,17 @@ export class LedgerStore {
       sender_address: t.senderAddress,
       receiver_address: t.receiverAddress,
       refund_of: t.refundOf,
+      memo: t.memo ?? MEMO_STANDARD,
+      tx_type: t.condition ? TX_TYPE_ROUTED : TX_TYPE_STANDARD,
+      relay: t.relay ? 1 : 0,
+      lock_condition: t.condition ?? null,
       now: t.now,
     });
     return {
       seq: Number(info.lastInsertRowid),
       txid: t.txid,
       type: t.type,
-      txType: 'standard',
+      txType: t.condition ? TX_TYPE_ROUTED : TX_TYPE_STANDARD,
       status: t.status,
       contactHash: t.contactHash,
       counterpartyPublicKey: t.counterpartyPublicKey,
@@ -386,7 +470,7 @@ export class LedgerStore {
       timeMicros: t.timeMicros,
       salt: t.salt,
       prevTxid: t.prevTxid,
-      memo: 'standard',
+      memo: t.memo ?? MEMO_STANDARD,
       description: t.description,
       expiresAt: t.expiresAt,
       content: t.content,
@@ -409,6 +493,10 @@ export class LedgerStore {
       createdAt: t.now,
       updatedAt: t.now,
       completedAt: null,
+      relay: t.relay ?? false,
+      outgoing: t.type === 'sent',
+      condition: t.condition ?? null,
+      fulfillment: null,
     };
   }
 
@@ -584,8 +672,9 @@ export class LedgerStore {
   list(f: TxFilter): { rows: TxRow[]; total: number } {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (f.type) {
-      where.push('type = ?');
+    if (f.type === 'relay') where.push('relay = 1');
+    else if (f.type) {
+      where.push('type = ? AND relay = 0');
       params.push(f.type);
     }
     if (f.contactHash) {
@@ -604,6 +693,69 @@ export class LedgerStore {
     const total = (this.#stmt(`SELECT COUNT(*) AS n FROM ledger_tx ${clause}`).get(...params) as { n: number }).n;
     const rows = this.#stmt(`SELECT * FROM ledger_tx ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`, true).all(...params, f.limit, f.offset) as RawRow[];
     return { rows: rows.map(toRow), total };
+  }
+
+  /** What locked legs from a contact add to its debt here: incoming legs accepted (locked) and not yet settled. */
+  lockedIncoming(contactHash: string, currency: string): Minor {
+    const r = this.#stmt(
+      `SELECT SUM(amount_whole) AS w, SUM(amount_frac) AS f FROM ledger_tx INDEXED BY ledger_tx_locks
+         WHERE contact_hash = ? AND currency_key = ? AND status = 'accepted' AND lock_condition IS NOT NULL AND type = 'received'`,
+      true,
+    ).get(contactHash, currencyKey(currency)) as { w: bigint | null; f: bigint | null };
+    return fromParts(r.w ?? 0n, r.f ?? 0n);
+  }
+
+  /**
+   * Fees earned relaying, per currency: for each route whose two legs here both completed, what came in minus what
+   * went out (exactly the relay's fee).
+   */
+  feeEarnings(): Record<string, Minor> {
+    const rows = this.#stmt(
+      `SELECT MIN(currency) AS currency, SUM(CASE WHEN type = 'received' THEN amount_whole ELSE -amount_whole END) AS w,
+         SUM(CASE WHEN type = 'received' THEN amount_frac ELSE -amount_frac END) AS f
+         FROM ledger_tx WHERE relay = 1 AND memo IN (
+           SELECT memo FROM ledger_tx INDEXED BY ledger_tx_memo WHERE memo <> 'standard' AND relay = 1
+           GROUP BY memo HAVING COUNT(*) = 2 AND SUM(status = 'completed') = 2)
+         GROUP BY currency_key`,
+      true,
+    ).all() as { currency: string; w: bigint; f: bigint }[];
+    return Object.fromEntries(rows.map((r) => [r.currency, fromParts(r.w, r.f)]));
+  }
+
+  /** This node's legs of one routed payment (memo = the route hash), oldest first. */
+  legsOf(routeHash: string): TxRow[] {
+    const rows = this.#stmt(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_memo WHERE memo = ? ORDER BY seq`, true).all(routeHash) as RawRow[];
+    return rows.map(toRow);
+  }
+
+  /**
+   * The rows of `exportTransactions` in seq order, read by keyset pages: each page is one short read, so nothing
+   * holds the connection between pages. Rows are decoded as they are taken, so a row that cannot be read stops the
+   * iteration at that row, after the ones before it.
+   */
+  *exportRows(f: TxExportFilter, pageSize = EXPORT_PAGE): Generator<ExportedTx> {
+    const where = ['seq > ?'];
+    const params: unknown[] = [];
+    const add = (clause: string, value: unknown): void => {
+      where.push(clause);
+      params.push(value);
+    };
+    if (f.type) add('type = ?', f.type);
+    if (f.contactHash) add('contact_hash = ?', f.contactHash);
+    if (f.status) add('status = ?', f.status);
+    if (f.from !== undefined) add('created_at >= ?', f.from);
+    if (f.to !== undefined) add('created_at < ?', f.to);
+    const detail = f.detail === true;
+    const columns = detail ? `${EXPORT_COLUMNS}, ${EXPORT_DETAIL}` : EXPORT_COLUMNS;
+    // Arrays, not objects: half the cost per row, and an export reads millions of them.
+    const stmt = this.#stmt(`SELECT ${columns} FROM ledger_tx WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`, true).raw(true);
+    let after: unknown = 0;
+    for (;;) {
+      const page = stmt.all(after, ...params, pageSize) as unknown[][];
+      for (const raw of page) yield exportedTx(raw, 'live', detail);
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]![0];
+    }
   }
 
   /** Rows stuck in `sending` (startup: every one of them; at run time: older than the threshold). */
@@ -629,9 +781,11 @@ export class LedgerStore {
 
   /** Completed rows whose completion falls in [from, to): totals per currency and direction, and the UTC days seen. */
   activity(from: number, to: number): LedgerActivity {
+    // A relay's payment is counted once, by the leg it was paid (its outgoing leg is the same payment passed on).
     const totals = this.#stmt(
-      `SELECT MIN(currency) AS currency, type, COUNT(*) AS n, SUM(amount_whole) AS whole, SUM(amount_frac) AS frac
-         FROM ledger_tx WHERE status = 'completed' AND completed_at >= ? AND completed_at < ? GROUP BY currency_key, type`,
+      `SELECT MIN(currency) AS currency, CASE WHEN relay = 1 THEN 'relay' ELSE type END AS type, COUNT(*) AS n, SUM(amount_whole) AS whole,
+         SUM(amount_frac) AS frac FROM ledger_tx WHERE status = 'completed' AND completed_at >= ? AND completed_at < ?
+         AND NOT (relay = 1 AND type = 'sent') GROUP BY currency_key, 2`,
       true,
     ).all(from, to) as { currency: string; type: TxDirection; n: bigint; whole: bigint; frac: bigint }[];
     const days = this.#stmt(

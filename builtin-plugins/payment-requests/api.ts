@@ -1,8 +1,51 @@
 /**
- * The `payment-requests` service, for the exports plugin: every request in its export view (Document 1: the listed
+ * The `payment-requests` service, for the exports plugin: every request as an export reads it (Document 1: the listed
  * fields plus requester_pubkey_hash, recipient_pubkey_hash, expires_at and stored_contact_name).
  */
+import type { Minor } from '../../sdk/money.js';
+
+export type RequestStatus = 'pending' | 'sending' | 'approved' | 'failed' | 'declined' | 'cancelled' | 'expired';
+export type RequestDirection = 'incoming' | 'outgoing';
+
+/** What `exportRequests` reads. Every filter is optional; `from` and `to` bound `createdAt` (ms, from <= t < to). */
+export interface RequestExportFilter {
+  direction?: RequestDirection;
+  status?: RequestStatus;
+  /** The other party: the requester of an incoming request, the recipient of an outgoing one. */
+  contactHash?: string;
+  from?: number;
+  to?: number;
+}
+
+/** A request as an export reads it. Times in ms since the epoch. */
+export interface ExportedRequest {
+  /** Store order, oldest first: the key on which archived and live rows merge into one sequence. */
+  id: number;
+  /** Where it is stored: live, or the archive that request archival (issue 15) moves old rows to. */
+  source: 'live' | 'archive';
+  requestId: string;
+  direction: RequestDirection;
+  status: RequestStatus;
+  contactHash: string;
+  requesterHash: string;
+  recipientHash: string;
+  /** The contact's name when the request was made. */
+  storedContactName: string | null;
+  requesterAddress: string | null;
+  amount: Minor;
+  currency: string;
+  description: string | null;
+  resultingTxid: string | null;
+  createdAt: number;
+  respondedAt: number | null;
+  expiresAt: number;
+}
+
 export interface PaymentRequestsService {
-  /** Every request, oldest first, optionally filtered, as export-view objects (timestamps `YYYY-MM-DD HH:MM:SS`). */
-  exportRows(filter?: { direction?: 'incoming' | 'outgoing'; status?: string; contactHash?: string }): Record<string, unknown>[];
+  /**
+   * Every request the filter matches, oldest first, read a page at a time while the caller iterates: memory stays flat
+   * whatever the count, and no read stays open between two pages. Live rows today; archived rows join the same
+   * sequence in `id` order when archival lands. A row that cannot be read faithfully throws from the iteration.
+   */
+  exportRequests(filter?: RequestExportFilter): Iterable<ExportedRequest>;
 }

@@ -3,7 +3,6 @@ import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { PaymentRequestsService } from './api.js';
 import { MSG_TYPE, RequestsCore } from './core.js';
-import { exportView } from './present.js';
 import { registerRequestRoutes } from './routes.js';
 import { RequestStore, migrations } from './store.js';
 
@@ -33,11 +32,7 @@ export default definePlugin({
     registerRequestRoutes(ctx, core);
 
     const service: PaymentRequestsService = {
-      exportRows: (filter = {}) =>
-        store
-          .all()
-          .filter((r) => (!filter.direction || r.direction === filter.direction) && (!filter.status || r.status === filter.status) && (!filter.contactHash || r.contactHash === filter.contactHash))
-          .map((r) => exportView(r, core.contactName(r.contactHash))),
+      exportRequests: (filter = {}) => store.exportRows(filter),
     };
     ctx.services.provide('payment-requests', service);
   },

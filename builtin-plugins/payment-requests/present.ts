@@ -32,17 +32,3 @@ export function requestView(r: RequestRow, contactName: string | null): Record<s
     ...(r.deliveryError ? { delivery_error: r.deliveryError } : {}),
   };
 }
-
-/** The export view (Document 1): the listed fields plus both key hashes, the expiry and the name snapshot. */
-export function exportView(r: RequestRow, contactName: string | null): Record<string, unknown> {
-  return {
-    ...requestView(r, contactName),
-    requester_address: r.requesterAddress,
-    resulting_txid: r.resultingTxid,
-    responded_at: requestTime(r.respondedAt),
-    requester_pubkey_hash: r.requesterHash,
-    recipient_pubkey_hash: r.recipientHash,
-    expires_at: requestTime(r.expiresAt),
-    stored_contact_name: r.storedContactName,
-  };
-}

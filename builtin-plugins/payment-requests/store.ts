@@ -7,6 +7,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../kernel/money.js';
+import type { ExportedRequest, RequestExportFilter } from './api.js';
 
 export type RequestStatus = 'pending' | 'sending' | 'approved' | 'failed' | 'declined' | 'cancelled' | 'expired';
 export type RequestDirection = 'incoming' | 'outgoing';
@@ -216,8 +217,54 @@ export class RequestStore {
     return (this.#list.all(direction, limit, offset) as RawRow[]).map(toRow);
   }
 
-  all(): RequestRow[] {
-    return (this.db.prepare('SELECT * FROM payment_requests ORDER BY id').safeIntegers(true).all() as RawRow[]).map(toRow);
+  /**
+   * The rows of `exportRequests` in id order, read by keyset pages (each page one short read, nothing held between
+   * pages), decoded as they are taken: a row that cannot be read stops the iteration at that row.
+   */
+  *exportRows(f: RequestExportFilter, pageSize = 1000): Generator<ExportedRequest> {
+    const where = ['id > ?'];
+    const params: unknown[] = [];
+    const add = (clause: string, value: unknown): void => {
+      where.push(clause);
+      params.push(value);
+    };
+    if (f.direction) add('direction = ?', f.direction);
+    if (f.status) add('status = ?', f.status);
+    if (f.contactHash) add('contact_hash = ?', f.contactHash);
+    if (f.from !== undefined) add('created_at >= ?', f.from);
+    if (f.to !== undefined) add('created_at < ?', f.to);
+    const stmt = this.db.prepare(`SELECT * FROM payment_requests WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).safeIntegers(true);
+    let after: unknown = 0;
+    for (;;) {
+      const page = stmt.all(after, ...params, pageSize) as RawRow[];
+      for (const raw of page) {
+        if (typeof raw.amount_whole !== 'bigint' || typeof raw.amount_frac !== 'bigint' || raw.amount_frac < 0n || raw.amount_frac >= 100_000_000n) {
+          throw new Error(`payment_requests row ${raw.id}: the amount is not a whole and fraction pair`);
+        }
+        const r = toRow(raw);
+        yield {
+          id: r.id,
+          source: 'live',
+          requestId: r.requestId,
+          direction: r.direction,
+          status: r.status,
+          contactHash: r.contactHash,
+          requesterHash: r.requesterHash,
+          recipientHash: r.recipientHash,
+          storedContactName: r.storedContactName,
+          requesterAddress: r.requesterAddress,
+          amount: r.amount,
+          currency: r.currency,
+          description: r.description,
+          resultingTxid: r.resultingTxid,
+          createdAt: r.createdAt,
+          respondedAt: r.respondedAt,
+          expiresAt: r.expiresAt,
+        };
+      }
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!.id;
+    }
   }
 
   duePending(now: number): RequestRow[] {

@@ -8,7 +8,7 @@ import { DATE_FORMATS, DEFAULT_DATE_FORMAT } from './display.js';
  * the system plugin's own (update check, debug report, analytics consent).
  *
  * Most of them steer features whose plugins do not exist yet (contacts, ledger, routing, chain drops,
- * backups, archival, analytics). They are declared here so that GET/PUT /system/settings and node-cli
+ * archival, analytics). They are declared here so that GET/PUT /system/settings and node-cli
  * `changesettings` cover the whole table of Document 2 from day one; when a feature's plugin arrives it takes
  * its settings over (moves the declaration) and this list shrinks. Defaults follow Document 2 first, then the
  * reference node's code; docs/api/system.md records every choice.
@@ -121,12 +121,6 @@ export const systemSettings: readonly SettingDefinition[] = [
   flag('autoChainDropPropose', true, 'chaindrop', 'Propose a chain drop automatically when a gap is found', 'NODE_AUTO_CHAIN_DROP_PROPOSE'),
   flag('autoChainDropAccept', false, 'chaindrop', 'Accept chain-drop proposals automatically', 'NODE_AUTO_CHAIN_DROP_ACCEPT'),
   flag('autoChainDropAcceptGuard', true, 'chaindrop', 'Refuse auto-accept when the missing transactions include payments owed to this node', 'NODE_AUTO_CHAIN_DROP_ACCEPT_GUARD'),
-
-  // Backups
-  flag('autoBackupEnabled', true, 'backup', 'Take an encrypted backup every day'),
-  int('backupRetentionCount', 3, 1, 1000, 'backup', 'Backups kept; older ones are deleted'),
-  int('backupCronHour', 0, 0, 23, 'backup', 'Hour (UTC) of the daily backup'),
-  int('backupCronMinute', 0, 0, 59, 'backup', 'Minute of the daily backup'),
 
   // Retention and archival
   int('cleanupHeldTxRetentionDays', 7, 1, 36_500, 'retention', 'Days held transactions are kept'),

@@ -62,8 +62,7 @@ export const contactAddress = (ctx: PluginContext, c: ContactInfo): string | nul
 
 /**
  * The contact a payment goes to, by name, address or key hash. Direct payments need an accepted contact with an
- * accepted line in the currency; anything else needs routing, which this node does not offer yet: `no_route` at
- * once, never a wait.
+ * accepted line in the currency; anything else is `no_route` here (the send route then tries routing: `sendTarget`).
  */
 export function resolveRecipient(ctx: PluginContext, contacts: ContactsService, reference: string, currency: string): Recipient {
   const ref = reference.trim();
@@ -78,11 +77,7 @@ export function resolveRecipient(ctx: PluginContext, contacts: ContactsService, 
     contact = contacts.resolve(ref);
   } catch (err) {
     if (err instanceof ApiError && err.code === 'contact_not_found' && normalized) {
-      throw new ApiError(
-        'no_route',
-        400,
-        `${normalized} is not one of your contacts; paying a non-contact needs P2P routing, which this node does not offer yet. Add it as a contact first.`,
-      );
+      throw new ApiError('no_route', 400, `${normalized} is not one of your contacts, and no route to it can be searched here (the routing plugin is off).`);
     }
     throw err;
   }
@@ -95,7 +90,32 @@ export function resolveRecipient(ctx: PluginContext, contacts: ContactsService, 
         : contact.status !== 'accepted' || !contact.pubkeyHash
           ? `${name} has not accepted you as a contact yet`
           : `you and ${name} have no accepted ${currency} line`;
-    throw new ApiError('no_route', 400, `No route to ${name} in ${currency}: ${why} (P2P routing is not available yet)`);
+    throw new ApiError('no_route', 400, `No direct payment to ${name} in ${currency}: ${why}`);
   }
   return { contact, pubkeyHash: contact.pubkeyHash, name, address: contactAddress(ctx, contact) };
+}
+
+export type SendTarget = { kind: 'direct'; recipient: Recipient } | { kind: 'route'; address: string; name: string; contact: boolean };
+
+/**
+ * Where a payment goes: straight to a contact over its line, or, when there is no such line and a router is there,
+ * through routing to the address (typed, or the contact's own). A blocked contact is never paid.
+ */
+export function sendTarget(ctx: PluginContext, contacts: ContactsService, reference: string, currency: string, routable: boolean): SendTarget {
+  try {
+    return { kind: 'direct', recipient: resolveRecipient(ctx, contacts, reference, currency) };
+  } catch (err) {
+    if (!routable || !(err instanceof ApiError) || err.code !== 'no_route') throw err;
+    const ref = reference.trim();
+    let contact: ContactInfo | null = null;
+    try {
+      contact = contacts.resolve(ref);
+    } catch {
+      contact = null;
+    }
+    if (contact?.status === 'blocked') throw err;
+    const address = contact ? contactAddress(ctx, contact) : looksLikeAddress(ref) ? normalizeAddress(ref) : null;
+    if (!address) throw err;
+    return { kind: 'route', address, name: contact?.name ?? address, contact: contact !== null };
+  }
 }

@@ -138,7 +138,7 @@ export function balanceTable(ctx: CliContext, show: CliDisplay, rows: readonly B
 export function registerPaymentCommands(program: Command, ctx: CliContext): void {
   program
     .command('send')
-    .summary('pay a contact directly')
+    .summary('pay a contact, or anyone reachable through your contacts')
     .description(
       'Sends <amount> <currency> to a contact named by name, address or public key hash. The node accepts the payment ' +
         `into its send queue at once; the command then follows it for up to ${OUTCOME_WAIT_MS / 1000} s and reports the ` +
@@ -153,7 +153,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .action(async (address: string, amount: string, currency: string, description: string | undefined, opts: { best?: boolean }) => {
       const sent = await asSend('Send failed', () =>
         withoutContacts(ctx, () =>
-          ctx.api.post<Record<string, unknown> & { txid: string; message: string }>('/api/v1/wallet/send', {
+          ctx.api.post<Record<string, unknown> & { txid: string | null; message: string; status: string }>('/api/v1/wallet/send', {
             address,
             amount,
             currency,
@@ -162,6 +162,19 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
           }),
         ),
       );
+      if (!sent.txid) {
+        // A routed payment waiting for approval (or still searching a route): nothing to follow yet.
+        const data = { ...sent, payment_status: sent.status };
+        ctx.out.success(data, () => {
+          ctx.out.line(sent.message);
+          ctx.out.kv([
+            ['p2p hash', sent.p2p_hash],
+            ['recipient', sent.recipient],
+            ['address', sent.recipient_address],
+          ], { indent: 2 });
+        });
+        return;
+      }
       const tx = await outcome(ctx, sent.txid);
       failOnOutcome(ctx, tx, 'Payment');
       const data = { ...sent, payment_status: tx?.status ?? 'pending' };
@@ -172,6 +185,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
           ['txid', sent.txid],
           ['recipient', sent.recipient],
           ['address', sent.recipient_address],
+          ...(sent.p2p_hash ? ([['routed, total', `${show.amount(sent.total)} ${sent.currency} (fee ${show.amount(sent.fee)})`], ['p2p hash', sent.p2p_hash]] as const) : []),
         ], { indent: 2 });
       });
     });

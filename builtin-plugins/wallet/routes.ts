@@ -8,7 +8,7 @@ import { formatMinor, type Minor } from '../../kernel/money.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService, LedgerTx, TxDirection } from '../ledger/api.js';
 import { sameCurrency } from '../system/currency.js';
-import { checkAmount, checkCurrency, checkDescription, contactAddress, resolveRecipient } from './amounts.js';
+import { checkAmount, checkCurrency, checkDescription, contactAddress, resolveRecipient, sendTarget } from './amounts.js';
 
 export interface CurrencyTotal {
   currency: string;
@@ -201,11 +201,41 @@ export function registerWalletRoutes(ctx: PluginContext): void {
       },
     },
     errorCodes: { address: 'invalid_address', amount: 'invalid_amount', currency: 'invalid_currency', description: 'invalid_description' },
-    handler: (req) => {
+    handler: async (req) => {
       const amount = checkAmount(req.body.amount);
       const currency = checkCurrency(ctx, req.body.currency);
       const description = checkDescription(req.body.description);
-      const to = resolveRecipient(ctx, contacts, req.body.address, currency);
+      const router = ledger.router();
+      const target = sendTarget(ctx, contacts, req.body.address, currency, router !== null);
+      if (target.kind === 'route') {
+        const routed = await router!
+          .send({ address: target.address, amount, currency, description, bestFee: req.body.best_fee === true })
+          .catch((err: unknown) => {
+            if (!(err instanceof ApiError) || err.code !== 'no_route') throw err;
+            const who = target.contact ? `${target.name} has no ${currency} line with you` : `${target.address} is not one of your contacts`;
+            throw new ApiError('no_route', 400, `${who}, and no route to it was found: ${err.message}`);
+          });
+        const total = routed.total === null ? {} : { total: formatMinor(routed.total), fee: formatMinor(routed.total - amount) };
+        return {
+          status: routed.status,
+          message:
+            routed.status === 'sent'
+              ? `Payment of ${formatMinor(amount)} ${currency} to ${target.name} routed through ${routed.candidateCount} route(s) found; on its way`
+              : routed.status === 'awaiting_approval'
+                ? `${routed.candidateCount} route(s) to ${target.name} found: approve one with POST /api/v1/p2p/approve (node-cli p2p)`
+                : `Still searching a route to ${target.name}; the payment goes on its way once one is found`,
+          recipient: target.name,
+          recipient_address: target.address,
+          amount: formatMinor(amount),
+          currency,
+          txid: routed.txid,
+          type: 'p2p',
+          p2p_hash: routed.hash,
+          best_fee: !routed.fast,
+          ...total,
+        };
+      }
+      const to = target.recipient;
       const tx = ledger.send({ contactHash: to.pubkeyHash, amount, currency, description, recipientAddress: to.address });
       return {
         status: 'sent',

@@ -66,16 +66,64 @@ export class CliApiClient implements CliApi {
     try {
       return await client.request(method, path, { ...(options.query ? { query: options.query } : {}), body: options.body, signal });
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-        throw new CliError('NODE_TIMEOUT', `the node at ${client.credentials.baseUrl} did not answer within ${Math.round(timeoutMs / 1000)} s`);
-      }
-      const cause = e.cause?.code ? ` (${e.cause.code})` : '';
-      throw new CliError(
-        'NODE_UNREACHABLE',
-        `cannot reach the node at ${client.credentials.baseUrl}${cause}: is wallet-node running?`,
-      );
+      throw this.#transportError(err, timeoutMs);
     }
+  }
+
+  #transportError(err: unknown, timeoutMs: number): CliError {
+    const base = this.#signed().credentials.baseUrl;
+    const e = err as Error & { cause?: { code?: string } };
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+      return new CliError('NODE_TIMEOUT', `the node at ${base} did not answer within ${Math.round(timeoutMs / 1000)} s`);
+    }
+    const cause = e.cause?.code ? ` (${e.cause.code})` : '';
+    return new CliError('NODE_UNREACHABLE', `cannot reach the node at ${base}${cause}: is wallet-node running?`);
+  }
+
+  async stream(path: string, query?: CliQuery): Promise<{ headers: Headers; body: AsyncIterable<Uint8Array> }> {
+    const client = this.#signed();
+    // One deadline for the answer and then for each chunk: a long transfer is fine, a stalled one is not.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+    let res: Response;
+    try {
+      res = await client.open('GET', path, { ...(query ? { query } : {}), signal: controller.signal });
+    } catch (err) {
+      clearTimeout(timer);
+      throw this.#transportError(err, REQUEST_TIMEOUT_MS);
+    }
+    if (res.status !== 200 || !res.body) {
+      let text: string;
+      try {
+        text = await res.text();
+      } catch (err) {
+        throw this.#transportError(err, REQUEST_TIMEOUT_MS);
+      } finally {
+        clearTimeout(timer);
+      }
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        // not an envelope: reported as text
+      }
+      throw this.#failure({ status: res.status, headers: res.headers, body: parsed });
+    }
+    const source = res.body;
+    const chunks = async function* (api: CliApiClient): AsyncGenerator<Uint8Array> {
+      try {
+        for await (const chunk of source) {
+          timer.refresh();
+          yield chunk;
+        }
+      } catch (err) {
+        throw api.#transportError(err, REQUEST_TIMEOUT_MS);
+      } finally {
+        clearTimeout(timer);
+        if (!controller.signal.aborted) controller.abort();
+      }
+    };
+    return { headers: res.headers, body: chunks(this) };
   }
 
   async request<T>(method: string, path: string, options: { query?: CliQuery; body?: unknown } = {}): Promise<T> {
@@ -84,6 +132,12 @@ export class CliApiClient implements CliApi {
     if (res.status < 400 && env.success !== false) {
       return (env.success === true ? env.data : res.body) as T;
     }
+    throw this.#failure(res);
+  }
+
+  /** A failed answer as the command line reports it: the node's code and message, the HTTP status, the other fields. */
+  #failure(res: ApiResponse): CliError {
+    const env = (res.body && typeof res.body === 'object' ? res.body : {}) as Envelope;
     const error: Record<string, unknown> = env.error && typeof env.error === 'object' ? env.error : {};
     const code = typeof error.code === 'string' ? error.code : typeof env.error === 'string' ? env.error : `http_${res.status}`;
     const message =
@@ -95,7 +149,7 @@ export class CliApiClient implements CliApi {
             ? res.body.slice(0, 200)
             : `HTTP ${res.status}`;
     const { code: _code, message: _message, ...rest } = error;
-    throw new CliError(code, message + hint(code, this.creds().source), { status: res.status, ...rest });
+    return new CliError(code, message + hint(code, this.creds().source), { status: res.status, ...rest });
   }
 
   get<T = unknown>(path: string, query?: CliQuery): Promise<T> {

@@ -33,6 +33,19 @@ export class SignedClient {
   constructor(readonly credentials: ApiCredentials) {}
 
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const res = await this.open(method, path, options);
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON (exports, plugin raw replies): keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+
+  /** Sends the signed request and resolves at the answer's headers, its body not read yet (streamed downloads). */
+  async open(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
     const url = new URL(path, this.credentials.baseUrl);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const body =
@@ -40,7 +53,7 @@ export class SignedClient {
     const timestamp = options.timestamp ?? String(Math.floor(Date.now() / 1000));
     const nonce = options.nonce ?? randomBytes(16).toString('hex');
     const signature = signRequest(this.credentials.secret, method, url.pathname, timestamp, nonce, body);
-    const res = await fetch(url, {
+    return fetch(url, {
       method,
       headers: {
         'X-API-Key': this.credentials.keyId,
@@ -53,14 +66,6 @@ export class SignedClient {
       ...(body ? { body } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // not JSON (exports, plugin raw replies): keep the text
-    }
-    return { status: res.status, headers: res.headers, body: parsed as T };
   }
 
   get<T = unknown>(path: string, options?: RequestOptions): Promise<ApiResponse<T>> {

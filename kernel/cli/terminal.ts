@@ -62,12 +62,18 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 /** Work shorter than this shows no spinner at all (no flicker on loopback). */
 const SHOW_AFTER_MS = 250;
 
-/** Runs `work` with a spinner line on stderr when stderr is a terminal; elsewhere it just runs it. */
-export async function withSpinner<T>(stderr: TerminalStreams['stderr'], label: string, work: () => Promise<T>): Promise<T> {
-  if (!stderr.isTTY) return work();
+/**
+ * Runs `work` with a spinner line on stderr when stderr is a terminal; elsewhere it just runs it. `work` may change
+ * the label as it goes; the line shows the newest one at the next frame.
+ */
+export async function withSpinner<T>(stderr: TerminalStreams['stderr'], label: string, work: (update: (label: string) => void) => Promise<T>): Promise<T> {
+  let text = escapeUnsafeText(label);
+  const update = (next: string): void => {
+    text = escapeUnsafeText(next);
+  };
+  if (!stderr.isTTY) return work(update);
   let frame = 0;
   let shown = false;
-  const text = escapeUnsafeText(label);
   const draw = (): void => {
     shown = true;
     stderr.write(`\r${FRAMES[frame++ % FRAMES.length]} ${text}\x1b[K`);
@@ -78,7 +84,7 @@ export async function withSpinner<T>(stderr: TerminalStreams['stderr'], label: s
   }, SHOW_AFTER_MS);
   let timer: NodeJS.Timeout | null = null;
   try {
-    return await work();
+    return await work(update);
   } finally {
     clearTimeout(start);
     if (timer) clearInterval(timer);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Koa, { type Context } from 'koa';
 import type { AuthInfo, HttpMethod, Logger, RouteRequest } from '../../sdk/index.js';
 import { RawReply, Reply } from '../../sdk/index.js';
@@ -127,7 +128,10 @@ export class HttpServerApp {
       if (!this.deps.publicRoutesOpen(mount.plugin)) throw new ApiError('unknown_action', 404, 'Unknown action');
     }
     if (def.rateLimitPerMinute) {
-      const wait = this.#publicLimiter.take(`${def.method} ${route.fullPath} ${ip}`, def.rateLimitPerMinute, Date.now());
+      const credential = def.rateLimitBy === 'credential' ? headerValue(ctx, 'authorization') : undefined;
+      // Hashed: the limiter's keys outlive the request and must not hold a bearer in memory.
+      const subject = credential ? `credential ${createHash('sha256').update(credential).digest('base64url')}` : ip;
+      const wait = this.#publicLimiter.take(`${def.method} ${route.fullPath} ${subject}`, def.rateLimitPerMinute, Date.now());
       if (wait > 0) throw new ApiError('rate_limit_exceeded', 429, `Rate limit exceeded. Please try again in ${wait} seconds.`, { retry_after: wait });
     }
     const limit = def.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

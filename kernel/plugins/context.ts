@@ -1,10 +1,12 @@
 import type {
+  Clock,
   IdentityApi,
   KernelApi,
   PluginContext,
   PluginDb,
   RouteDefinition,
   SettingDefinition,
+  StopReason,
 } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import { migrate } from '../db/migrations.js';
@@ -13,7 +15,6 @@ import type { EventBus } from '../events.js';
 import type { JobRunner } from '../jobs.js';
 import type { LogSink } from '../log.js';
 import type { SettingsRegistry } from '../settings.js';
-import { systemClock } from '../clock.js';
 import type { RouteTable } from '../http/route-table.js';
 import type { PeerLayer } from '../peers/layer.js';
 import type { BuiltinPlugin, ContextFactory } from './host.js';
@@ -26,6 +27,7 @@ export interface ContextDeps {
   jobs: JobRunner;
   settings: SettingsRegistry;
   logs: LogSink;
+  clock: Clock;
   identity: IdentityApi;
   kernel: KernelApi;
   peers: PeerLayer;
@@ -49,7 +51,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
   return (plugin: BuiltinPlugin, table: RouteTable) => {
     const { manifest } = plugin;
     const name = manifest.name;
-    const stopHooks: (() => void | Promise<void>)[] = [];
+    const stopHooks: ((reason: StopReason) => void | Promise<void>)[] = [];
     const unsubscribes: (() => void)[] = [];
     const settingKeys: string[] = [];
     const publicActions = new Set(manifest.public_routes ?? []);
@@ -95,6 +97,8 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       jobs: {
         register: (job) => void deps.jobs.register(name, job),
         kick: (job) => deps.jobs.kick(`${name}.${job}`),
+        reschedule: (job) => deps.jobs.reschedule(`${name}.${job}`),
+        nextRun: (job) => deps.jobs.nextRun(`${name}.${job}`),
       },
       settings: {
         declare: (defs: readonly SettingDefinition[]) => {
@@ -125,7 +129,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       identity: deps.identity,
       peer: peer.api,
       log: deps.logs.logger(name),
-      clock: systemClock,
+      clock: deps.clock,
       kernel: deps.kernel,
       onStop: (fn) => void stopHooks.push(fn),
       banner: (lines) => {
@@ -134,10 +138,10 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       },
     };
 
-    const teardown = async (): Promise<void> => {
+    const teardown = async (reason: StopReason): Promise<void> => {
       // a plugin whose setup failed must leave no route behind in the generation being built
       table.removeOwner(name);
-      for (const hook of stopHooks.reverse()) await hook();
+      for (const hook of stopHooks.reverse()) await hook(reason);
       for (const off of unsubscribes) off();
       peer.release();
       await deps.jobs.removeOwner(name);

@@ -6,6 +6,7 @@ import type {
   PluginHostMechanism,
   PluginManifest,
   PluginStatusRow,
+  StopReason,
 } from '../../sdk/index.js';
 import { ApiError } from '../errors.js';
 import { writeFileAtomic } from '../fs-atomic.js';
@@ -26,14 +27,14 @@ interface FlagState {
 
 interface Loaded {
   name: string;
-  stop: () => Promise<void>;
+  stop: (reason: StopReason) => Promise<void>;
 }
 
 /** Builds a plugin's context for one load; `teardown` undoes everything the plugin registered. */
 export type ContextFactory = (
   plugin: BuiltinPlugin,
   table: RouteTable,
-) => { ctx: PluginContext; teardown: () => Promise<void> };
+) => { ctx: PluginContext; teardown: (reason: StopReason) => Promise<void> };
 
 /**
  * Hosts builtin plugins: persisted enable flags, dependency order through `requires`/`provides`, and a
@@ -79,16 +80,17 @@ export class PluginHost implements PluginHostMechanism {
         const reason = err instanceof Error ? err.message : String(err);
         this.log.error(`plugin ${manifest.name} failed to start`, { error: reason });
         this.#running.set(manifest.name, { enabled: false, error: reason });
-        await teardown().catch(() => undefined);
+        // Not a shutdown: the node goes on without this plugin, so no stop hook may act as if it were closing.
+        await teardown('restart').catch(() => undefined);
         if (manifest.essential) throw err;
       }
     }
   }
 
-  /** Stops loaded plugins in reverse start order. */
-  async unload(): Promise<void> {
+  /** Stops loaded plugins in reverse start order (`shutdown` when the node stops, `restart` when they reload). */
+  async unload(reason: StopReason): Promise<void> {
     for (const loaded of this.#loaded.reverse()) {
-      await loaded.stop().catch((err: unknown) => this.log.error(`plugin ${loaded.name} failed to stop`, { error: String(err) }));
+      await loaded.stop(reason).catch((err: unknown) => this.log.error(`plugin ${loaded.name} failed to stop`, { error: String(err) }));
     }
     this.#loaded = [];
   }

@@ -20,14 +20,14 @@ import { signRequest } from '../../kernel/auth/verifier.js';
 
 type Env = { success: boolean; data: any; error?: any };
 
-function intEnv(name: string, fallback: number): number {
+export function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   const n = raw ? Number(raw) : NaN;
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }
 
 /** A node running in a worker thread, driven through its REST API with a keep-alive, HMAC-signing client. */
-class BenchNode {
+export class BenchNode {
   readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
   constructor(
     readonly worker: Worker,
@@ -85,7 +85,7 @@ class BenchNode {
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 30_000, everyMs = 10): Promise<T> {
+export async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 30_000, everyMs = 10): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -96,7 +96,7 @@ async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs 
 }
 
 /** A and B become contacts in VWL, each extending the other a large line. */
-async function connect(A: BenchNode, B: BenchNode, name: string): Promise<void> {
+export async function connect(A: BenchNode, B: BenchNode, name: string): Promise<void> {
   await A.ok('POST', '/api/v1/contacts', { address: B.baseUrl, name, credit_limit: '1000000000', currency: 'VWL' });
   await until('contact request', async () => {
     const r = await B.call('GET', `/api/v1/contacts/${A.pubkeyHash}/currencies`);
@@ -114,7 +114,7 @@ async function connect(A: BenchNode, B: BenchNode, name: string): Promise<void> 
   });
 }
 
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+export const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function completedCount(t: BenchNode): Promise<number> {
   return (await t.ok('GET', '/api/v1/wallet/transactions', undefined, { type: 'sent', status: 'completed', limit: 1 })).pagination.total;

@@ -2,12 +2,18 @@
  * `npm run bench`: prints figures; asserts nothing. Knobs (environment):
  *   BENCH_CONCURRENCY (50), BENCH_WARMUP_S (2), BENCH_DURATION_S (10), BENCH_CLIENT (http, fetch or both: both),
  *   BENCH_AUTH_N (100000), BENCH_PEER_CONCURRENCY (32), BENCH_PEER_TRANSPORT (http: https by default),
- *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments: all).
+ *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts),
+ *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,routing,backup,export: all),
+ *   BENCH_EXPORT_ROWS (1000000), BENCH_MCP_SAMPLES (400), BENCH_MCP_SESSIONS (50); BENCH_ONLY also takes mcp.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runAuthBench } from './auth.js';
+import { runBackupBench } from './backup.js';
+import { benchExport } from './export.js';
+import { benchMcp } from './mcp.js';
 import { benchPayments } from './payments.js';
 import { runContactRoundTripBench, runPeerMessageBench } from './peer.js';
+import { benchRouting } from './routing.js';
 import type { ClientKind } from './load-worker.js';
 import { runStatusBench, STATUS_PATH } from './status.js';
 
@@ -55,6 +61,27 @@ async function main(): Promise<void> {
   if (wanted('payments')) {
     console.log('\n[5] direct payments: REST call to completed on both sides, and concurrent senders');
     await benchPayments();
+  }
+  if (wanted('routing')) {
+    console.log('\n[6] routed payments: 5 legs, REST call to completed at the destination; routed payments per second through one relay');
+    await benchRouting();
+  }
+  if (wanted('backup')) {
+    console.log('\n[backup] a backup of a large database while the REST API serves, node in this process');
+    await runBackupBench(intEnv('BENCH_BACKUP_MB', 1024));
+  }
+  if (wanted('export')) {
+    console.log('\n[export] GET /api/v1/export/transactions, node in its own process, client reading on loopback');
+    await benchExport(intEnv('BENCH_EXPORT_ROWS', 1_000_000));
+  }
+  if (wanted('mcp')) {
+    console.log('\n[mcp] mcp-passthrough: added latency over the fake upstream, and billed calls per second with concurrent MCP sessions');
+    await benchMcp({
+      samples: intEnv('BENCH_MCP_SAMPLES', 400),
+      sessions: intEnv('BENCH_MCP_SESSIONS', 50),
+      warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000,
+      durationMs: intEnv('BENCH_DURATION_S', 10) * 1000,
+    });
   }
   console.log(`\nload average ${load()}`);
 }

@@ -6,6 +6,7 @@ import type { BuiltinPlugin } from '../../kernel/plugins/host.js';
 import { loadConfig, type NodeConfig } from '../../kernel/config.js';
 import { startNode, type RunningNode } from '../../kernel/node.js';
 import { SignedClient } from '../../kernel/cli/rest-client.js';
+import type { Clock } from '../../sdk/index.js';
 
 export interface TestNode {
   node: RunningNode;
@@ -27,6 +28,8 @@ export interface StartOptions {
   dataDir?: string;
   /** Builtin plugins loaded beside the shipped ones (test fixtures); kept across restarts. */
   extraBuiltins?: readonly BuiltinPlugin[];
+  /** The time of the node's plugins and job schedules (NodeOptions.clock); kept across restarts. */
+  clock?: Clock;
 }
 
 export function tempDataDir(): string {
@@ -48,7 +51,11 @@ export async function startTestNode(options: StartOptions = {}): Promise<TestNod
   let launched = false;
   const launch = async (env?: Record<string, string>): Promise<RunningNode> => {
     const { config, env: fullEnv } = configFor(dataDir, env);
-    const started = await startNode(config, { builtins: [...builtinPlugins, ...(options.extraBuiltins ?? [])], env: fullEnv });
+    const started = await startNode(config, {
+      builtins: [...builtinPlugins, ...(options.extraBuiltins ?? [])],
+      env: fullEnv,
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
     // Test nodes all live on loopback: let them adopt each other's loopback addresses (off in production), as a
     // stored setting, so that a test can still turn it off, or pin it with NODE_PEER_PRIVATE_ADDRESSES.
     // A restart keeps whatever the test stored since.

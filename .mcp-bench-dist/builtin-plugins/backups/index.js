@@ -1,0 +1,78 @@
+import { definePlugin } from '../../sdk/index.js';
+import { BACKUPS_SERVICE } from './api.js';
+import { Backups, backupDirectory, KEY_LABEL } from './core.js';
+import { DIRECTORY_VARIABLE, recoverFromBackup } from './recovery.js';
+import { registerBackupRoutes } from './routes.js';
+import { backupSettings, nextDailyRun } from './settings.js';
+/**
+ * Backups: encrypted, authenticated full snapshots of the node's state (format.ts), written on demand, every day at
+ * backupCronHour:backupCronMinute UTC and before a clean shutdown while autoBackupEnabled, kept backupRetentionCount
+ * per kind, verified on demand, and restored only by boot recovery into an empty data directory (recovery.ts).
+ * Rules and shapes: docs/api/backups.md.
+ *
+ * Job (id `backups.daily`): the daily backup, then retention; its schedule follows the settings as they change.
+ */
+export default definePlugin({
+    recover: recoverFromBackup,
+    setup(ctx) {
+        ctx.settings.declare(backupSettings);
+        const backups = new Backups({
+            dir: backupDirectory(ctx.kernel.node.dataDir, ctx.kernel.env(DIRECTORY_VARIABLE)),
+            node: ctx.identity.pubkeyHash,
+            key: ctx.identity.storageKey(KEY_LABEL),
+            snapshots: ctx.kernel.snapshots,
+            clock: ctx.clock,
+            log: ctx.log,
+        });
+        backups.prepare();
+        const enabled = () => ctx.settings.get('autoBackupEnabled');
+        const retention = () => ctx.settings.get('backupRetentionCount');
+        const automatic = async (kind) => {
+            const made = await backups.create({ kind }, 'wait');
+            backups.cleanup(retention());
+            return made;
+        };
+        ctx.jobs.register({
+            name: 'daily',
+            processor: 'backup',
+            nextRunAt: (now) => (enabled() ? nextDailyRun(now, ctx.settings.get('backupCronHour'), ctx.settings.get('backupCronMinute')) : null),
+            run: async () => {
+                if (enabled())
+                    await automatic('backup');
+            },
+        });
+        for (const key of ['autoBackupEnabled', 'backupCronHour', 'backupCronMinute'])
+            ctx.settings.onChange(key, () => ctx.jobs.reschedule('daily'));
+        ctx.onStop(async (reason) => {
+            await backups.idle();
+            if (reason !== 'shutdown' || !enabled())
+                return;
+            try {
+                await automatic('backup');
+            }
+            catch (err) {
+                ctx.log.error('backup before shutdown failed', { error: err instanceof Error ? err.message : String(err) });
+            }
+        });
+        registerBackupRoutes(ctx, backups, {
+            enabled,
+            retention,
+            nextScheduled: () => {
+                const armed = ctx.jobs.nextRun('daily');
+                if (armed !== null || !enabled() || !ctx.kernel.jobs.running())
+                    return armed;
+                // Between a daily run's start and its re-arming the timer is unset; the next run is the one it will arm.
+                return nextDailyRun(ctx.clock.now(), ctx.settings.get('backupCronHour'), ctx.settings.get('backupCronMinute'));
+            },
+            setEnabled: (value) => void ctx.kernel.settings.update({ autoBackupEnabled: value }),
+        });
+        const service = {
+            archiveBackup: async () => {
+                const { filename, size, path } = await automatic('archive');
+                return { filename, size, path };
+            },
+        };
+        ctx.services.provide(BACKUPS_SERVICE, service);
+    },
+});
+//# sourceMappingURL=index.js.map

@@ -1,0 +1,391 @@
+/**
+ * The contact operations shared by the REST routes, the peer handlers and the status cycle. Every local change
+ * that the peer must learn about commits in one transaction with its outgoing message (ctx.peer.enqueue inside
+ * ctx.db.tx); the outbox delivers it right after commit, retries, and parks it in the dead letter queue.
+ */
+import { ApiError } from '../../sdk/index.js';
+import { formatMinor } from '../../kernel/money.js';
+import { normalizeAddress } from '../../kernel/peers/transport.js';
+import { CONTACT_EVENTS } from './api.js';
+import { MSG } from './protocol.js';
+import { addressesOf } from './present.js';
+import { AddressTrust } from './address-trust.js';
+import { ADDRESS_COLUMN } from './store.js';
+import { allowedMatch, checkAddress, checkCredit, checkFee, kindOf, settingCredit } from './validate.js';
+import { Decimal } from 'decimal.js';
+import { sameCurrency } from '../system/currency.js';
+const b64u = (b) => b.toString('base64url');
+/** Pending contacts unknown keys may have created at once (docs/security.md). */
+export const MAX_STRANGERS = 500;
+export class ContactsCore {
+    ctx;
+    store;
+    balanceProvider = null;
+    chainProvider = null;
+    addressTrust = new AddressTrust(this);
+    constructor(ctx, store) {
+        this.ctx = ctx;
+        this.store = store;
+    }
+    // ---- settings
+    allowed() {
+        return this.ctx.settings.get('allowedCurrencies') ?? [];
+    }
+    defaultCurrency() {
+        return this.ctx.settings.get('defaultCurrency') || 'VWL';
+    }
+    defaultFee() {
+        return this.fee(this.ctx.settings.get('defaultFee') ?? 0, 'defaultFee');
+    }
+    /** A fee percent (0-100, 8 decimals) inside the operator's `minFee`..`maxFee` bounds; `invalid_fee` outside. */
+    fee(input, field) {
+        const fee = checkFee(input, field);
+        const min = checkFee(this.ctx.settings.get('minFee') ?? 0, 'minFee');
+        const max = checkFee(this.ctx.settings.get('maxFee') ?? 100, 'maxFee');
+        const d = new Decimal(fee);
+        if (d.lt(min) || d.gt(max)) {
+            throw new ApiError('invalid_fee', 400, `${field} must be between ${min} and ${max} percent (the minFee and maxFee settings)`, { field });
+        }
+        return fee;
+    }
+    defaultCredit() {
+        return settingCredit(this.ctx.settings.get('defaultCreditLimit'));
+    }
+    nowIso() {
+        return new Date(this.ctx.clock.now()).toISOString();
+    }
+    /** Adds a currency to allowedCurrencies (accepting a line in it says the operator wants it). */
+    allowCurrency(currency) {
+        const allowed = this.allowed();
+        if (allowedMatch(currency, allowed))
+            return;
+        this.ctx.kernel.settings.update({ allowedCurrencies: [...allowed, currency] });
+        this.ctx.log.info('currency added to allowed currencies on accept', { currency });
+    }
+    // ---- own identity
+    isOwnAddress(normalized) {
+        const own = this.ctx.kernel.node.addresses;
+        return [own.http, own.https, own.tor].some((a) => a && normalizeAddress(a) === normalized);
+    }
+    // ---- balances and credit
+    totals(pubkeyHash, currency) {
+        if (!pubkeyHash || !this.balanceProvider)
+            return { received: 0n, sent: 0n };
+        let all;
+        try {
+            all = this.balanceProvider.balances(pubkeyHash);
+        }
+        catch (err) {
+            this.ctx.log.error('balance provider failed', { error: String(err) });
+            return { received: 0n, sent: 0n };
+        }
+        for (const [code, t] of Object.entries(all))
+            if (sameCurrency(code, currency))
+                return t;
+        return { received: 0n, sent: 0n };
+    }
+    /**
+     * What this node lets the contact use in a currency: the limit it extends minus what the contact owes it
+     * (received − sent from this node's side), never below zero.
+     */
+    availableFor(pubkeyHash, row) {
+        const limit = row.credit_limit ?? 0n;
+        const t = this.totals(pubkeyHash, row.currency);
+        const available = limit - (t.received - t.sent);
+        return available < 0n ? 0n : available;
+    }
+    // ---- peers
+    addresses(c) {
+        return addressesOf(c);
+    }
+    target(c) {
+        return {
+            pubkeyHash: c.pubkey_hash,
+            sealingKey: c.sealing_key ? Buffer.from(c.sealing_key, 'base64url') : null,
+            addresses: this.addresses(c),
+        };
+    }
+    /**
+     * Records what a verified message or reply from this contact's key says: the public and sealing keys that key
+     * vouches for, and its claimed addresses as proposals (AddressTrust adopts one once it answers with a hello
+     * signed by the same key). A sender with another key changes nothing: a contact's key is learned only from
+     * the address the operator typed (`bindKey`), never from what a message claims.
+     */
+    learn(c, sender) {
+        if (c.pubkey_hash !== sender.pubkeyHash)
+            return c;
+        let row = c;
+        if (row.pubkey !== b64u(sender.publicKey) || row.sealing_key !== b64u(sender.sealingKey)) {
+            row = this.store.update(row.id, { pubkey: b64u(sender.publicKey), sealing_key: b64u(sender.sealingKey) });
+        }
+        this.addressTrust.propose(row, sender.addresses, false);
+        return row;
+    }
+    /**
+     * Gives a key-less contact the key that answered at the address the operator typed (a hello there, or the
+     * reply to what we sent there). When a contact with that key exists already (the peer's own request reached us
+     * first, as a separate pending contact), the two become one: crossing requests in a currency accept each other
+     * with the terms the operator typed, and the operator's name and address carry over.
+     */
+    bindKey(c, key) {
+        if (c.pubkey_hash)
+            return c;
+        const keys = { pubkey_hash: key.pubkeyHash, pubkey: b64u(key.publicKey), sealing_key: b64u(key.sealingKey) };
+        const other = this.store.byHash(key.pubkeyHash);
+        if (!other || other.id === c.id)
+            return this.store.update(c.id, keys);
+        // Our outgoing rows that cross the peer's own pending requests; the rest move over with the merge.
+        const crossing = this.store.currencies(c.id).filter((mine) => {
+            const theirs = this.store.currency(other.id, mine.currency);
+            return theirs?.status === 'pending' && theirs.direction === 'incoming' && mine.status === 'pending' && mine.direction === 'outgoing';
+        });
+        this.store.merge(c.id, other.id);
+        let keyed = this.placeAddresses(this.store.byId(other.id), addressesOf(c), true);
+        if (!keyed.name && c.name)
+            keyed = this.store.update(keyed.id, { name: c.name });
+        for (const mine of crossing) {
+            try {
+                const theirs = this.store.currency(keyed.id, mine.currency);
+                const terms = this.acceptTerms(theirs, mine.fee_percent ?? undefined, mine.credit_limit === null ? undefined : formatMinor(mine.credit_limit));
+                this.acceptRow(keyed, theirs, terms, c.name);
+                keyed = this.store.byId(keyed.id);
+            }
+            catch (err) {
+                // The peer enforces a minimum above what the operator typed: its request waits for the operator.
+                this.ctx.log.info('crossing contact requests left pending', { currency: mine.currency, reason: err instanceof Error ? err.message : String(err) });
+            }
+        }
+        return keyed;
+    }
+    /**
+     * Makes room for one more contact created by an unknown key: beyond MAX_STRANGERS the oldest such contacts
+     * (pending, never named by the operator) expire, so strangers can neither grow the database nor the pending
+     * list without bound. Call inside the transaction that inserts.
+     */
+    makeRoomForStranger() {
+        const excess = this.store.strangerCount() - MAX_STRANGERS + 1;
+        if (excess <= 0)
+            return;
+        this.store.deleteOldestStrangers(excess);
+        this.ctx.log.warn('oldest pending contact requests from unknown keys expired to make room', { expired: excess, cap: MAX_STRANGERS });
+    }
+    /** A reply to what we sent to the contact's own addresses: a key-less contact takes the key that answered there. */
+    answered(c, sender) {
+        return this.learn(this.bindKey(c, sender), sender);
+    }
+    /** Stores addresses this node trusts for the contact (typed by the operator, or verified by AddressTrust). */
+    placeAddresses(c, addresses, replace) {
+        const patch = {};
+        for (const raw of [addresses.http, addresses.https, addresses.tor]) {
+            const normalized = raw ? normalizeAddress(raw) : null;
+            if (!normalized || this.isOwnAddress(normalized))
+                continue;
+            const col = ADDRESS_COLUMN[kindOf(normalized)];
+            if (c[col] === normalized || (c[col] !== null && !replace))
+                continue;
+            const owner = this.store.byAddress(normalized);
+            if (owner && owner.id !== c.id)
+                continue;
+            patch[col] = normalized;
+        }
+        return Object.keys(patch).length ? this.store.update(c.id, patch) : c;
+    }
+    /**
+     * A key we do not know claims an address where a key-less contact of ours waits (its node was offline when the
+     * operator added it, and now asks us itself). The claim proves nothing; that address is asked who it is, and
+     * the contact takes the key only when the hello there is signed by the same key (AddressTrust.checkKeyless).
+     */
+    keylessClaimedBy(sender) {
+        for (const raw of [sender.addresses.tor, sender.addresses.https, sender.addresses.http]) {
+            const address = raw ? normalizeAddress(raw) : null;
+            const c = address ? this.store.byAddress(address) : null;
+            if (c && !c.pubkey_hash && address)
+                this.addressTrust.checkKeyless(c.id, address, sender.pubkeyHash);
+        }
+    }
+    /** The contact a verified sender is: by its key only (an address in a message is a claim, not an identity). */
+    findSender(sender) {
+        return this.store.byHash(sender.pubkeyHash);
+    }
+    // ---- outgoing messages (call inside ctx.db.tx)
+    enqueueRequest(c, currency, terms) {
+        const name = String(this.ctx.settings.get('name') ?? '').trim();
+        const payload = {
+            type: MSG.request,
+            currency,
+            ...(terms.requested !== null ? { requested_credit_limit: formatMinor(terms.requested), requested_credit_enforced: terms.enforced } : {}),
+            ...(terms.description ? { description: terms.description } : {}),
+            ...(name ? { sender_name: name.slice(0, 50) } : {}),
+        };
+        this.ctx.peer.enqueue(this.target(c), payload);
+    }
+    /** `to`: the one address the operator confirmed for this acceptance; else every address the contact holds. */
+    enqueueAccept(c, row, to = null) {
+        const payload = {
+            type: MSG.accept,
+            currency: row.currency,
+            credit_limit: formatMinor(row.credit_limit ?? 0n),
+            available_credit: formatMinor(this.availableFor(c.pubkey_hash, row)),
+        };
+        const target = this.target(c);
+        this.ctx.peer.enqueue(to ? { ...target, addresses: { [kindOf(to)]: to } } : target, payload);
+    }
+    enqueueCurrencyDecline(c, currency, reason) {
+        const payload = { type: MSG.currencyDecline, currency, reason };
+        this.ctx.peer.enqueue(this.target(c), payload);
+    }
+    /** Tells a contact our addresses changed; the new ones travel in the signed envelope header. */
+    enqueueAddresses(c) {
+        const payload = { type: MSG.addresses };
+        this.ctx.peer.enqueue(this.target(c), payload);
+    }
+    enqueueDecline(c) {
+        const payload = { type: MSG.decline };
+        this.ctx.peer.enqueue(this.target(c), payload);
+    }
+    // ---- local transitions
+    /**
+     * Opens (or re-opens) an outgoing request for a currency and queues it. A pending incoming request for the
+     * same currency is a mutual request: it is accepted instead (with these terms) and the peer is told.
+     * Returns what happened.
+     */
+    requestCurrency(c, currency, terms) {
+        return this.ctx.db.tx(() => {
+            const row = this.store.currency(c.id, currency);
+            if (row && row.status === 'accepted') {
+                throw new ApiError('contact_exists', 409, `${c.name ?? c.pubkey_hash} is already a contact in ${row.currency}`);
+            }
+            if (row && row.status === 'pending' && row.direction === 'incoming') {
+                // A mutual request: the peer asked first, asking back accepts (its enforced minimum still applies).
+                this.acceptTerms(row, terms.fee, formatMinor(terms.credit));
+                return { outcome: 'accepted', row: this.acceptRow(c, row, terms, null) };
+            }
+            const fields = {
+                currency,
+                fee_percent: terms.fee,
+                credit_limit: terms.credit,
+                status: 'pending',
+                direction: 'outgoing',
+                requested_credit: terms.requested,
+                requested_enforced: terms.enforced,
+                description: terms.description,
+                decline_reason: null,
+                warning: null,
+                request_delivered: false,
+                requested_min_unmet: false,
+            };
+            if (row && row.status === 'pending') {
+                // Asking again resends the request as it stands: terms change only through an explicit update.
+                this.enqueueRequest(c, row.currency, {
+                    fee: row.fee_percent ?? terms.fee,
+                    credit: row.credit_limit ?? terms.credit,
+                    requested: row.requested_credit,
+                    enforced: row.requested_enforced,
+                    description: row.description,
+                });
+                return { outcome: 'resent', row };
+            }
+            const updated = row ? this.store.updateCurrency(c.id, row.currency, fields) : this.store.insertCurrency(c.id, fields);
+            this.enqueueRequest(c, updated.currency, terms);
+            return { outcome: 'requested', row: updated };
+        });
+    }
+    /**
+     * Accepts a pending incoming row with these terms (call inside a transaction): the row becomes accepted, a
+     * pending contact becomes accepted (named `name`, else its suggested name, else "Contact <hash>"), and the
+     * acceptance is queued to the peer.
+     */
+    acceptRow(c, row, terms, name, to = null) {
+        const updated = this.store.updateCurrency(c.id, row.currency, {
+            fee_percent: terms.fee,
+            credit_limit: terms.credit,
+            status: 'accepted',
+            decline_reason: null,
+            warning: null,
+        });
+        let contact = c;
+        if (c.status === 'pending') {
+            contact = this.store.update(c.id, {
+                status: 'accepted',
+                name: name ?? c.name ?? this.fallbackName(c),
+            });
+        }
+        else if (name && !c.name) {
+            contact = this.store.update(c.id, { name });
+        }
+        this.enqueueAccept(contact, updated, to);
+        this.ctx.db.afterCommit(() => {
+            if (c.status === 'pending')
+                this.ctx.events.publish(CONTACT_EVENTS.accepted, { pubkey_hash: c.pubkey_hash });
+            this.ctx.events.publish(CONTACT_EVENTS.currencyAccepted, { pubkey_hash: c.pubkey_hash, currency: updated.currency });
+        });
+        return updated;
+    }
+    fallbackName(c) {
+        const hint = c.suggested_name && /^[A-Za-z0-9 _-]{2,50}$/.test(c.suggested_name) ? c.suggested_name : null;
+        return hint ?? `Contact ${(c.pubkey_hash ?? 'unknown').slice(0, 8)}`;
+    }
+    /**
+     * Declines a pending row and queues the notice: an incoming request is declined, an outgoing one withdrawn
+     * (only when `allowOutgoing`). Call inside a transaction.
+     */
+    declineRow(c, row, allowOutgoing) {
+        if (row.status !== 'pending') {
+            throw new ApiError('currency_not_pending', 400, `${row.currency} is ${row.status}, not pending`);
+        }
+        if (row.direction === 'outgoing' && !allowOutgoing) {
+            throw new ApiError('currency_not_pending', 400, `${row.currency} is your own request, not one waiting for your decision`);
+        }
+        const reason = row.direction === 'incoming' ? 'declined' : 'withdrawn';
+        const updated = this.store.updateCurrency(c.id, row.currency, { status: 'declined', decline_reason: reason });
+        this.enqueueCurrencyDecline(c, row.currency, reason);
+        this.ctx.db.afterCommit(() => this.ctx.events.publish(CONTACT_EVENTS.declined, { pubkey_hash: c.pubkey_hash, currency: row.currency }));
+        return updated;
+    }
+    /**
+     * Terms of a decision (accept). The fee defaults to the `defaultFee` setting, the credit to `unstatedCredit`.
+     * An enforced minimum is honoured: a credit below it is refused.
+     */
+    acceptTerms(row, fee, credit) {
+        const terms = {
+            fee: fee === undefined || fee === null ? this.defaultFee() : this.fee(fee, 'fee'),
+            credit: credit === undefined || credit === null ? this.unstatedCredit(row) : checkCredit(credit, 'credit'),
+        };
+        if (row.requested_enforced && row.requested_credit !== null && terms.credit < row.requested_credit) {
+            throw new ApiError('requested_minimum_unmet', 400, `The contact requires a credit limit of at least ${formatMinor(row.requested_credit)} ${row.currency}; ${formatMinor(terms.credit)} was given`);
+        }
+        return terms;
+    }
+    /**
+     * The credit of an acceptance the operator gave none for: the `defaultCreditLimit` setting, or the requester's
+     * suggestion when it is lower. The requester suggests; it never chooses a limit above what the operator set.
+     */
+    unstatedCredit(row) {
+        const fallback = this.defaultCredit();
+        return row.requested_credit !== null && row.requested_credit < fallback ? row.requested_credit : fallback;
+    }
+    /**
+     * The address the operator confirms in a decision, where the acceptance goes. One the contact holds is taken
+     * as it is; another is asked who it is and taken only when the contact's own key answers there.
+     */
+    async confirmAddress(c, input) {
+        const field = 'contact_address';
+        const address = checkAddress(input, field);
+        if ([c.addr_http, c.addr_https, c.addr_tor].includes(address))
+            return address;
+        let answered = null;
+        try {
+            answered = (await this.ctx.peer.hello(address)).pubkeyHash;
+        }
+        catch (err) {
+            this.ctx.log.info('confirmed contact address does not answer', { address, error: err instanceof Error ? err.message : String(err) });
+        }
+        if (answered === null || answered !== c.pubkey_hash) {
+            const why = answered === null ? 'it does not answer' : 'another key answers there';
+            throw new ApiError('invalid_address', 400, `contact_address ${address} is not an address of this contact (${why})`, { field });
+        }
+        this.ctx.db.tx(() => this.placeAddresses(this.store.byId(c.id) ?? c, { [kindOf(address)]: address }, true));
+        return address;
+    }
+}
+//# sourceMappingURL=core.js.map

@@ -1,0 +1,120 @@
+/**
+ * JSON shapes of the contact resources (Document 1, "Contact" and "Contact currency row"), with our additions
+ * documented in docs/api/contacts.md. Amounts are trimmed decimal strings; fee_percent is a JSON number.
+ */
+import { formatMinor } from '../../kernel/money.js';
+export const fmt = (v) => (v === null ? null : formatMinor(v));
+const feeNumber = (v) => (v === null ? null : Number(v));
+export const addressesOf = (c) => ({
+    http: c.addr_http,
+    https: c.addr_https,
+    tor: c.addr_tor,
+});
+/** The address shown as "the" address of a contact in messages: tor, then https, then http. */
+export const primaryAddress = (c) => c.addr_tor ?? c.addr_https ?? c.addr_http;
+/** The currency that contact-level fields (my_available_credit, balance) describe: the first accepted line, else the first pending one. */
+export function primaryRow(rows) {
+    return rows.find((r) => r.status === 'accepted') ?? rows.find((r) => r.status === 'pending') ?? null;
+}
+/** The per-currency numbers of a row; `requested_minimum` only on outgoing rows whose minimum was enforced. */
+export function currencyView(row) {
+    return {
+        currency: row.currency,
+        fee_percent: feeNumber(row.fee_percent),
+        credit_limit: fmt(row.credit_limit),
+        status: row.status,
+        direction: row.direction,
+        requested_minimum: row.direction === 'outgoing' && row.requested_enforced ? fmt(row.requested_credit) : null,
+        requested_min_unmet: row.requested_min_unmet,
+        requested_credit_limit: fmt(row.requested_credit),
+        requested_credit_enforced: row.requested_enforced,
+        my_available_credit: fmt(row.my_available_credit),
+        peer_credit_limit: fmt(row.peer_extends),
+        chain_valid: row.chain_valid,
+        ...(row.status === 'declined' ? { decline_reason: row.decline_reason } : {}),
+        ...(row.warning ? { warning: row.warning } : {}),
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+    };
+}
+/** A contact as listed: declined rows are left out of `currencies` (the currency listing shows them). */
+export function contactView(c, rows) {
+    const live = rows.filter((r) => r.status !== 'declined');
+    const primary = primaryRow(live);
+    return {
+        name: c.name,
+        pubkey_hash: c.pubkey_hash,
+        status: c.status,
+        currencies: live.map(currencyView),
+        my_available_credit: primary && primary.status === 'accepted' ? fmt(primary.my_available_credit) : null,
+        addresses: addressesOf(c),
+        online_status: c.online_status,
+        last_ping_at: c.last_ping_at,
+        chain_valid: c.chain_valid,
+        created_at: c.created_at,
+    };
+}
+/** A search hit: the fields of Document 1 (name, pubkey_hash, status, addresses, my_available_credit). */
+export function searchView(c, rows) {
+    const primary = primaryRow(rows.filter((r) => r.status !== 'declined'));
+    return {
+        name: c.name,
+        pubkey_hash: c.pubkey_hash,
+        status: c.status,
+        addresses: addressesOf(c),
+        my_available_credit: primary && primary.status === 'accepted' ? fmt(primary.my_available_credit) : null,
+    };
+}
+/** An entry of GET /contacts/pending: the contact and its pending rows in one direction. */
+export function pendingView(c, rows, direction) {
+    const pending = rows.filter((r) => r.status === 'pending' && r.direction === direction);
+    return {
+        pubkey_hash: c.pubkey_hash,
+        name: c.name,
+        ...(direction === 'incoming' ? { suggested_name: c.suggested_name } : {}),
+        status: c.status,
+        is_new_contact: c.status !== 'accepted',
+        restored: c.restored,
+        addresses: addressesOf(c),
+        created_at: c.created_at,
+        currencies: pending.map((r) => direction === 'incoming'
+            ? {
+                currency: r.currency,
+                requested_credit_limit: fmt(r.requested_credit),
+                requested_credit_enforced: r.requested_enforced,
+                description: r.description,
+                warning: r.warning,
+                requested_at: r.updated_at,
+            }
+            : {
+                currency: r.currency,
+                fee_percent: feeNumber(r.fee_percent),
+                credit_limit: fmt(r.credit_limit),
+                requested_credit_limit: fmt(r.requested_credit),
+                requested_credit_enforced: r.requested_enforced,
+                requested_minimum: r.requested_enforced ? fmt(r.requested_credit) : null,
+                delivered: r.request_delivered,
+                description: r.description,
+                requested_at: r.updated_at,
+            }),
+    };
+}
+/** A row of GET /contacts/:hash/currencies (Document 1 shape plus the request fields); pending incoming rows omit fee and credit. */
+export function currencyListView(row) {
+    const base = { currency: row.currency, status: row.status, direction: row.direction };
+    if (!(row.status === 'pending' && row.direction === 'incoming') && row.fee_percent !== null) {
+        base.fee_percent = feeNumber(row.fee_percent);
+        base.credit_limit = fmt(row.credit_limit);
+    }
+    if (row.requested_credit !== null) {
+        base.requested_credit_limit = fmt(row.requested_credit);
+        base.requested_credit_enforced = row.requested_enforced;
+    }
+    if (row.status === 'declined')
+        base.decline_reason = row.decline_reason;
+    if (row.warning)
+        base.warning = row.warning;
+    base.my_available_credit = fmt(row.my_available_credit);
+    return base;
+}
+//# sourceMappingURL=present.js.map

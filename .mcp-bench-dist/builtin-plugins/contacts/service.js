@@ -1,0 +1,79 @@
+import { sameCurrency } from '../system/currency.js';
+import { addressesOf } from './present.js';
+import { resolveContact } from './resolve.js';
+const lineOf = (r) => ({
+    currency: r.currency,
+    status: r.status,
+    direction: r.direction,
+    feePercent: r.fee_percent,
+    creditLimit: r.credit_limit,
+    myAvailableCredit: r.my_available_credit,
+});
+export function createService(core) {
+    const { store } = core;
+    const info = (c) => ({
+        pubkeyHash: c.pubkey_hash,
+        name: c.name,
+        status: c.status,
+        addresses: addressesOf(c),
+        currencies: store.currencies(c.id).map(lineOf),
+    });
+    return {
+        get: (hash) => {
+            const c = store.byHash(hash);
+            return c ? info(c) : null;
+        },
+        resolve: (reference) => info(resolveContact(store, reference)),
+        isAccepted: (hash, currency) => {
+            const c = store.byHash(hash);
+            if (!c || c.status !== 'accepted')
+                return false;
+            if (currency === undefined)
+                return true;
+            return store.currency(c.id, currency)?.status === 'accepted';
+        },
+        isBlocked: (hash) => store.byHash(hash)?.status === 'blocked',
+        line: (hash, currency) => {
+            const c = store.byHash(hash);
+            if (!c || c.status !== 'accepted')
+                return null;
+            const row = store.currency(c.id, currency);
+            return row && row.status === 'accepted' ? lineOf(row) : null;
+        },
+        accepted: (currency) => store
+            .acceptedWithKeys()
+            .filter((c) => currency === undefined || store.currency(c.id, currency)?.status === 'accepted')
+            .map(info),
+        exportContacts: (filter = {}) => store.exportRows(filter.status ?? null),
+        target: (hash) => {
+            const c = store.byHash(hash);
+            return c && c.pubkey_hash ? core.target(c) : null;
+        },
+        availableCreditTotals: () => {
+            const totals = {};
+            for (const c of store.acceptedWithKeys()) {
+                for (const r of store.currencies(c.id)) {
+                    if (r.status !== 'accepted' || r.my_available_credit === null)
+                        continue;
+                    const key = Object.keys(totals).find((k) => sameCurrency(k, r.currency)) ?? r.currency;
+                    totals[key] = (totals[key] ?? 0n) + r.my_available_credit;
+                }
+            }
+            return totals;
+        },
+        recordAvailableCredit: (hash, currency, available) => {
+            const c = store.byHash(hash);
+            const row = c ? store.currencies(c.id).find((r) => sameCurrency(r.currency, currency)) : undefined;
+            if (!c || !row || row.status !== 'accepted')
+                return;
+            store.updateCurrency(c.id, row.currency, { my_available_credit: available, available_at: core.nowIso() });
+        },
+        registerBalanceProvider: (provider) => {
+            core.balanceProvider = provider;
+        },
+        registerChainProvider: (provider) => {
+            core.chainProvider = provider;
+        },
+    };
+}
+//# sourceMappingURL=service.js.map

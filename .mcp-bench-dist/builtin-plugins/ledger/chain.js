@@ -1,0 +1,78 @@
+import { currencyKey } from './store.js';
+/** Whether the completed chain is one unbroken line: each row's prev is the row before it, the first's is null. */
+export function chainIsLinear(rows) {
+    let prev = null;
+    for (const r of rows) {
+        if (r.prev_txid !== prev)
+            return false;
+        prev = r.txid;
+    }
+    return true;
+}
+export function balanceProvider(core) {
+    return {
+        balances: (hash) => {
+            const out = {};
+            for (const b of core.store.balances(hash))
+                out[b.currency] = { received: b.received, sent: b.sent };
+            return out;
+        },
+    };
+}
+export function chainProvider(core, queue) {
+    const currenciesWith = (hash) => core.store.chainCurrencies(hash);
+    return {
+        heads: (hash) => {
+            const out = {};
+            for (const currency of currenciesWith(hash))
+                out[currency] = core.store.head(hash, currency);
+            return out;
+        },
+        verify: (hash, remoteHeads) => {
+            const remote = new Map(Object.entries(remoteHeads).map(([c, h]) => [currencyKey(c), { currency: c, head: h }]));
+            const out = {};
+            const seen = new Set();
+            for (const currency of currenciesWith(hash)) {
+                seen.add(currencyKey(currency));
+                out[currency] = judge(hash, currency, remote.get(currencyKey(currency))?.head ?? null);
+            }
+            for (const [key, r] of remote)
+                if (!seen.has(key))
+                    out[r.currency] = judge(hash, r.currency, r.head);
+            return out;
+        },
+        hasSharedHistory: (hash) => core.store.chainCurrencies(hash).length > 0,
+    };
+    /**
+     * A chain with a contact is valid when it is linear here and the contact's head is ours, or is explained by a
+     * payment still settling: one of ours the contact already holds (we are about to learn it), or one of theirs we
+     * completed and they have not (they are about to learn it). A head that is one of our payments we had given up
+     * on revives that payment: the contact holds it, so the resend completes it here too.
+     */
+    function judge(hash, currency, remoteHead) {
+        const rows = core.store.chain(hash, currency);
+        if (!chainIsLinear(rows))
+            return false;
+        const local = rows.length ? rows[rows.length - 1].txid : null;
+        if (remoteHead === local)
+            return true;
+        if (remoteHead === null) {
+            // The contact has no chain in this currency: fine only while its single payment to us is settling there.
+            return rows.length === 1 && core.store.get(rows[0].txid)?.type === 'received';
+        }
+        const known = core.store.get(remoteHead);
+        if (!known || known.contactHash !== hash)
+            return false;
+        if (known.status === 'completed') {
+            // The contact is behind us: only our completion of its latest payment may be missing there.
+            return rows.length >= 2 && rows[rows.length - 2].txid === remoteHead && core.store.get(local)?.type === 'received';
+        }
+        if (known.type === 'sent' && (known.status === 'sending' || known.status === 'pending'))
+            return true;
+        if (known.type === 'sent' && (known.status === 'failed' || known.status === 'cancelled')) {
+            return core.ctx.db.tx(() => queue.revive(core.store.get(remoteHead), 'the contact reports it as its chain head'));
+        }
+        return false;
+    }
+}
+//# sourceMappingURL=chain.js.map

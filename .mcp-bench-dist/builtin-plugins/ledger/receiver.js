@@ -1,0 +1,186 @@
+/**
+ * The receiving side of a direct payment (`ledger.send`). Checks run outside the database first (shape, txid,
+ * signature), then every decision that depends on state runs in ONE database transaction: the idempotency check,
+ * the contact and currency, the chain head, the credit the receiver extends, and the insert + completion +
+ * balances. Concurrent payments therefore cannot overspend a credit line, and a repeated txid returns the stored
+ * outcome.
+ */
+import { PeerRefusal } from '../../sdk/index.js';
+import { ContentError, parseContent, signedBytes } from './content.js';
+import { preferredAddress } from './core.js';
+import { REFUSAL } from './protocol.js';
+import { currencyKey } from './store.js';
+export class Receiver {
+    core;
+    queue;
+    constructor(core, queue) {
+        this.core = core;
+        this.queue = queue;
+    }
+    handle = (message) => {
+        const { payload, sender } = message;
+        const ctx = this.core.ctx;
+        let content;
+        try {
+            content = parseContent(payload.content);
+        }
+        catch (err) {
+            throw new PeerRefusal(REFUSAL.invalid, err instanceof ContentError ? err.message : 'invalid content');
+        }
+        if (content.to !== this.core.ownHash())
+            throw new PeerRefusal(REFUSAL.invalid, 'the payment is not addressed to this node');
+        if (content.from !== sender.pubkeyHash)
+            throw new PeerRefusal(REFUSAL.invalid, 'the payment is not from the sender of the message');
+        const text = payload.content;
+        const signature = typeof payload.sender_signature === 'string' ? payload.sender_signature : '';
+        if (!/^[A-Za-z0-9_-]{86}$/.test(signature) || !ctx.identity.verify(sender.publicKey, signedBytes(text), Buffer.from(signature, 'base64url'))) {
+            throw new PeerRefusal(REFUSAL.badSignature, 'the sender signature does not verify');
+        }
+        const decision = ctx.db.tx(() => {
+            const store = this.core.store;
+            const existing = store.get(content.txid);
+            if (existing) {
+                if (existing.type === 'received' && existing.status === 'completed' && existing.content && existing.recipientSignature) {
+                    return { reply: this.#reply(existing, this.core.contacts.line(existing.contactHash, existing.currency)?.creditLimit ?? 0n) };
+                }
+                if (payload.held_only !== true && existing.type === 'received' && existing.status === 'accepted' && existing.condition) {
+                    return this.#settleLeg(existing, content, text, signature, sender);
+                }
+                return { refusal: new PeerRefusal(REFUSAL.duplicate, 'this txid is already known here as another transaction') };
+            }
+            if (payload.held_only === true) {
+                return { refusal: new PeerRefusal(REFUSAL.notHeld, 'this node holds no record of that payment') };
+            }
+            if (content.condition !== undefined) {
+                return { refusal: new PeerRefusal(REFUSAL.invalid, 'a routed leg settles only a leg this node locked') };
+            }
+            const currency = this.core.allowedCurrency(content.currency);
+            if (!currency) {
+                return { refusal: new PeerRefusal(REFUSAL.currency, `${content.currency} is not an allowed currency on this node`) };
+            }
+            // An accepted contact's accepted line in this currency (null otherwise).
+            const line = this.core.contacts.line(sender.pubkeyHash, currency);
+            if (!line) {
+                return { refusal: new PeerRefusal(REFUSAL.notAccepted, `you are not an accepted contact with ${currency} accepted on this node`) };
+            }
+            const now = this.core.now();
+            if (content.expires !== undefined && content.expires < now) {
+                return { refusal: new PeerRefusal(REFUSAL.expired, 'the payment expired before it arrived') };
+            }
+            const chain = this.#chainRule(content, sender.pubkeyHash, currency);
+            if (chain)
+                return chain;
+            const limit = line.creditLimit ?? 0n;
+            const balance = store.balanceOf(sender.pubkeyHash, currency);
+            // Legs locked to a route count as debt already: the credit they hold is not available twice.
+            const debtAfter = balance.received - balance.sent + store.lockedIncoming(sender.pubkeyHash, currency) + content.amountMinor;
+            if (debtAfter > limit) {
+                const available = limit - (debtAfter - content.amountMinor);
+                return {
+                    refusal: new PeerRefusal(REFUSAL.insufficientCredit, `the credit this node extends to you in ${currency} does not cover the payment`, {
+                        available_credit: (available > 0n ? available : 0n).toString(),
+                    }),
+                };
+            }
+            const row = store.insert({
+                txid: content.txid,
+                type: 'received',
+                status: 'accepted',
+                contactHash: sender.pubkeyHash,
+                counterpartyPublicKey: sender.publicKey.toString('base64url'),
+                fromHash: content.from,
+                toHash: content.to,
+                amount: content.amountMinor,
+                currency: content.currency,
+                timeMicros: content.time,
+                salt: content.salt,
+                prevTxid: content.prev,
+                description: content.description ?? null,
+                expiresAt: content.expires ?? null,
+                content: text,
+                senderSignature: signature,
+                recipientSignature: ctx.identity.sign(signedBytes(text)).toString('base64url'),
+                senderAddress: preferredAddress(sender.addresses),
+                receiverAddress: this.core.ownAddress(),
+                refundOf: null,
+                now,
+            });
+            return { reply: this.#reply(this.core.complete(row), limit) };
+        });
+        if ('refusal' in decision) {
+            if (decision.expedite)
+                this.queue.expedite(decision.expedite);
+            throw decision.refusal;
+        }
+        return decision.reply;
+    };
+    /**
+     * The chain rule (docs/protocol.md, "Chain rule and simultaneous payments"): null when `prev` extends this node's
+     * head and no payment of its own on the chain goes first. Call inside the receiving transaction.
+     */
+    #chainRule(content, contactHash, currency) {
+        const store = this.core.store;
+        const head = store.head(contactHash, currency);
+        const mine = store.unresolvedOutgoing(contactHash, currency);
+        if (mine) {
+            // The peer already holds our payment (its head is it) but we have not seen the answer yet.
+            if (content.prev === mine.txid) {
+                return { refusal: busy('this node is still settling its payment that your chain head is'), expedite: mine };
+            }
+            // Both sides signed onto the same head at once: the lower txid goes first, the other side retries.
+            if (mine.prevTxid === content.prev && mine.txid < content.txid) {
+                return { refusal: busy('this node is settling its own payment on this chain first'), expedite: mine };
+            }
+        }
+        if (content.prev !== head) {
+            return {
+                refusal: new PeerRefusal(REFUSAL.invalidPrevious, `previous txid must be this node's chain head ${head ?? 'null'}`, {
+                    expected_txid: head,
+                }),
+            };
+        }
+        return null;
+    }
+    /**
+     * A fulfilled routed leg arrives as its chain entry: the leg this node locked (same identity, same condition) with
+     * the preimage. Its credit was taken when it was locked, so only the chain rule applies; it completes here with the
+     * balances, in the receiving transaction.
+     */
+    #settleLeg(locked, content, text, signature, sender) {
+        if (content.memo !== locked.memo ||
+            content.condition !== locked.condition ||
+            content.from !== locked.fromHash ||
+            content.amountMinor !== locked.amount ||
+            content.time !== locked.timeMicros ||
+            content.salt !== locked.salt ||
+            currencyKey(content.currency) !== locked.currencyKey) {
+            return { refusal: new PeerRefusal(REFUSAL.invalid, 'the chain entry is not the leg this node locked') };
+        }
+        const chain = this.#chainRule(content, sender.pubkeyHash, locked.currency);
+        if (chain)
+            return chain;
+        const completed = this.core.complete(locked, {
+            content: text,
+            prevTxid: content.prev,
+            senderSignature: signature,
+            recipientSignature: this.core.ctx.identity.sign(signedBytes(text)).toString('base64url'),
+            fulfillment: content.fulfillment,
+            counterpartyPublicKey: sender.publicKey.toString('base64url'),
+        });
+        return { reply: this.#reply(completed, this.core.contacts.line(locked.contactHash, locked.currency)?.creditLimit ?? 0n) };
+    }
+    #reply(row, limit) {
+        const balance = this.core.store.balanceOf(row.contactHash, row.currency);
+        const available = limit - (balance.received - balance.sent) - this.core.store.lockedIncoming(row.contactHash, row.currency);
+        return {
+            status: 'completed',
+            txid: row.txid,
+            content: row.content,
+            sender_signature: row.senderSignature,
+            recipient_signature: row.recipientSignature,
+            available_credit: (available > 0n ? available : 0n).toString(),
+        };
+    }
+}
+const busy = (message) => new PeerRefusal(REFUSAL.chainBusy, message, { retry_after_ms: 20 });
+//# sourceMappingURL=receiver.js.map

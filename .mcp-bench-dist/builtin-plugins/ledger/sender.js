@@ -1,0 +1,548 @@
+/**
+ * The send queue: outgoing direct payments, one at a time per chain (contact and currency), in creation order;
+ * different chains in parallel. Event-driven: a payment is sent the moment the transaction that created it
+ * commits; the only timers are the next due retry or expiry and a slow sweep for rows stuck in `sending`.
+ *
+ * One attempt:
+ *   1. (db tx) re-read the row; sign it onto the current chain head unless it is in doubt (then its signed
+ *      content is resent unchanged); status `sending`, `in_doubt` = 1, `sending_started_at` = now.
+ *   2. ctx.peer.request(`ledger.send`) and wait for the signed reply.
+ *   3. (db tx) record the outcome: completed (with balances), rejected, cancelled, back to pending for a retry,
+ *      or failed (a delivery failure also parks the payment in the dead letter queue: dead-letters.ts).
+ */
+import { PeerDeliveryError } from '../../sdk/index.js';
+import { backoffMs } from '../../kernel/peers/outbox.js';
+import { buildContent, parseContent, signedBytes, ContentError, MEMO_STANDARD } from './content.js';
+import { DELIVERY_FAILED, RECOVERY_EXHAUSTED } from './dead-letters.js';
+import { currencyKey } from './store.js';
+import { MSG, REFUSAL } from './protocol.js';
+/** Transport failures before a payment is failed (DELIVERY_MAX_RETRIES of the outbox). */
+export const MAX_TRANSPORT_FAILURES = 5;
+/** Re-pointings after `invalid_previous_txid` that made no progress (the chain head had not moved) before a payment is failed. */
+export const MAX_REPOINTS = 3;
+/** `chain_busy` answers (the peer is settling a payment of its own on the same chain) before a payment is failed. */
+export const MAX_BUSY_RETRIES = 60;
+/** Crash recoveries of a payment stuck in `sending` before it is failed and flagged for review. */
+export const MAX_RECOVERIES = 3;
+/** A row in `sending` this long without a live attempt is treated as stuck (the startup recovery takes every one). */
+export const STUCK_SENDING_MS = 120_000;
+const SWEEP_MS = 30_000;
+const STOP_WAIT_MS = 3000;
+/**
+ * Error codes of PeerDeliveryError that prove the peer did not run the handler for this attempt (it answered an
+ * error before dispatch, or the message never left this node).
+ */
+const NOT_DELIVERED = new Set([
+    'malformed',
+    'wrong_recipient',
+    'expired',
+    'bad_signature',
+    'undecryptable',
+    'unexpected_sender',
+    'replay',
+    'retired',
+    'handler_error',
+    'hello_failed',
+    'hello_invalid',
+    'identity_mismatch',
+    'tls_pin_mismatch',
+    'bad_address',
+    'tor_cooldown',
+    'tor_unavailable',
+    'no_target',
+]);
+/** Socket errors that mean no connection was made: the message cannot have reached the peer. */
+const NEVER_CONNECTED = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_FAIL|EHOSTUNREACH|ENETUNREACH)\b/;
+const busyDelay = (n) => Math.min(10 * 2 ** Math.min(n, 8), 1000) + Math.floor(Math.random() * 10);
+export class SendQueue {
+    core;
+    deadLetters;
+    #workers = new Map();
+    /** Chains with new work since the last flush (wake): started without scanning every pending row. */
+    #woken = new Map();
+    #timer = null;
+    #timerAt = Infinity;
+    #scanQueued = false;
+    #flushQueued = false;
+    #stopped = false;
+    constructor(core, deadLetters) {
+        this.core = core;
+        this.deadLetters = deadLetters;
+    }
+    get #ctx() {
+        return this.core.ctx;
+    }
+    /** New work on one chain (a payment was created or made due): start its worker after this macrotask. */
+    wake(contactHash, ckey) {
+        if (this.#stopped)
+            return;
+        this.#woken.set(chainKey(contactHash, ckey), { contactHash, ckey });
+        if (this.#flushQueued)
+            return;
+        this.#flushQueued = true;
+        setImmediate(() => {
+            this.#flushQueued = false;
+            if (!this.running())
+                return;
+            for (const [key, chain] of this.#woken) {
+                this.#woken.delete(key);
+                this.#start(chain.contactHash, chain.ckey);
+            }
+        });
+    }
+    /** Looks at every chain (startup, timers, the sweep): due chains start, the next due time arms the timer. */
+    kick() {
+        if (this.#stopped || this.#scanQueued)
+            return;
+        this.#scanQueued = true;
+        setImmediate(() => {
+            this.#scanQueued = false;
+            this.#scan();
+        });
+    }
+    registerJobs() {
+        this.#ctx.jobs.register({
+            name: 'send-sweep',
+            processor: 'transaction',
+            everyMs: SWEEP_MS,
+            run: () => {
+                this.recoverStuck(this.core.now() - STUCK_SENDING_MS, false);
+                this.kick();
+            },
+        });
+    }
+    /** Starts sending once the node's processors run (they start after every plugin is loaded). */
+    startWhenRunning(deadline = Date.now() + 30_000) {
+        if (this.#stopped)
+            return;
+        if (this.#ctx.kernel.jobs.running())
+            return this.kick();
+        if (Date.now() > deadline)
+            return; // the sweep job takes over when processors start later
+        setTimeout(() => this.startWhenRunning(deadline), 20).unref();
+    }
+    /**
+     * Stops taking work and waits for the attempts in flight, at most STOP_WAIT_MS: an attempt still waiting on an
+     * unreachable peer is left in `sending`, and the next start recovers it (resent, settled once).
+     */
+    async stop() {
+        this.#stopped = true;
+        if (this.#timer)
+            clearTimeout(this.#timer);
+        this.#timer = null;
+        let timer;
+        const cap = new Promise((resolve) => {
+            timer = setTimeout(resolve, STOP_WAIT_MS);
+        });
+        await Promise.race([Promise.allSettled([...this.#workers.values()]), cap]);
+        clearTimeout(timer);
+    }
+    /**
+     * Rows in `sending` with no attempt alive go back to `pending`, in doubt (the peer may hold them: it answers a
+     * resend from its record), or to `failed` + needs_review after MAX_RECOVERIES. At startup every `sending` row is
+     * orphaned (this process is the only writer of its database and nothing was in flight before it started).
+     */
+    recoverStuck(olderThan, startup) {
+        const rows = this.core.store.sendingRows(olderThan).filter((r) => startup || !this.#workers.has(chainKey(r.contactHash, r.currencyKey)));
+        if (rows.length === 0)
+            return 0;
+        this.#ctx.db.tx(() => {
+            for (const r of rows) {
+                const fresh = this.core.store.get(r.txid);
+                if (fresh.status !== 'sending')
+                    continue;
+                // A fulfilled routed leg is owed whatever happens: it is resent, never given up.
+                if (fresh.recoveryCount >= MAX_RECOVERIES && !fresh.condition) {
+                    const reason = 'stuck in sending after 3 recoveries';
+                    this.core.finalize(fresh, 'failed', `${RECOVERY_EXHAUSTED}: ${reason}`, { needsReview: true, inDoubt: true });
+                    this.deadLetters.giveUp(fresh.txid, new PeerDeliveryError(RECOVERY_EXHAUSTED, reason));
+                }
+                else {
+                    this.core.update(fresh, {
+                        status: 'pending',
+                        inDoubt: true,
+                        recoveryCount: fresh.recoveryCount + 1,
+                        sendingStartedAt: null,
+                        nextAttemptAt: this.core.now(),
+                    });
+                }
+            }
+        });
+        this.#ctx.log.warn('payments recovered from sending', { count: rows.length, startup });
+        return rows.length;
+    }
+    /** Our unresolved payment on a chain should be retried now (the peer is evidently reachable). */
+    expedite(row) {
+        if (row.status !== 'pending' || row.nextAttemptAt <= this.core.now())
+            return;
+        this.#ctx.db.tx(() => {
+            const fresh = this.core.store.get(row.txid);
+            if (fresh && fresh.status === 'pending')
+                this.core.update(fresh, { nextAttemptAt: this.core.now() });
+        });
+        this.wake(row.contactHash, row.currencyKey);
+    }
+    /**
+     * An outgoing payment whose fate we had given up on (failed, cancelled after a lost answer) turns out to be held
+     * by the peer: send it again as it was signed; the peer answers from its record and it completes here too.
+     * Call inside a transaction.
+     */
+    revive(row, why) {
+        if (row.type !== 'sent' || !row.content || (row.status !== 'failed' && row.status !== 'cancelled'))
+            return false;
+        this.#reopen(row, { inDoubt: true, heldOnly: true, attempts: 0 }, `revived: ${why}`);
+        this.#ctx.log.warn('payment revived', { txid: row.txid, why });
+        return true;
+    }
+    /**
+     * A payment failed for delivery sent again (an operator retry from the dead letter queue, or of the payment request
+     * it paid): it goes back to `pending` for one more
+     * attempt (its attempts stay at the limit, so a transport failure fails it again at once). Not in doubt, it is
+     * re-signed onto the current chain head when it leaves the queue (same txid and time: the txid commits to them);
+     * in doubt, it is resent unchanged and the peer answers from its record. Call inside a transaction.
+     */
+    retryFailed(row, why) {
+        this.#reopen(row, { attempts: Math.max(row.attempts, MAX_TRANSPORT_FAILURES - 1), repoints: 0, heldOnly: false }, `retried: ${why}`);
+        this.#ctx.log.info('failed payment sent again', { txid: row.txid, in_doubt: row.inDoubt, why });
+    }
+    #reopen(row, patch, reason) {
+        this.core.update(row, { ...patch, status: 'pending', busyRetries: 0, nextAttemptAt: this.core.now(), failureReason: reason });
+        this.#ctx.db.afterCommit(() => this.wake(row.contactHash, row.currencyKey));
+    }
+    // ---- dispatch
+    /** Whether payments are being sent: the node's processors run and the queue is not stopping. */
+    running() {
+        return !this.#stopped && this.#ctx.kernel.jobs.running();
+    }
+    #start(contactHash, ckey) {
+        const key = chainKey(contactHash, ckey);
+        if (this.#workers.has(key))
+            return; // the running worker picks the new row up in its loop
+        const worker = this.#work(contactHash, ckey).finally(() => this.#workers.delete(key));
+        this.#workers.set(key, worker);
+    }
+    #scan() {
+        if (!this.running())
+            return;
+        const now = this.core.now();
+        this.#expireUnsent(now);
+        let nextAt = Infinity;
+        for (const chain of this.core.store.pendingChains()) {
+            if (this.#workers.has(chainKey(chain.contact_hash, chain.currency_key)))
+                continue;
+            if (chain.next_attempt_at > now)
+                nextAt = Math.min(nextAt, chain.next_attempt_at);
+            else
+                this.#start(chain.contact_hash, chain.currency_key);
+        }
+        const expiry = this.core.store.nextExpiry();
+        if (expiry !== null)
+            nextAt = Math.min(nextAt, expiry);
+        this.arm(nextAt);
+    }
+    /** Makes sure a scan runs at `at` (the next retry or expiry). One timer for the whole queue. */
+    arm(at) {
+        if (at === Infinity || this.#stopped)
+            return;
+        const when = Math.max(at, Date.now() + 5);
+        if (this.#timer && this.#timerAt <= when)
+            return;
+        if (this.#timer)
+            clearTimeout(this.#timer);
+        this.#timerAt = when;
+        this.#timer = setTimeout(() => {
+            this.#timer = null;
+            this.#timerAt = Infinity;
+            this.#scan();
+        }, when - Date.now());
+        this.#timer.unref();
+    }
+    #expireUnsent(now) {
+        const rows = this.core.store.expiredUnsent(now);
+        if (rows.length === 0)
+            return;
+        this.#ctx.db.tx(() => {
+            for (const r of rows) {
+                const fresh = this.core.store.get(r.txid);
+                if (fresh.status === 'pending' && !fresh.inDoubt)
+                    this.core.finalize(fresh, 'cancelled', 'expired: not delivered within directTxExpiration');
+            }
+        });
+    }
+    /** Sends the chain's pending payments oldest first; stops at the first one not due yet (and arms the timer). */
+    async #work(contactHash, ckey) {
+        for (;;) {
+            if (!this.running())
+                return;
+            const row = this.core.store.nextPending(contactHash, ckey);
+            if (!row)
+                return;
+            if (row.nextAttemptAt > this.core.now()) {
+                this.arm(row.nextAttemptAt);
+                return;
+            }
+            try {
+                await this.#attempt(row);
+            }
+            catch (err) {
+                // A bug must not wedge the chain: the row stays where it is and the sweep recovers it if it was sending.
+                this.#ctx.log.error('payment attempt failed unexpectedly', { txid: row.txid, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+                return;
+            }
+        }
+    }
+    // ---- one attempt
+    async #attempt(row) {
+        const prepared = this.#prepare(row);
+        if (!prepared)
+            return;
+        const { sending, wasInDoubt } = prepared;
+        const target = this.core.contacts.target(sending.contactHash);
+        let reply;
+        try {
+            if (!target)
+                throw new PeerDeliveryError('no_target', 'the contact has no known keys or address');
+            const payload = {
+                type: MSG.send,
+                content: sending.content,
+                sender_signature: sending.senderSignature,
+                ...(sending.heldOnly ? { held_only: true } : {}),
+            };
+            reply = await this.#ctx.peer.request(target, payload);
+        }
+        catch (err) {
+            // With a Tor address the kernel may fall back to https/http: an earlier path may have delivered.
+            this.#transportFailure(sending, err, wasInDoubt, !target?.addresses.tor);
+            return;
+        }
+        if (reply.ok)
+            this.#accepted(sending, reply);
+        else
+            this.#refused(sending, reply);
+    }
+    /** Signs (unless in doubt) and moves the row to `sending`; null when there is nothing to send. */
+    #prepare(row) {
+        return this.#ctx.db.tx(() => {
+            const r = this.core.store.get(row.txid);
+            if (!r || r.status !== 'pending')
+                return null;
+            const now = this.core.now();
+            if (!r.inDoubt) {
+                if (r.expiresAt !== null && r.expiresAt <= now) {
+                    this.core.finalize(r, 'cancelled', 'expired: not delivered within directTxExpiration');
+                    return null;
+                }
+                if (!r.condition && !this.core.contacts.line(r.contactHash, r.currency)) {
+                    this.core.finalize(r, 'rejected', 'contact_not_accepted: the contact or its line in this currency is not accepted');
+                    return null;
+                }
+                const prev = this.core.store.head(r.contactHash, r.currency);
+                const content = buildContent({
+                    txid: r.txid,
+                    prev,
+                    from: r.fromHash,
+                    to: r.toHash,
+                    amount: r.amount.toString(),
+                    currency: r.currency,
+                    time: r.timeMicros,
+                    salt: r.salt,
+                    ...(r.condition
+                        ? // A fulfilled routed leg: its description (the originator's own) stays on this node.
+                            { memo: r.memo, condition: r.condition, fulfillment: r.fulfillment ?? undefined }
+                        : {
+                            memo: MEMO_STANDARD,
+                            ...(r.description ? { description: r.description } : {}),
+                            ...(r.expiresAt !== null ? { expires: r.expiresAt } : {}),
+                        }),
+                });
+                const signature = this.#ctx.identity.sign(signedBytes(content)).toString('base64url');
+                const sending = this.core.update(r, {
+                    prevTxid: prev,
+                    content,
+                    senderSignature: signature,
+                    status: 'sending',
+                    inDoubt: true,
+                    sendingStartedAt: now,
+                });
+                return { sending, wasInDoubt: false };
+            }
+            const sending = this.core.update(r, { status: 'sending', sendingStartedAt: now });
+            return { sending, wasInDoubt: true };
+        });
+    }
+    #transportFailure(row, err, wasInDoubt, singlePath = false) {
+        const failure = err instanceof PeerDeliveryError ? err : new PeerDeliveryError('error', err instanceof Error ? err.message : String(err));
+        const code = failure.code;
+        const reason = `${code}: ${failure.message}`;
+        const delivered = !(NOT_DELIVERED.has(code) || /^http_\d+$/.test(code) || (singlePath && code === 'unreachable' && NEVER_CONNECTED.test(reason)));
+        const inDoubt = wasInDoubt || delivered;
+        const permanent = !failure.transient;
+        this.#ctx.db.tx(() => {
+            const r = this.core.store.get(row.txid);
+            if (!r || r.status !== 'sending')
+                return;
+            const attempts = r.attempts + 1;
+            if (r.condition && (permanent || attempts >= MAX_TRANSPORT_FAILURES)) {
+                // A fulfilled routed leg: the payee holds the preimage and this node was paid upstream with it, so the
+                // entry is owed. It is parked for the operator to see, and keeps going at the slowest retry pace.
+                this.deadLetters.undelivered({ ...r, attempts }, failure);
+                this.core.update(r, {
+                    status: 'pending',
+                    attempts,
+                    inDoubt,
+                    sendingStartedAt: null,
+                    failureReason: reason,
+                    nextAttemptAt: this.core.now() + backoffMs(MAX_TRANSPORT_FAILURES),
+                });
+                return;
+            }
+            if (permanent || attempts >= MAX_TRANSPORT_FAILURES) {
+                const failed = this.core.finalize(r, 'failed', `${DELIVERY_FAILED} after ${attempts} attempt(s): ${reason}`, {
+                    attempts,
+                    inDoubt,
+                    needsReview: inDoubt,
+                });
+                this.deadLetters.undelivered(failed, failure);
+                return;
+            }
+            this.core.update(r, {
+                status: 'pending',
+                attempts,
+                inDoubt,
+                sendingStartedAt: null,
+                failureReason: reason,
+                nextAttemptAt: this.core.now() + backoffMs(attempts),
+            });
+        });
+        this.#ctx.log.warn('payment delivery failed', { txid: row.txid, reason });
+    }
+    #accepted(row, reply) {
+        const data = reply.data;
+        let content;
+        try {
+            if (data.status !== 'completed')
+                throw new ContentError(`unexpected status ${String(data.status)}`);
+            content = parseContent(data.content);
+            if (content.txid !== row.txid || content.from !== row.fromHash || content.to !== row.toHash || content.amountMinor !== row.amount) {
+                throw new ContentError('the countersigned content is not this payment');
+            }
+            if (currencyKey(content.currency) !== row.currencyKey)
+                throw new ContentError('the countersigned currency differs');
+            const bytes = signedBytes(data.content);
+            if (typeof data.recipient_signature !== 'string' || !this.#ctx.identity.verify(reply.sender.publicKey, bytes, Buffer.from(data.recipient_signature, 'base64url'))) {
+                throw new ContentError('the recipient signature does not verify');
+            }
+            if (data.content !== row.content) {
+                // The peer holds an earlier signing of this payment (a resend after a crash re-signed it): it must be ours.
+                if (typeof data.sender_signature !== 'string' || !this.#ctx.identity.verify(this.#ctx.identity.publicKey, bytes, Buffer.from(data.sender_signature, 'base64url'))) {
+                    throw new ContentError('the peer holds a content this node did not sign');
+                }
+            }
+        }
+        catch (err) {
+            this.#transportFailure(row, new PeerDeliveryError('invalid_reply', err instanceof Error ? err.message : String(err)), true);
+            return;
+        }
+        this.#ctx.db.tx(() => {
+            const r = this.core.store.get(row.txid);
+            if (!r || r.status === 'completed')
+                return;
+            const head = this.core.store.head(r.contactHash, r.currency);
+            const anomaly = head !== content.prev;
+            if (anomaly) {
+                this.#ctx.log.error('completed payment does not extend the local chain head', { txid: r.txid, head, prev: content.prev });
+            }
+            this.core.complete(r, {
+                content: data.content,
+                prevTxid: content.prev,
+                senderSignature: data.content === row.content ? row.senderSignature : data.sender_signature,
+                recipientSignature: data.recipient_signature,
+                counterpartyPublicKey: reply.sender.publicKey.toString('base64url'),
+                needsReview: anomaly || r.needsReview,
+            });
+            if (typeof data.available_credit === 'string' && /^\d{1,40}$/.test(data.available_credit)) {
+                this.core.contacts.recordAvailableCredit(r.contactHash, r.currency, BigInt(data.available_credit));
+            }
+        });
+    }
+    #refused(row, reply) {
+        const code = reply.error?.code ?? 'refused';
+        const message = reply.error?.message ?? '';
+        let kick = false;
+        this.#ctx.db.tx(() => {
+            const r = this.core.store.get(row.txid);
+            if (!r || r.status !== 'sending')
+                return;
+            const now = this.core.now();
+            switch (code) {
+                case REFUSAL.notHeld: {
+                    this.core.finalize(r, 'failed', `${code}: the contact named this payment as its chain head but holds no record of it; not sent again without the operator`, {
+                        inDoubt: false,
+                        heldOnly: false,
+                        needsReview: true,
+                    });
+                    return;
+                }
+                case REFUSAL.chainBusy: {
+                    const busy = r.busyRetries + 1;
+                    if (busy > MAX_BUSY_RETRIES) {
+                        this.core.finalize(r, 'failed', `chain_busy: the contact kept settling its own payments (${busy} tries)`, { inDoubt: false });
+                        return;
+                    }
+                    this.core.update(r, { status: 'pending', inDoubt: false, busyRetries: busy, sendingStartedAt: null, nextAttemptAt: now + busyDelay(busy) });
+                    kick = true;
+                    return;
+                }
+                case REFUSAL.invalidPrevious: {
+                    const expected = typeof reply.data.expected_txid === 'string' ? reply.data.expected_txid : null;
+                    const head = this.core.store.head(r.contactHash, r.currency);
+                    // The chain moved on since we signed (the contact's own payments landed here meanwhile): that is progress,
+                    // however often it happens under traffic both ways; only refusals that do not converge count.
+                    const progressed = expected === head && head !== r.prevTxid;
+                    const repoints = progressed ? r.repoints : r.repoints + 1;
+                    if (repoints > MAX_REPOINTS) {
+                        this.core.finalize(r, 'failed', `invalid_previous_txid: still refused after ${MAX_REPOINTS} re-pointings (expected ${expected})`, {
+                            inDoubt: false,
+                            needsReview: true,
+                        });
+                        return;
+                    }
+                    if (expected === head) {
+                        // Our head moved since we signed: re-sign onto it.
+                        this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
+                        kick = true;
+                        return;
+                    }
+                    const known = expected ? this.core.store.get(expected) : null;
+                    if (known && known.contactHash === r.contactHash && known.status === 'completed') {
+                        // The contact's head is an earlier link of our chain: the links after it are its own payments, settled
+                        // here and not yet there (their answers are on the way). A lag, not a fork: re-sign onto our head; the
+                        // contact answers chain_busy until it has caught up. Only MAX_REPOINTS of these without progress.
+                        this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
+                        kick = true;
+                        return;
+                    }
+                    if (known && known.contactHash === r.contactHash && this.revive(known, `the contact's chain head is this payment (refusal of ${r.txid})`)) {
+                        this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
+                        kick = true;
+                        return;
+                    }
+                    this.core.finalize(r, 'failed', `chain_mismatch: the contact expects previous ${expected ?? 'null'}, this node's head is ${head ?? 'null'}`, {
+                        inDoubt: false,
+                        needsReview: true,
+                    });
+                    return;
+                }
+                case REFUSAL.expired:
+                    this.core.finalize(r, 'cancelled', `expired: ${message}`, { inDoubt: false });
+                    return;
+                default:
+                    this.core.finalize(r, 'rejected', `${code}: ${message}`, { inDoubt: false });
+            }
+        });
+        if (kick)
+            this.wake(row.contactHash, row.currencyKey);
+    }
+}
+export const chainKey = (contactHash, ckey) => `${contactHash}:${ckey}`;
+//# sourceMappingURL=sender.js.map

@@ -1,0 +1,83 @@
+/**
+ * The `ledger` service object (see api.ts).
+ */
+import { ApiError } from '../../sdk/index.js';
+import { MAX_AMOUNT } from '../../kernel/money.js';
+import { deriveTxid, newSalt, nowMicros } from './content.js';
+import { unconfirmed } from './dead-letters.js';
+import { publicTx } from './core.js';
+import { createLegService } from './legs.js';
+export function createLedgerService(core, queue) {
+    const { ctx, store } = core;
+    return {
+        send(payment) {
+            if (payment.amount <= 0n || payment.amount > MAX_AMOUNT)
+                throw new RangeError('payment amount out of range');
+            if (payment.contactHash === core.ownHash())
+                throw new RangeError('a payment to this node itself');
+            // A retired node sends nothing (its identity may live on elsewhere): a payment accepted now would wait in
+            // the queue and go out on unretire, long after the caller gave up on it.
+            if (ctx.kernel.isRetired())
+                throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
+            return ctx.db.tx(() => {
+                const now = core.now();
+                const expirySeconds = Number(ctx.settings.get('directTxExpiration') ?? 0);
+                const time = nowMicros(now);
+                const salt = newSalt();
+                const from = core.ownHash();
+                const txid = deriveTxid({ from, to: payment.contactHash, amount: payment.amount, currency: payment.currency, time, salt });
+                const row = store.insert({
+                    txid,
+                    type: 'sent',
+                    status: 'pending',
+                    contactHash: payment.contactHash,
+                    counterpartyPublicKey: null,
+                    fromHash: from,
+                    toHash: payment.contactHash,
+                    amount: payment.amount,
+                    currency: payment.currency,
+                    timeMicros: time,
+                    salt,
+                    prevTxid: null,
+                    description: payment.description ?? null,
+                    expiresAt: expirySeconds > 0 ? now + expirySeconds * 1000 : null,
+                    content: null,
+                    senderSignature: null,
+                    recipientSignature: null,
+                    senderAddress: core.ownAddress(),
+                    receiverAddress: payment.recipientAddress ?? core.contactAddress(payment.contactHash),
+                    refundOf: payment.refundOf ?? null,
+                    now,
+                });
+                if (row.expiresAt !== null)
+                    ctx.db.afterCommit(() => queue.arm(row.expiresAt));
+                ctx.db.afterCommit(() => queue.wake(row.contactHash, row.currencyKey));
+                return publicTx(row);
+            });
+        },
+        get(txid) {
+            const row = store.get(txid);
+            return row ? publicTx(row) : null;
+        },
+        list(filter) {
+            const { rows, total } = store.list(filter);
+            return { rows: rows.map(publicTx), total };
+        },
+        exportTransactions: (filter) => store.exportRows(filter),
+        balances: (contactHash) => store.balances(contactHash),
+        balance: (contactHash, currency) => store.balanceOf(contactHash, currency),
+        refunded: (txid) => store.refunded(txid),
+        resend(txid, why) {
+            const row = store.get(txid);
+            if (!row || row.type !== 'sent' || !unconfirmed(publicTx(row)))
+                return null;
+            queue.retryFailed(row, why);
+            return publicTx(store.get(txid));
+        },
+        head: (contactHash, currency) => store.head(contactHash, currency),
+        activity: (from, to) => store.activity(from, to),
+        onFinal: (listener) => core.onFinal(listener),
+        ...createLegService(core, queue),
+    };
+}
+//# sourceMappingURL=service.js.map

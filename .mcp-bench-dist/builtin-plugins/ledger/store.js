@@ -1,0 +1,593 @@
+import { fromParts, toParts } from '../../kernel/money.js';
+const MEMO_STANDARD = 'standard';
+const TX_TYPE_STANDARD = 'standard';
+/** The reference's tx_type of routed (P2P) legs. */
+const TX_TYPE_ROUTED = 'p2p';
+export const migrations = [
+    {
+        version: 1,
+        up: `
+      CREATE TABLE ledger_tx (
+        seq INTEGER PRIMARY KEY,
+        txid TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL CHECK (type IN ('sent', 'received', 'relay')),
+        tx_type TEXT NOT NULL DEFAULT 'standard',
+        status TEXT NOT NULL CHECK (status IN ('pending', 'sending', 'sent', 'accepted', 'rejected', 'cancelled', 'completed', 'failed')),
+        contact_hash TEXT NOT NULL,
+        counterparty_pubkey TEXT,
+        from_hash TEXT NOT NULL,
+        to_hash TEXT NOT NULL,
+        amount_whole INTEGER NOT NULL,
+        amount_frac INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        currency_key TEXT NOT NULL,
+        time_us INTEGER NOT NULL,
+        salt TEXT NOT NULL,
+        prev_txid TEXT,
+        memo TEXT NOT NULL DEFAULT 'standard',
+        description TEXT,
+        expires_at INTEGER,
+        content TEXT,
+        sender_sig TEXT,
+        recipient_sig TEXT,
+        sender_address TEXT,
+        receiver_address TEXT,
+        refund_of TEXT,
+        in_doubt INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        repoints INTEGER NOT NULL DEFAULT 0,
+        busy_retries INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0,
+        sending_started_at INTEGER,
+        recovery_count INTEGER NOT NULL DEFAULT 0,
+        needs_review INTEGER NOT NULL DEFAULT 0,
+        failure_reason TEXT,
+        chain_pos INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        completed_at INTEGER
+      );
+      CREATE INDEX ledger_tx_queue ON ledger_tx (status, contact_hash, currency_key, seq);
+      CREATE INDEX ledger_tx_chain ON ledger_tx (contact_hash, currency_key, chain_pos);
+      CREATE INDEX ledger_tx_pos ON ledger_tx (chain_pos) WHERE chain_pos IS NOT NULL;
+      CREATE INDEX ledger_tx_listing ON ledger_tx (type, seq);
+      CREATE INDEX ledger_tx_contact ON ledger_tx (contact_hash, seq);
+      CREATE INDEX ledger_tx_refund ON ledger_tx (refund_of) WHERE refund_of IS NOT NULL;
+      CREATE TABLE ledger_balances (
+        contact_hash TEXT NOT NULL,
+        currency_key TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        received_whole INTEGER NOT NULL DEFAULT 0,
+        received_frac INTEGER NOT NULL DEFAULT 0,
+        sent_whole INTEGER NOT NULL DEFAULT 0,
+        sent_frac INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (contact_hash, currency_key)
+      ) WITHOUT ROWID;
+    `,
+    },
+    {
+        // A payment we had given up on, sent again only to collect the contact's record of it (docs/security.md).
+        version: 2,
+        up: `ALTER TABLE ledger_tx ADD COLUMN held_only INTEGER NOT NULL DEFAULT 0;`,
+    },
+    {
+        // Legs of routed payments: `type` keeps the direction (sent/received) that balances and the send queue read,
+        // `relay` marks a relay's two legs (shown as type relay). A leg is locked to `lock_condition` while `accepted`
+        // (the payee counts it against the credit it extends) and becomes a chain entry with its `lock_fulfillment`.
+        version: 3,
+        up: `
+      ALTER TABLE ledger_tx ADD COLUMN relay INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE ledger_tx ADD COLUMN lock_condition TEXT;
+      ALTER TABLE ledger_tx ADD COLUMN lock_fulfillment TEXT;
+      CREATE INDEX ledger_tx_locks ON ledger_tx (contact_hash, currency_key) WHERE status = 'accepted' AND lock_condition IS NOT NULL;
+      CREATE INDEX ledger_tx_memo ON ledger_tx (memo) WHERE memo <> 'standard';
+    `,
+    },
+];
+export const currencyKey = (currency) => currency.toLowerCase();
+/** Rows per read of an export: large enough that a read's fixed cost vanishes, small enough to hold the loop briefly. */
+const EXPORT_PAGE = 1000;
+const EXPORT_COLUMNS = 'seq, txid, type, tx_type, status, contact_hash, amount_whole, amount_frac, currency, description, created_at';
+const EXPORT_DETAIL = 'memo, sender_address, receiver_address, sender_sig, recipient_sig, content, prev_txid, recovery_count, expires_at';
+const MINOR_PER_UNIT = 100000000n;
+const optionalNumber = (v) => (v === null ? null : Number(v));
+/** A row of an export read (raw, safe integers), checked: an amount that is not an integer pair must never be written out. */
+function exportedTx(r, source, detail) {
+    const whole = r[6];
+    const frac = r[7];
+    if (typeof whole !== 'bigint' || typeof frac !== 'bigint' || frac < 0n || frac >= MINOR_PER_UNIT) {
+        throw new Error(`ledger_tx row ${String(r[0])} (${source}): the amount is not a whole and fraction pair`);
+    }
+    return {
+        seq: Number(r[0]),
+        source,
+        txid: r[1],
+        type: r[2],
+        txType: r[3],
+        status: r[4],
+        contactHash: r[5],
+        amount: fromParts(whole, frac),
+        currency: r[8],
+        description: r[9],
+        createdAt: Number(r[10]),
+        detail: detail
+            ? {
+                memo: r[11],
+                senderAddress: r[12],
+                receiverAddress: r[13],
+                senderSignature: r[14],
+                recipientSignature: r[15],
+                content: r[16],
+                prevTxid: r[17],
+                recoveryCount: Number(r[18]),
+                expiresAt: optionalNumber(r[19]),
+            }
+            : null,
+    };
+}
+const num = (v) => (v === null ? null : Number(v));
+function toRow(r) {
+    return {
+        seq: Number(r.seq),
+        txid: r.txid,
+        type: r.type === 'sent' ? 'sent' : 'received',
+        txType: r.tx_type,
+        status: r.status,
+        contactHash: r.contact_hash,
+        counterpartyPublicKey: r.counterparty_pubkey,
+        fromHash: r.from_hash,
+        toHash: r.to_hash,
+        amount: fromParts(r.amount_whole, r.amount_frac),
+        currency: r.currency,
+        currencyKey: r.currency_key,
+        timeMicros: Number(r.time_us),
+        salt: r.salt,
+        prevTxid: r.prev_txid,
+        memo: r.memo,
+        description: r.description,
+        expiresAt: num(r.expires_at),
+        content: r.content,
+        senderSignature: r.sender_sig,
+        recipientSignature: r.recipient_sig,
+        senderAddress: r.sender_address,
+        receiverAddress: r.receiver_address,
+        refundOf: r.refund_of,
+        inDoubt: r.in_doubt === 1n,
+        heldOnly: r.held_only === 1n,
+        attempts: Number(r.attempts),
+        repoints: Number(r.repoints),
+        busyRetries: Number(r.busy_retries),
+        nextAttemptAt: Number(r.next_attempt_at),
+        sendingStartedAt: num(r.sending_started_at),
+        recoveryCount: Number(r.recovery_count),
+        needsReview: r.needs_review === 1n,
+        failureReason: r.failure_reason,
+        chainPos: num(r.chain_pos),
+        createdAt: Number(r.created_at),
+        updatedAt: Number(r.updated_at),
+        completedAt: num(r.completed_at),
+        relay: r.relay === 1n,
+        outgoing: r.type === 'sent',
+        condition: r.lock_condition,
+        fulfillment: r.lock_fulfillment,
+    };
+}
+const PATCH_COLUMNS = {
+    status: 'status',
+    prevTxid: 'prev_txid',
+    content: 'content',
+    senderSignature: 'sender_sig',
+    recipientSignature: 'recipient_sig',
+    inDoubt: 'in_doubt',
+    heldOnly: 'held_only',
+    attempts: 'attempts',
+    repoints: 'repoints',
+    busyRetries: 'busy_retries',
+    nextAttemptAt: 'next_attempt_at',
+    sendingStartedAt: 'sending_started_at',
+    recoveryCount: 'recovery_count',
+    needsReview: 'needs_review',
+    failureReason: 'failure_reason',
+    counterpartyPublicKey: 'counterparty_pubkey',
+    fulfillment: 'lock_fulfillment',
+    description: 'description',
+};
+export class LedgerStore {
+    db;
+    #insert;
+    #byTxid;
+    #head;
+    #nextPos;
+    #complete;
+    #balanceGet;
+    #balanceUpsert;
+    #balancesAll;
+    #balancesOne;
+    #chainRows;
+    #unresolvedOut;
+    #nextPending;
+    #dueChains;
+    #nextExpiry;
+    #refunds;
+    #patchCache = new Map();
+    #cache = new Map();
+    #pos = null;
+    /** A prepared statement, prepared once (preparing costs more than running these small queries). */
+    #stmt(sql, safeIntegers = false) {
+        const key = `${safeIntegers ? 1 : 0}${sql}`;
+        let stmt = this.#cache.get(key);
+        if (!stmt) {
+            stmt = this.db.prepare(sql);
+            if (safeIntegers)
+                stmt.safeIntegers(true);
+            this.#cache.set(key, stmt);
+        }
+        return stmt;
+    }
+    constructor(db) {
+        this.db = db;
+        this.#insert = db.prepare(`INSERT INTO ledger_tx (txid, type, status, contact_hash, counterparty_pubkey, from_hash, to_hash,
+        amount_whole, amount_frac, currency, currency_key, time_us, salt, prev_txid, description, expires_at, content, sender_sig,
+        recipient_sig, sender_address, receiver_address, refund_of, memo, tx_type, relay, lock_condition, created_at, updated_at)
+      VALUES (@txid, @type, @status, @contact_hash, @counterparty_pubkey, @from_hash, @to_hash, @amount_whole, @amount_frac, @currency,
+        @currency_key, @time_us, @salt, @prev_txid, @description, @expires_at, @content, @sender_sig, @recipient_sig, @sender_address,
+        @receiver_address, @refund_of, @memo, @tx_type, @relay, @lock_condition, @now, @now)`);
+        this.#byTxid = db.prepare('SELECT * FROM ledger_tx WHERE txid = ?').safeIntegers(true);
+        this.#head = db.prepare(`SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos DESC LIMIT 1`);
+        this.#nextPos = db.prepare('SELECT chain_pos AS pos FROM ledger_tx INDEXED BY ledger_tx_pos WHERE chain_pos IS NOT NULL ORDER BY chain_pos DESC LIMIT 1');
+        this.#complete = db.prepare(`UPDATE ledger_tx SET status = 'completed', chain_pos = ?, completed_at = ?, updated_at = ?, in_doubt = 0, next_attempt_at = 0,
+        sending_started_at = NULL, failure_reason = NULL WHERE seq = ?`);
+        this.#balanceGet = db.prepare('SELECT * FROM ledger_balances WHERE contact_hash = ? AND currency_key = ?').safeIntegers(true);
+        this.#balanceUpsert = db.prepare(`INSERT INTO ledger_balances (contact_hash, currency_key, currency, received_whole, received_frac,
+        sent_whole, sent_frac, updated_at) VALUES (@contact_hash, @currency_key, @currency, @rw, @rf, @sw, @sf, @now)
+      ON CONFLICT (contact_hash, currency_key) DO UPDATE SET received_whole = @rw, received_frac = @rf, sent_whole = @sw, sent_frac = @sf,
+        updated_at = @now`);
+        this.#balancesAll = db.prepare('SELECT * FROM ledger_balances ORDER BY contact_hash, currency_key').safeIntegers(true);
+        this.#balancesOne = db.prepare('SELECT * FROM ledger_balances WHERE contact_hash = ? ORDER BY currency_key').safeIntegers(true);
+        this.#chainRows = db.prepare(`SELECT txid, prev_txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos`);
+        // The hot queries name their index: without statistics the planner may prefer a scan of a whole contact's rows.
+        this.#unresolvedOut = db
+            .prepare(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = ? AND contact_hash = ? AND currency_key = ? AND type = 'sent'
+           AND (status = 'sending' OR in_doubt = 1) ORDER BY seq LIMIT 1`)
+            .safeIntegers(true);
+        this.#nextPending = db
+            .prepare(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND contact_hash = ? AND currency_key = ? AND type = 'sent'
+           ORDER BY seq LIMIT 1`)
+            .safeIntegers(true);
+        this.#dueChains = db.prepare(`SELECT t.contact_hash, t.currency_key, t.next_attempt_at FROM ledger_tx t WHERE t.seq IN (
+         SELECT MIN(seq) FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND type = 'sent' GROUP BY contact_hash, currency_key)
+       ORDER BY t.seq`);
+        this.#nextExpiry = db.prepare(`SELECT MIN(expires_at) AS at FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND type = 'sent' AND in_doubt = 0
+         AND expires_at IS NOT NULL`);
+        this.#refunds = db
+            .prepare(`SELECT amount_whole, amount_frac FROM ledger_tx WHERE refund_of = ? AND type = 'sent'
+           AND (status IN ('pending', 'sending', 'sent', 'accepted', 'completed') OR (status = 'failed' AND in_doubt = 1))`)
+            .safeIntegers(true);
+    }
+    insert(t) {
+        const { whole, frac } = toParts(t.amount);
+        const info = this.#insert.run({
+            txid: t.txid,
+            type: t.type,
+            status: t.status,
+            contact_hash: t.contactHash,
+            counterparty_pubkey: t.counterpartyPublicKey,
+            from_hash: t.fromHash,
+            to_hash: t.toHash,
+            amount_whole: whole,
+            amount_frac: frac,
+            currency: t.currency,
+            currency_key: currencyKey(t.currency),
+            time_us: t.timeMicros,
+            salt: t.salt,
+            prev_txid: t.prevTxid,
+            description: t.description,
+            expires_at: t.expiresAt,
+            content: t.content,
+            sender_sig: t.senderSignature,
+            recipient_sig: t.recipientSignature,
+            sender_address: t.senderAddress,
+            receiver_address: t.receiverAddress,
+            refund_of: t.refundOf,
+            memo: t.memo ?? MEMO_STANDARD,
+            tx_type: t.condition ? TX_TYPE_ROUTED : TX_TYPE_STANDARD,
+            relay: t.relay ? 1 : 0,
+            lock_condition: t.condition ?? null,
+            now: t.now,
+        });
+        return {
+            seq: Number(info.lastInsertRowid),
+            txid: t.txid,
+            type: t.type,
+            txType: t.condition ? TX_TYPE_ROUTED : TX_TYPE_STANDARD,
+            status: t.status,
+            contactHash: t.contactHash,
+            counterpartyPublicKey: t.counterpartyPublicKey,
+            fromHash: t.fromHash,
+            toHash: t.toHash,
+            amount: t.amount,
+            currency: t.currency,
+            currencyKey: currencyKey(t.currency),
+            timeMicros: t.timeMicros,
+            salt: t.salt,
+            prevTxid: t.prevTxid,
+            memo: t.memo ?? MEMO_STANDARD,
+            description: t.description,
+            expiresAt: t.expiresAt,
+            content: t.content,
+            senderSignature: t.senderSignature,
+            recipientSignature: t.recipientSignature,
+            senderAddress: t.senderAddress,
+            receiverAddress: t.receiverAddress,
+            refundOf: t.refundOf,
+            inDoubt: false,
+            heldOnly: false,
+            attempts: 0,
+            repoints: 0,
+            busyRetries: 0,
+            nextAttemptAt: 0,
+            sendingStartedAt: null,
+            recoveryCount: 0,
+            needsReview: false,
+            failureReason: null,
+            chainPos: null,
+            createdAt: t.now,
+            updatedAt: t.now,
+            completedAt: null,
+            relay: t.relay ?? false,
+            outgoing: t.type === 'sent',
+            condition: t.condition ?? null,
+            fulfillment: null,
+        };
+    }
+    get(txid) {
+        const r = this.#byTxid.get(txid);
+        return r ? toRow(r) : null;
+    }
+    patch(seq, patch, now) {
+        const keys = Object.keys(patch).filter((k) => patch[k] !== undefined).sort();
+        const sig = keys.join(',');
+        let stmt = this.#patchCache.get(sig);
+        if (!stmt) {
+            const sets = keys.map((k) => `${PATCH_COLUMNS[k]} = @${k}`);
+            stmt = this.db.prepare(`UPDATE ledger_tx SET ${[...sets, 'updated_at = @now'].join(', ')} WHERE seq = @seq`);
+            this.#patchCache.set(sig, stmt);
+        }
+        const params = { seq, now };
+        for (const k of keys) {
+            const v = patch[k];
+            params[k] = typeof v === 'boolean' ? (v ? 1 : 0) : v;
+        }
+        stmt.run(params);
+    }
+    /** Marks a row completed at the end of its chain and adds it to the balances; returns its chain position. Call inside a transaction. */
+    complete(row, now) {
+        // Chain positions only order completed rows; a gap (a rolled-back transaction) is harmless.
+        this.#pos ??= this.#nextPos.get()?.pos ?? 0;
+        const pos = ++this.#pos;
+        this.#complete.run(pos, now, now, row.seq);
+        this.addToBalance(row.contactHash, row.currency, row.type === 'received' ? 'received' : 'sent', row.amount, now);
+        return pos;
+    }
+    head(contactHash, currency) {
+        return this.#head.get(contactHash, currencyKey(currency))?.txid ?? null;
+    }
+    /** The completed chain in completion order: [txid, prev]. */
+    chain(contactHash, currency) {
+        return this.#chainRows.all(contactHash, currencyKey(currency));
+    }
+    /** Currencies in which this node has a completed chain with the contact. */
+    chainCurrencies(contactHash) {
+        return this.#stmt(`SELECT MIN(currency) AS currency FROM ledger_tx WHERE contact_hash = ? AND status = 'completed' GROUP BY currency_key`).all(contactHash).map((r) => r.currency);
+    }
+    /** Our outgoing payment on this chain whose fate is open at the peer (in flight or in doubt), if any. */
+    unresolvedOutgoing(contactHash, currency) {
+        const key = currencyKey(currency);
+        const sending = this.#unresolvedOut.get('sending', contactHash, key);
+        const pending = this.#unresolvedOut.get('pending', contactHash, key);
+        const r = sending && pending ? (sending.seq < pending.seq ? sending : pending) : (sending ?? pending);
+        return r ? toRow(r) : null;
+    }
+    nextPending(contactHash, currencyKeyValue) {
+        const r = this.#nextPending.get(contactHash, currencyKeyValue);
+        return r ? toRow(r) : null;
+    }
+    /** Chains holding pending outgoing payments with the retry time of their oldest one, oldest first. */
+    pendingChains() {
+        return this.#dueChains.all();
+    }
+    /** The earliest expiry of a pending payment that never reached the network, or null. */
+    nextExpiry() {
+        return this.#nextExpiry.get().at;
+    }
+    balanceOf(contactHash, currency) {
+        const r = this.#balanceGet.get(contactHash, currencyKey(currency));
+        if (!r)
+            return { received: 0n, sent: 0n };
+        return { received: fromParts(r.received_whole, r.received_frac), sent: fromParts(r.sent_whole, r.sent_frac) };
+    }
+    addToBalance(contactHash, currency, side, amount, now) {
+        const current = this.balanceOf(contactHash, currency);
+        const next = { ...current, [side]: current[side] + amount };
+        const r = toParts(next.received);
+        const s = toParts(next.sent);
+        this.#balanceUpsert.run({
+            contact_hash: contactHash,
+            currency_key: currencyKey(currency),
+            currency,
+            rw: r.whole,
+            rf: r.frac,
+            sw: s.whole,
+            sf: s.frac,
+            now,
+        });
+    }
+    balances(contactHash) {
+        const rows = (contactHash ? this.#balancesOne.all(contactHash) : this.#balancesAll.all());
+        return rows.map((r) => ({
+            contactHash: r.contact_hash,
+            currency: r.currency,
+            received: fromParts(r.received_whole, r.received_frac),
+            sent: fromParts(r.sent_whole, r.sent_frac),
+        }));
+    }
+    /**
+     * Recomputes every balance row from the completed transactions (the totals are kept incrementally; this is the
+     * audit). Returns the rows that differed, with what they held and what they hold now. Call inside a transaction.
+     */
+    rebuildBalances(now) {
+        const sums = this.#stmt(`SELECT contact_hash, currency_key, MIN(currency) AS currency, type, SUM(amount_whole) AS w, SUM(amount_frac) AS f
+         FROM ledger_tx WHERE status = 'completed' GROUP BY contact_hash, currency_key, type`, true).all();
+        const want = new Map();
+        for (const r of sums) {
+            const key = `${r.contact_hash}:${r.currency_key}`;
+            const entry = want.get(key) ?? { contactHash: r.contact_hash, currency: r.currency, received: 0n, sent: 0n };
+            const total = fromParts(r.w, 0n) + r.f;
+            if (r.type === 'received')
+                entry.received += total;
+            else if (r.type === 'sent')
+                entry.sent += total;
+            want.set(key, entry);
+        }
+        const changed = [];
+        for (const b of this.balances()) {
+            const key = `${b.contactHash}:${currencyKey(b.currency)}`;
+            if (!want.has(key))
+                want.set(key, { contactHash: b.contactHash, currency: b.currency, received: 0n, sent: 0n });
+        }
+        for (const w of want.values()) {
+            const before = this.balanceOf(w.contactHash, w.currency);
+            if (before.received === w.received && before.sent === w.sent)
+                continue;
+            const r = toParts(w.received);
+            const s = toParts(w.sent);
+            this.#balanceUpsert.run({ contact_hash: w.contactHash, currency_key: currencyKey(w.currency), currency: w.currency, rw: r.whole, rf: r.frac, sw: s.whole, sf: s.frac, now });
+            changed.push({ contactHash: w.contactHash, currency: w.currency, before, after: { received: w.received, sent: w.sent } });
+        }
+        return changed;
+    }
+    /** Every (contact, currency) that has completed transactions. */
+    chains() {
+        return this.#stmt(`SELECT contact_hash, MIN(currency) AS currency FROM ledger_tx WHERE status = 'completed' GROUP BY contact_hash, currency_key`).all();
+    }
+    counts() {
+        const rows = this.#stmt(`SELECT status, COUNT(*) AS n FROM ledger_tx GROUP BY status`).all();
+        return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+    }
+    refunded(txid) {
+        const rows = this.#refunds.all(txid);
+        return rows.reduce((sum, r) => sum + fromParts(r.amount_whole, r.amount_frac), 0n);
+    }
+    list(f) {
+        const where = [];
+        const params = [];
+        if (f.type === 'relay')
+            where.push('relay = 1');
+        else if (f.type) {
+            where.push('type = ? AND relay = 0');
+            params.push(f.type);
+        }
+        if (f.contactHash) {
+            where.push('contact_hash = ?');
+            params.push(f.contactHash);
+        }
+        if (f.status) {
+            where.push('status = ?');
+            params.push(f.status);
+        }
+        if (f.currency) {
+            where.push('currency_key = ?');
+            params.push(currencyKey(f.currency));
+        }
+        const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+        const total = this.#stmt(`SELECT COUNT(*) AS n FROM ledger_tx ${clause}`).get(...params).n;
+        const rows = this.#stmt(`SELECT * FROM ledger_tx ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`, true).all(...params, f.limit, f.offset);
+        return { rows: rows.map(toRow), total };
+    }
+    /** What locked legs from a contact add to its debt here: incoming legs accepted (locked) and not yet settled. */
+    lockedIncoming(contactHash, currency) {
+        const r = this.#stmt(`SELECT SUM(amount_whole) AS w, SUM(amount_frac) AS f FROM ledger_tx INDEXED BY ledger_tx_locks
+         WHERE contact_hash = ? AND currency_key = ? AND status = 'accepted' AND lock_condition IS NOT NULL AND type = 'received'`, true).get(contactHash, currencyKey(currency));
+        return fromParts(r.w ?? 0n, r.f ?? 0n);
+    }
+    /**
+     * Fees earned relaying, per currency: for each route whose two legs here both completed, what came in minus what
+     * went out (exactly the relay's fee).
+     */
+    feeEarnings() {
+        const rows = this.#stmt(`SELECT MIN(currency) AS currency, SUM(CASE WHEN type = 'received' THEN amount_whole ELSE -amount_whole END) AS w,
+         SUM(CASE WHEN type = 'received' THEN amount_frac ELSE -amount_frac END) AS f
+         FROM ledger_tx WHERE relay = 1 AND memo IN (
+           SELECT memo FROM ledger_tx INDEXED BY ledger_tx_memo WHERE memo <> 'standard' AND relay = 1
+           GROUP BY memo HAVING COUNT(*) = 2 AND SUM(status = 'completed') = 2)
+         GROUP BY currency_key`, true).all();
+        return Object.fromEntries(rows.map((r) => [r.currency, fromParts(r.w, r.f)]));
+    }
+    /** This node's legs of one routed payment (memo = the route hash), oldest first. */
+    legsOf(routeHash) {
+        const rows = this.#stmt(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_memo WHERE memo = ? ORDER BY seq`, true).all(routeHash);
+        return rows.map(toRow);
+    }
+    /**
+     * The rows of `exportTransactions` in seq order, read by keyset pages: each page is one short read, so nothing
+     * holds the connection between pages. Rows are decoded as they are taken, so a row that cannot be read stops the
+     * iteration at that row, after the ones before it.
+     */
+    *exportRows(f, pageSize = EXPORT_PAGE) {
+        const where = ['seq > ?'];
+        const params = [];
+        const add = (clause, value) => {
+            where.push(clause);
+            params.push(value);
+        };
+        if (f.type)
+            add('type = ?', f.type);
+        if (f.contactHash)
+            add('contact_hash = ?', f.contactHash);
+        if (f.status)
+            add('status = ?', f.status);
+        if (f.from !== undefined)
+            add('created_at >= ?', f.from);
+        if (f.to !== undefined)
+            add('created_at < ?', f.to);
+        const detail = f.detail === true;
+        const columns = detail ? `${EXPORT_COLUMNS}, ${EXPORT_DETAIL}` : EXPORT_COLUMNS;
+        // Arrays, not objects: half the cost per row, and an export reads millions of them.
+        const stmt = this.#stmt(`SELECT ${columns} FROM ledger_tx WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`, true).raw(true);
+        let after = 0;
+        for (;;) {
+            const page = stmt.all(after, ...params, pageSize);
+            for (const raw of page)
+                yield exportedTx(raw, 'live', detail);
+            if (page.length < pageSize)
+                return;
+            after = page[page.length - 1][0];
+        }
+    }
+    /** Rows stuck in `sending` (startup: every one of them; at run time: older than the threshold). */
+    sendingRows(olderThan) {
+        const rows = this.#stmt(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'sending' AND COALESCE(sending_started_at, 0) <= ? ORDER BY seq`, true).all(olderThan);
+        return rows.map(toRow);
+    }
+    /** Pending outgoing rows whose expiry passed and that never reached the network (safe to cancel locally). */
+    expiredUnsent(now) {
+        const rows = this.#stmt(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND type = 'sent' AND in_doubt = 0
+        AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY seq`, true).all(now);
+        return rows.map(toRow);
+    }
+    /** Completed rows whose completion falls in [from, to): totals per currency and direction, and the UTC days seen. */
+    activity(from, to) {
+        // A relay's payment is counted once, by the leg it was paid (its outgoing leg is the same payment passed on).
+        const totals = this.#stmt(`SELECT MIN(currency) AS currency, CASE WHEN relay = 1 THEN 'relay' ELSE type END AS type, COUNT(*) AS n, SUM(amount_whole) AS whole,
+         SUM(amount_frac) AS frac FROM ledger_tx WHERE status = 'completed' AND completed_at >= ? AND completed_at < ?
+         AND NOT (relay = 1 AND type = 'sent') GROUP BY currency_key, 2`, true).all(from, to);
+        const days = this.#stmt(`SELECT DISTINCT date(completed_at / 1000, 'unixepoch') AS day FROM ledger_tx
+         WHERE status = 'completed' AND completed_at >= ? AND completed_at < ? ORDER BY day`).all(from, to);
+        return {
+            totals: totals.map((r) => ({ currency: r.currency, type: r.type, count: Number(r.n), amount: fromParts(r.whole, r.frac) })),
+            days: days.map((d) => d.day),
+        };
+    }
+}
+//# sourceMappingURL=store.js.map

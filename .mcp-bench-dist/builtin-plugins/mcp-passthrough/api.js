@@ -1,0 +1,2 @@
+export const MCP_SERVICE = 'mcp-passthrough';
+//# sourceMappingURL=api.js.map

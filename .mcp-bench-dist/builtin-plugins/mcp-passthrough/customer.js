@@ -1,0 +1,231 @@
+/**
+ * What a customer key can do, independent of the surface: the MCP tools, resources and prompts (mcp/server.ts) and
+ * the customer HTTP routes (public-routes.ts) both call these. Arguments are checked here, by the rules of
+ * Document 2 ("Tool | Arguments"); a bad argument is a ToolFailure `invalid_arguments`.
+ */
+import { formatMinor, parseDecimal } from '../../sdk/index.js';
+import { ToolFailure, topupMemo } from './billing.js';
+import { iso } from './keys.js';
+import { customerRates, ratesView } from './pricing.js';
+import { customerUsageView } from './present.js';
+export const USAGE_RECENT_DEFAULT = 25;
+export const USAGE_RECENT_MAX = 200;
+export const USAGE_RESOURCE_ROWS = 50;
+export const KEYINFO_USAGE_ROWS = 25;
+const MAX_MESSAGES = 1000;
+const ROLES = ['system', 'user', 'assistant'];
+function bad(message, field) {
+    return new ToolFailure('invalid_arguments', message, { field });
+}
+function positiveInt(args, field, max = Number.MAX_SAFE_INTEGER) {
+    const v = args[field];
+    if (v === undefined || v === null)
+        return undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max)
+        throw bad(`${field} must be a positive integer`, field);
+    return v;
+}
+function optionalText(args, field) {
+    const v = args[field];
+    if (v === undefined || v === null)
+        return undefined;
+    if (typeof v !== 'string' || !v.trim() || v.length > 200)
+        throw bad(`${field} must be a non-empty text`, field);
+    return v.trim();
+}
+/** Text-only messages: role system, user or assistant, content a string; nothing else is forwarded. */
+export function parseMessages(value) {
+    if (!Array.isArray(value) || value.length === 0)
+        throw bad('messages must be a non-empty array of {role, content}', 'messages');
+    if (value.length > MAX_MESSAGES)
+        throw bad(`messages holds at most ${MAX_MESSAGES} entries`, 'messages');
+    return value.map((m, i) => {
+        if (typeof m !== 'object' || m === null || Array.isArray(m))
+            throw bad(`messages[${i}] must be an object {role, content}`, `messages[${i}]`);
+        const { role, content, ...rest } = m;
+        if (Object.keys(rest).length)
+            throw bad(`messages[${i}] may only have role and content`, `messages[${i}]`);
+        if (typeof role !== 'string' || !ROLES.includes(role))
+            throw bad(`messages[${i}].role must be system, user or assistant`, `messages[${i}].role`);
+        if (typeof content !== 'string')
+            throw bad(`messages[${i}].content must be a string (text only)`, `messages[${i}].content`);
+        return { role: role, content };
+    });
+}
+export function parseRouteArgs(args) {
+    return {
+        model: optionalText(args, 'model'),
+        estimatedInputTokens: positiveInt(args, 'estimated_input_tokens'),
+        maxOutputTokens: positiveInt(args, 'max_output_tokens'),
+    };
+}
+const ROUTING_FIELDS = new Set(['policy', 'remote_allowed', 'max_hops', 'max_price']);
+/**
+ * `routing` is checked now and has no effect yet: with no network sellers every policy ranks the same local
+ * candidates, and no request can raise an operator limit (docs/mcp-passthrough.md).
+ */
+function checkRouting(value) {
+    if (value === undefined || value === null)
+        return;
+    if (typeof value !== 'object' || Array.isArray(value))
+        throw bad('routing must be an object', 'routing');
+    const r = value;
+    for (const k of Object.keys(r))
+        if (!ROUTING_FIELDS.has(k))
+            throw bad(`routing.${k} is not a routing field`, `routing.${k}`);
+    if (r.policy !== undefined && !['local_first', 'cheapest_advertised', 'manual'].includes(r.policy)) {
+        throw bad('routing.policy must be local_first, cheapest_advertised or manual', 'routing.policy');
+    }
+    if (r.remote_allowed !== undefined && typeof r.remote_allowed !== 'boolean')
+        throw bad('routing.remote_allowed must be a boolean', 'routing.remote_allowed');
+    if (r.max_hops !== undefined)
+        positiveInt(r, 'max_hops');
+    if (r.max_price !== undefined && !(typeof r.max_price === 'string' && parseDecimal(r.max_price).ok)) {
+        throw bad('routing.max_price must be a decimal string', 'routing.max_price');
+    }
+}
+export function parseChatArgs(args, legacy = false) {
+    const known = legacy ? ['messages', 'model'] : ['messages', 'model', 'max_output_tokens', 'routing'];
+    for (const k of Object.keys(args))
+        if (!known.includes(k))
+            throw bad(`unknown argument ${k}`, k);
+    if (!legacy)
+        checkRouting(args.routing);
+    return { messages: parseMessages(args.messages), model: optionalText(args, 'model'), maxOutputTokens: legacy ? undefined : positiveInt(args, 'max_output_tokens') };
+}
+export class CustomerApi {
+    store;
+    config;
+    inference;
+    contacts;
+    identity;
+    node;
+    constructor(store, config, inference, contacts, identity, node) {
+        this.store = store;
+        this.config = config;
+        this.inference = inference;
+        this.contacts = contacts;
+        this.identity = identity;
+        this.node = node;
+    }
+    /** The key as stored now (balances move between the calls of a session). */
+    fresh(keyId) {
+        const key = this.store.key(keyId);
+        if (!key || key.revokedAt !== null)
+            throw new ToolFailure('key_revoked', 'this key was revoked');
+        return key;
+    }
+    listModels() {
+        const settings = this.config.settings();
+        const active = this.config.active();
+        const models = this.config
+            .models()
+            .filter((m) => m.enabled)
+            .map((m) => ({
+            model: m.id,
+            label: m.label,
+            provider: m.providerId,
+            ...ratesView(customerRates(m)),
+            max_output_tokens: Math.min(m.maxOutputTokens ?? settings.maxOutputTokens, 32768),
+            hops: 0,
+            active: m.providerId === active.provider && m.id === active.model,
+        }));
+        return { models, currency: settings.currency, active_model: active.model, active_provider: active.provider, routing_mode: 'local' };
+    }
+    balance(key) {
+        const funds = this.inference.funds(key);
+        return {
+            key_id: key.id,
+            balance: formatMinor(key.balance),
+            currency: key.currency,
+            last_used_at: iso(key.lastUsedAt),
+            reserved: formatMinor(funds.reserved),
+            debt: formatMinor(key.debt),
+            funding: key.funding,
+            credit_available: funds.credit ? formatMinor(funds.credit.available) : null,
+            available: formatMinor(funds.available),
+        };
+    }
+    topupInstructions(key) {
+        const node = this.node();
+        const contact = key.contactHash ? this.contacts.get(key.contactHash) : null;
+        const memo = topupMemo(key.id);
+        return {
+            key_id: key.id,
+            memo,
+            currency: key.currency,
+            settlement_currency: this.config.settings().currency,
+            node: {
+                pubkey_hash: this.identity.pubkeyHash,
+                verification_public_key: this.identity.publicKey.toString('base64url'),
+                tor: node.addresses.tor,
+                https: node.addresses.https,
+                http: node.addresses.http,
+            },
+            bound_contact: key.contactHash ? { pubkey_hash: key.contactHash, name: contact?.name ?? null } : null,
+            instructions: key.contactHash
+                ? `From the node of the bound contact, send a payment in ${key.currency} to this node with the description "${memo}". It is credited once it completes.`
+                : `Send a payment in ${key.currency} to this node with the description "${memo}". It is credited once it completes.`,
+            sends_payment: false,
+        };
+    }
+    usageRecent(key, limit) {
+        return { key_id: key.id, usage: this.store.usage(limit, key.id).map(customerUsageView) };
+    }
+    routeExplain(key, args) {
+        return { ...this.inference.explain(key, args), execution_mode: 'synchronous' };
+    }
+    routeStatus(key, args) {
+        const e = this.inference.explain(key, args);
+        const rejections = e.candidates.filter((c) => !c.ready).map((c) => ({ provider: c.provider, model: c.model, reasons: c.rejections }));
+        return {
+            model: e.model,
+            ready: e.candidates.filter((c) => c.ready).length,
+            rejected: rejections.length,
+            best: e.best,
+            rejections,
+            admission: e.admission,
+            problem: e.problem,
+            execution_mode: 'synchronous',
+            pending_requests_supported: false,
+        };
+    }
+    async chat(key, args, io) {
+        const r = await this.inference.complete(key, args, io);
+        return completionView(r);
+    }
+    activeProvider() {
+        const active = this.config.active();
+        const provider = active.provider ? this.config.providers().find((p) => p.id === active.provider) : undefined;
+        const models = provider ? this.config.models().filter((m) => m.providerId === provider.id) : [];
+        return {
+            provider: provider?.id ?? null,
+            preset: provider?.preset ?? null,
+            has_token: !!provider?.tokenEnc,
+            model_count: models.length,
+            enabled_model_count: models.filter((m) => m.enabled).length,
+            active_model: active.model,
+        };
+    }
+}
+export function completionView(r) {
+    return {
+        output: r.output,
+        model: r.model,
+        provider: r.provider,
+        finish_reason: r.finishReason,
+        input_tokens: r.usage.inputTokens,
+        output_tokens: r.usage.outputTokens,
+        transfer_bytes: r.usage.transferBytes,
+        estimated: r.usage.estimated,
+        max_output_tokens: r.maxOutputTokens,
+        charge: formatMinor(r.usage.charge),
+        currency: r.usage.currency,
+        balance: formatMinor(r.key.balance),
+        debt: formatMinor(r.key.debt),
+        usage_id: r.usage.id,
+        route: { kind: 'local', provider: r.provider, hops: 0, failovers: r.failovers },
+        ...(r.failure ? { error: r.failure } : {}),
+    };
+}
+//# sourceMappingURL=customer.js.map

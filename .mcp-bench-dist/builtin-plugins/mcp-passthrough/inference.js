@@ -1,0 +1,236 @@
+/**
+ * Routing and running a billed chat completion.
+ *
+ * Candidates: every enabled row of the requested model (or of the active model when the call names none) on any
+ * provider, the active provider first, then the others in the order they were added. A candidate is rejected when
+ * its row is disabled, its preset is unknown, or its preset needs a token that is missing or no longer opens. The
+ * federation adds sellers learned from contacts as another kind of candidate; `route` and `hops` in results and
+ * usage rows already have room for them.
+ *
+ * A call: admission (keys.ts), then the reservation of the most it can cost on any candidate (billing.ts), then the
+ * candidates in order until one answers; a candidate that fails before producing any output hands over to the next
+ * (failover, unless the operator switched it off), one that fails after producing output ends the call. One
+ * deadline (125 s) covers the whole call. Then the charge is settled from what the upstream reported, or estimated
+ * and flagged when it reported nothing; a call that produced no output is not charged.
+ */
+import { randomUUID } from 'node:crypto';
+import { formatMinor } from '../../sdk/index.js';
+import { ToolFailure } from './billing.js';
+import { MAX_OUTPUT_CAP, sameCurrency } from './config.js';
+import { charge, costRates, customerRates, estimateInputTokens, estimateTokens, inputTokenBound, maxRates, ratesView, responseBytesBound, } from './pricing.js';
+import { callUpstream } from './upstream/call.js';
+/** Document 2: the plugin pool request timeout. */
+export const REQUEST_TIMEOUT_MS = 125_000;
+export const DEFAULT_ESTIMATED_INPUT = 500;
+export class Inference {
+    config;
+    presets;
+    keys;
+    billing;
+    agents;
+    timeoutMs;
+    now;
+    constructor(config, presets, keys, billing, agents, timeoutMs, now) {
+        this.config = config;
+        this.presets = presets;
+        this.keys = keys;
+        this.billing = billing;
+        this.agents = agents;
+        this.timeoutMs = timeoutMs;
+        this.now = now;
+    }
+    select(requested) {
+        const active = this.config.active();
+        const model = requested ?? active.model;
+        if (!model)
+            return { model: null, candidates: [], problem: { code: 'no_active_model', message: 'no model was named and none is active' } };
+        const settings = this.config.settings();
+        const providers = this.config.providers();
+        const order = [...providers].sort((a, b) => (a.id === active.provider ? -1 : b.id === active.provider ? 1 : a.position - b.position));
+        const rows = this.config.models();
+        const candidates = [];
+        for (const provider of order) {
+            const row = rows.find((m) => m.providerId === provider.id && m.id === model);
+            if (!row)
+                continue;
+            const preset = this.presets.get(provider.preset);
+            const rejections = [];
+            if (!row.enabled)
+                rejections.push('model_disabled');
+            if (!preset)
+                rejections.push('unknown_preset');
+            else if (preset.requiresToken && (!provider.tokenEnc || this.config.token(provider) === null))
+                rejections.push(provider.tokenEnc ? 'token_unreadable' : 'missing_token');
+            candidates.push({
+                kind: 'provider',
+                provider,
+                preset,
+                model: row,
+                rates: customerRates(row),
+                allowance: Math.min(row.maxOutputTokens ?? settings.maxOutputTokens, MAX_OUTPUT_CAP),
+                rejections,
+            });
+        }
+        if (!candidates.length)
+            return { model, candidates, problem: { code: 'model_not_found', message: `no provider offers a model "${model}"` } };
+        return { model, candidates, problem: null };
+    }
+    /** The dry run of route.explain and route.status: no prompt, no credential, no payment. */
+    explain(key, args) {
+        const selection = this.select(args.model);
+        const admission = this.keys.admission(key);
+        const funds = this.billing.funds(key);
+        const input = args.estimatedInputTokens ?? DEFAULT_ESTIMATED_INPUT;
+        const currency = this.config.settings().currency;
+        const currencyProblem = sameCurrency(key.currency, currency) ? null : 'currency_mismatch';
+        const candidates = selection.candidates.map((c) => {
+            const output = Math.min(args.maxOutputTokens ?? c.allowance, c.allowance);
+            const estimated = charge(c.rates, { inputTokens: input, outputTokens: output, transferBytes: 0 });
+            const rejections = [...c.rejections];
+            if (admission)
+                rejections.push('admission_refused');
+            if (currencyProblem)
+                rejections.push(currencyProblem);
+            if (!c.rejections.length && estimated > funds.available)
+                rejections.push('insufficient_funds');
+            return {
+                kind: c.kind,
+                provider: c.provider.id,
+                preset: c.provider.preset,
+                model: c.model.id,
+                hops: 0,
+                ...ratesView(c.rates),
+                max_output_tokens: output,
+                estimated_charge: formatMinor(estimated),
+                ready: rejections.length === 0,
+                rejections,
+            };
+        });
+        const best = candidates.find((c) => c.ready) ?? null;
+        return {
+            model: selection.model,
+            currency,
+            estimated_input_tokens: input,
+            admission: admission ? { ok: false, reason: admission } : { ok: true, reason: null },
+            available: formatMinor(funds.available),
+            problem: selection.problem,
+            candidates,
+            best,
+        };
+    }
+    async complete(key, args, io) {
+        const admission = this.keys.admission(key);
+        if (admission)
+            throw new ToolFailure('admission_refused', admission, { retry: 'diagnostics and balance.check still work with this key' });
+        const settings = this.config.settings();
+        if (!sameCurrency(key.currency, settings.currency)) {
+            throw new ToolFailure('currency_mismatch', `this key holds ${key.currency}; the node now settles in ${settings.currency}`);
+        }
+        const selection = this.select(args.model);
+        if (selection.problem)
+            throw new ToolFailure(selection.problem.code, selection.problem.message);
+        const ready = selection.candidates.filter((c) => c.rejections.length === 0);
+        if (!ready.length) {
+            throw new ToolFailure('no_route', `no provider can serve ${selection.model} now`, {
+                rejections: selection.candidates.map((c) => ({ provider: c.provider.id, reasons: c.rejections })),
+            });
+        }
+        const tries = settings.failover ? ready : ready.slice(0, 1);
+        const wanted = args.maxOutputTokens ?? ready[0].allowance;
+        const outputOf = (c) => Math.min(wanted, c.allowance);
+        // The reservation covers the worst case over every candidate this call may reach.
+        const inputBound = inputTokenBound(args.messages);
+        const requestBytes = Buffer.byteLength(JSON.stringify(args.messages), 'utf8') + 4096;
+        const worst = tries.reduce((m, c) => {
+            const out = outputOf(c);
+            const most = charge(maxRates([c.rates]), { inputTokens: inputBound, outputTokens: out, transferBytes: requestBytes + responseBytesBound(out) });
+            return most > m ? most : m;
+        }, 0n);
+        const reservation = this.billing.reserve(key, worst);
+        const startedAt = this.now();
+        const deadline = AbortSignal.timeout(this.timeoutMs);
+        let outcome = null;
+        let used = tries[0];
+        let failovers = 0;
+        try {
+            for (const [i, c] of tries.entries()) {
+                used = c;
+                outcome = await callUpstream(this.agents, c.preset, {
+                    endpoint: c.provider.endpoint,
+                    token: this.config.token(c.provider),
+                    model: c.model.id,
+                    messages: args.messages,
+                    maxOutputTokens: outputOf(c),
+                    stream: io.onDelta !== undefined,
+                }, { cancel: io.cancel, deadline, ...(io.onDelta ? { onDelta: io.onDelta } : {}) });
+                const produced = outcome.text.length > 0 || outcome.deltas > 0;
+                const retryable = outcome.failure && !produced && outcome.failure.code !== 'cancelled' && outcome.failure.code !== 'upstream_timeout';
+                if (!retryable || i === tries.length - 1)
+                    break;
+                failovers++;
+            }
+        }
+        catch (err) {
+            this.billing.release(reservation);
+            throw err;
+        }
+        const o = outcome;
+        const produced = o.text.length > 0 || o.deltas > 0;
+        const estimated = o.inputTokens === null || o.outputTokens === null;
+        const metered = {
+            inputTokens: o.inputTokens ?? estimateInputTokens(args.messages),
+            outputTokens: o.outputTokens ?? Math.max(o.deltas, estimateTokens(o.text)),
+            transferBytes: o.requestBytes + o.responseBytes,
+        };
+        const billable = !o.failure || produced;
+        const settled = this.billing.settle(reservation, {
+            keyId: key.id,
+            callId: io.callId ?? randomUUID(),
+            tool: io.tool,
+            status: !o.failure ? 'ok' : o.failure.code === 'cancelled' ? 'cancelled' : 'error',
+            model: used.model.id,
+            providerId: used.provider.id,
+            route: 'local',
+            hops: 0,
+            sellerHash: null,
+            inputTokens: billable ? metered.inputTokens : 0,
+            outputTokens: billable ? metered.outputTokens : 0,
+            transferBytes: metered.transferBytes,
+            estimated: billable && estimated,
+            charge: billable ? charge(used.rates, metered) : 0n,
+            currency: key.currency,
+            cost: billable ? charge(costRates(used.model), metered) : 0n,
+            costCurrency: used.model.costCurrency ?? settings.currency,
+            error: o.failure ? `${o.failure.code}: ${o.failure.message}` : null,
+            startedAt,
+            finishedAt: this.now(),
+        });
+        if (o.failure && !produced) {
+            throw new ToolFailure(o.failure.code, o.failure.message, {
+                ...(o.failure.status !== undefined ? { upstream_status: o.failure.status } : {}),
+                provider: used.provider.id,
+                failovers,
+                charge: '0',
+                usage_id: settled.usage.id,
+                ...(o.failure.code === 'upstream_timeout' || o.failure.code === 'upstream_unreachable' || (o.failure.status ?? 0) >= 500 || o.failure.status === 429
+                    ? { retry: 'the upstream is busy or down; try again later' }
+                    : {}),
+            });
+        }
+        return {
+            output: o.text,
+            model: used.model.id,
+            provider: used.provider.id,
+            finishReason: o.finishReason,
+            usage: settled.usage,
+            key: settled.key,
+            failovers,
+            maxOutputTokens: outputOf(used),
+            failure: o.failure ? { code: o.failure.code, message: o.failure.message } : null,
+        };
+    }
+    funds(key) {
+        return this.billing.funds(key);
+    }
+}
+//# sourceMappingURL=inference.js.map

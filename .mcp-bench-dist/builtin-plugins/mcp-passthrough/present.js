@@ -1,0 +1,52 @@
+/** Wire shapes of usage rows and top-ups: amounts as trimmed decimal strings, times as ISO 8601. */
+import { formatMinor } from '../../sdk/index.js';
+import { iso } from './keys.js';
+/** What a customer sees of its own calls: everything but the operator's cost. */
+export function customerUsageView(u) {
+    return {
+        usage_id: u.id,
+        tool: u.tool,
+        status: u.status,
+        model: u.model,
+        provider: u.providerId,
+        route: u.route,
+        hops: u.hops,
+        input_tokens: u.inputTokens,
+        output_tokens: u.outputTokens,
+        transfer_bytes: u.transferBytes,
+        estimated: u.estimated,
+        charge: formatMinor(u.charge),
+        from_balance: formatMinor(u.fromBalance),
+        from_credit: formatMinor(u.fromCredit),
+        currency: u.currency,
+        error: u.error,
+        started_at: iso(u.startedAt),
+        finished_at: iso(u.finishedAt),
+    };
+}
+export function operatorUsageView(u) {
+    return {
+        ...customerUsageView(u),
+        key_id: u.keyId,
+        call_id: u.callId,
+        seller_hash: u.sellerHash,
+        cost: formatMinor(u.cost),
+        cost_currency: u.costCurrency,
+    };
+}
+export function topupView(t) {
+    return {
+        topup_id: t.id,
+        txid: t.txid,
+        key_id: t.keyId,
+        contact_hash: t.contactHash,
+        amount: formatMinor(t.amount),
+        currency: t.currency,
+        to_debt: formatMinor(t.toDebt),
+        to_balance: formatMinor(t.toBalance),
+        status: t.status,
+        reason: t.reason,
+        at: iso(t.at),
+    };
+}
+//# sourceMappingURL=present.js.map

@@ -1,0 +1,79 @@
+/**
+ * Prices and charges, exact to the minor unit (1e-8). docs/mcp-passthrough.md ("Billing") states the rules; this
+ * file is their one implementation.
+ *
+ * A model row's customer rates are decimal amounts of the settlement currency per million input tokens, per
+ * million output tokens and per gigabyte (10^9 bytes) moved. In `manual` mode they are the `manual_*` fields; in
+ * `markup` mode each is the matching `cost_*` rate times (100 + markup_pct) / 100, cut to 8 decimals. The rates a
+ * customer sees are exactly the rates a charge uses, so anyone can recompute a charge from a usage record:
+ *
+ *   charge = floor( input × in_rate / 10^6  +  output × out_rate / 10^6  +  bytes × xfer_rate / 10^9 )
+ *
+ * summed exactly, cut once per call (never rounded up, as fees are).
+ */
+import { formatMinor, parseDecimal } from '../../sdk/index.js';
+const HUNDRED_PERCENT = 100n * 100000000n;
+/** A stored rate (canonical decimal text, validated on the way in) as minor units. */
+export function rate(text) {
+    const r = parseDecimal(text);
+    if (!r.ok)
+        throw new Error(`stored rate "${text}" is not a decimal amount`);
+    return r.value;
+}
+function marked(cost, markupPct) {
+    return (cost * (HUNDRED_PERCENT + markupPct)) / HUNDRED_PERCENT;
+}
+/** What the customer pays per unit for a model row, in the settlement currency. */
+export function customerRates(m) {
+    if (m.pricingMode === 'manual') {
+        return { inPer1m: rate(m.manualInPer1m), outPer1m: rate(m.manualOutPer1m), xferPerGb: rate(m.manualXferPerGb) };
+    }
+    const markup = rate(m.markupPct);
+    return {
+        inPer1m: marked(rate(m.costInPer1m), markup),
+        outPer1m: marked(rate(m.costOutPer1m), markup),
+        xferPerGb: marked(rate(m.costXferPerGb), markup),
+    };
+}
+/** What the call costs the operator at the provider, in the row's cost currency. */
+export function costRates(m) {
+    return { inPer1m: rate(m.costInPer1m), outPer1m: rate(m.costOutPer1m), xferPerGb: rate(m.costXferPerGb) };
+}
+export function charge(rates, metered) {
+    const tokens = BigInt(metered.inputTokens) * rates.inPer1m + BigInt(metered.outputTokens) * rates.outPer1m;
+    // Over a common denominator of 10^9 (tokens per million × 1000, bytes per gigabyte), then one cut.
+    return (tokens * 1000n + BigInt(metered.transferBytes) * rates.xferPerGb) / 1000000000n;
+}
+/** The largest of each rate: a reservation covering any of several candidates. */
+export function maxRates(all) {
+    const max = (f) => all.reduce((m, r) => (f(r) > m ? f(r) : m), 0n);
+    return { inPer1m: max((r) => r.inPer1m), outPer1m: max((r) => r.outPer1m), xferPerGb: max((r) => r.xferPerGb) };
+}
+export function ratesView(r) {
+    return { in_price_per_1m: formatMinor(r.inPer1m), out_price_per_1m: formatMinor(r.outPer1m), xfer_price_per_gb: formatMinor(r.xferPerGb) };
+}
+// ---------------------------------------------------------------------------------------------------------
+// Bounds for the preflight reservation
+const utf8 = (s) => Buffer.byteLength(s, 'utf8');
+/**
+ * More input tokens than any tokenizer reports for these messages: byte-level BPE tokenizers emit at most one token
+ * per byte, and chat templates add a handful per message; 16 per message and 16 more cover every template we know.
+ */
+export function inputTokenBound(messages) {
+    return messages.reduce((n, m) => n + utf8(m.content) + 16, 16);
+}
+/** Typical tokenizers average about four bytes of text per token: the estimate when an upstream reports nothing. */
+export function estimateTokens(text) {
+    return Math.ceil(utf8(text) / 4);
+}
+export function estimateInputTokens(messages) {
+    return messages.reduce((n, m) => n + estimateTokens(m.content) + 4, 0);
+}
+/**
+ * Bytes an upstream answer may take for this many output tokens: a streamed answer is one JSON event of about two
+ * hundred bytes per token at most, plus headers and the closing events.
+ */
+export function responseBytesBound(maxOutputTokens) {
+    return 8192 + maxOutputTokens * 512;
+}
+//# sourceMappingURL=pricing.js.map

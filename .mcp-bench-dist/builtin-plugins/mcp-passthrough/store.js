@@ -1,0 +1,374 @@
+import { fromParts, toParts } from '../../sdk/index.js';
+export const migrations = [
+    {
+        version: 1,
+        up: `
+      CREATE TABLE mcp_config (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+      CREATE TABLE mcp_providers (
+        id TEXT PRIMARY KEY,
+        preset TEXT NOT NULL,
+        endpoint TEXT NOT NULL,
+        label TEXT NOT NULL,
+        token_enc TEXT,
+        position INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE mcp_models (
+        provider_id TEXT NOT NULL REFERENCES mcp_providers (id) ON DELETE CASCADE,
+        model_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        label TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        pricing_mode TEXT NOT NULL CHECK (pricing_mode IN ('markup', 'manual')),
+        markup_pct TEXT NOT NULL,
+        cost_in_per_1m TEXT NOT NULL,
+        cost_out_per_1m TEXT NOT NULL,
+        cost_xfer_per_gb TEXT NOT NULL,
+        cost_currency TEXT,
+        manual_in_per_1m TEXT NOT NULL,
+        manual_out_per_1m TEXT NOT NULL,
+        manual_xfer_per_gb TEXT NOT NULL,
+        max_output_tokens INTEGER,
+        PRIMARY KEY (provider_id, model_id)
+      );
+      CREATE TABLE mcp_keys (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        label TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        token_hint TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('operator', 'bootstrap')),
+        contact_hash TEXT,
+        funding TEXT NOT NULL CHECK (funding IN ('prepaid', 'credit')),
+        registered_pubkey TEXT,
+        currency TEXT NOT NULL,
+        balance_whole INTEGER NOT NULL DEFAULT 0,
+        balance_frac INTEGER NOT NULL DEFAULT 0,
+        debt_whole INTEGER NOT NULL DEFAULT 0,
+        debt_frac INTEGER NOT NULL DEFAULT 0,
+        allowed_origins TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        last_used_at INTEGER,
+        revoked_at INTEGER
+      );
+      CREATE INDEX mcp_keys_contact ON mcp_keys (contact_hash) WHERE contact_hash IS NOT NULL;
+      CREATE TABLE mcp_usage (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        key_id INTEGER NOT NULL,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'cancelled', 'error')),
+        model TEXT NOT NULL,
+        provider_id TEXT,
+        route TEXT NOT NULL,
+        hops INTEGER NOT NULL DEFAULT 0,
+        seller_hash TEXT,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        transfer_bytes INTEGER NOT NULL,
+        estimated INTEGER NOT NULL,
+        charge_whole INTEGER NOT NULL,
+        charge_frac INTEGER NOT NULL,
+        from_balance_whole INTEGER NOT NULL,
+        from_balance_frac INTEGER NOT NULL,
+        from_credit_whole INTEGER NOT NULL,
+        from_credit_frac INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        cost_whole INTEGER NOT NULL,
+        cost_frac INTEGER NOT NULL,
+        cost_currency TEXT,
+        error TEXT,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER NOT NULL
+      );
+      CREATE INDEX mcp_usage_key ON mcp_usage (key_id, id);
+      CREATE TABLE mcp_topups (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        txid TEXT NOT NULL UNIQUE,
+        key_id INTEGER,
+        contact_hash TEXT NOT NULL,
+        amount_whole INTEGER NOT NULL,
+        amount_frac INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        to_debt_whole INTEGER NOT NULL,
+        to_debt_frac INTEGER NOT NULL,
+        to_balance_whole INTEGER NOT NULL,
+        to_balance_frac INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('credited', 'unmatched')),
+        reason TEXT,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX mcp_topups_key ON mcp_topups (key_id, id);
+    `,
+    },
+];
+const money = (whole, frac) => fromParts(whole, frac);
+const parts = (value) => {
+    const { whole, frac } = toParts(value);
+    return [whole, frac];
+};
+/* eslint-disable @typescript-eslint/no-explicit-any */
+function providerOf(r) {
+    return {
+        id: r.id,
+        preset: r.preset,
+        endpoint: r.endpoint,
+        label: r.label,
+        tokenEnc: r.token_enc,
+        position: r.position,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+    };
+}
+function modelOf(r) {
+    return {
+        providerId: r.provider_id,
+        id: r.model_id,
+        label: r.label,
+        enabled: r.enabled === 1,
+        pricingMode: r.pricing_mode,
+        markupPct: r.markup_pct,
+        costInPer1m: r.cost_in_per_1m,
+        costOutPer1m: r.cost_out_per_1m,
+        costXferPerGb: r.cost_xfer_per_gb,
+        costCurrency: r.cost_currency,
+        manualInPer1m: r.manual_in_per_1m,
+        manualOutPer1m: r.manual_out_per_1m,
+        manualXferPerGb: r.manual_xfer_per_gb,
+        maxOutputTokens: r.max_output_tokens,
+    };
+}
+function keyOf(r) {
+    return {
+        id: r.id,
+        label: r.label,
+        tokenHash: r.token_hash,
+        tokenHint: r.token_hint,
+        kind: r.kind,
+        contactHash: r.contact_hash,
+        funding: r.funding,
+        registeredPubkey: r.registered_pubkey,
+        currency: r.currency,
+        balance: money(r.balance_whole, r.balance_frac),
+        debt: money(r.debt_whole, r.debt_frac),
+        allowedOrigins: r.allowed_origins ? JSON.parse(r.allowed_origins) : null,
+        createdAt: r.created_at,
+        expiresAt: r.expires_at,
+        lastUsedAt: r.last_used_at,
+        revokedAt: r.revoked_at,
+    };
+}
+function usageOf(r) {
+    return {
+        id: r.id,
+        keyId: r.key_id,
+        callId: r.call_id,
+        tool: r.tool,
+        status: r.status,
+        model: r.model,
+        providerId: r.provider_id,
+        route: r.route,
+        hops: r.hops,
+        sellerHash: r.seller_hash,
+        inputTokens: r.input_tokens,
+        outputTokens: r.output_tokens,
+        transferBytes: r.transfer_bytes,
+        estimated: r.estimated === 1,
+        charge: money(r.charge_whole, r.charge_frac),
+        fromBalance: money(r.from_balance_whole, r.from_balance_frac),
+        fromCredit: money(r.from_credit_whole, r.from_credit_frac),
+        currency: r.currency,
+        cost: money(r.cost_whole, r.cost_frac),
+        costCurrency: r.cost_currency,
+        error: r.error,
+        startedAt: r.started_at,
+        finishedAt: r.finished_at,
+    };
+}
+function topupOf(r) {
+    return {
+        id: r.id,
+        txid: r.txid,
+        keyId: r.key_id,
+        contactHash: r.contact_hash,
+        amount: money(r.amount_whole, r.amount_frac),
+        currency: r.currency,
+        toDebt: money(r.to_debt_whole, r.to_debt_frac),
+        toBalance: money(r.to_balance_whole, r.to_balance_frac),
+        status: r.status,
+        reason: r.reason,
+        at: r.at,
+    };
+}
+/** Queries of the plugin's tables. Writes that belong together are grouped by the caller in `ctx.db.tx`. */
+export class McpStore {
+    db;
+    #s;
+    constructor(db) {
+        this.db = db;
+        const p = (sql) => db.prepare(sql);
+        this.#s = {
+            config: p('SELECT name, value FROM mcp_config'),
+            setConfig: p('INSERT INTO mcp_config (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'),
+            providers: p('SELECT * FROM mcp_providers ORDER BY position, id'),
+            provider: p('SELECT * FROM mcp_providers WHERE id = ?'),
+            insertProvider: p('INSERT INTO mcp_providers (id, preset, endpoint, label, token_enc, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+            updateProvider: p('UPDATE mcp_providers SET preset = ?, endpoint = ?, label = ?, token_enc = ?, updated_at = ? WHERE id = ?'),
+            maxProviderPosition: p('SELECT COALESCE(MAX(position), -1) AS m FROM mcp_providers'),
+            models: p('SELECT * FROM mcp_models ORDER BY provider_id, position'),
+            deleteModels: p('DELETE FROM mcp_models WHERE provider_id = ?'),
+            insertModel: p(`INSERT INTO mcp_models (provider_id, model_id, position, label, enabled, pricing_mode, markup_pct, cost_in_per_1m,
+          cost_out_per_1m, cost_xfer_per_gb, cost_currency, manual_in_per_1m, manual_out_per_1m, manual_xfer_per_gb, max_output_tokens)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+            insertKey: p(`INSERT INTO mcp_keys (label, token_hash, token_hint, kind, contact_hash, funding, registered_pubkey, currency, created_at, expires_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+            key: p('SELECT * FROM mcp_keys WHERE id = ?'),
+            keyByHash: p('SELECT * FROM mcp_keys WHERE token_hash = ?'),
+            keys: p('SELECT * FROM mcp_keys ORDER BY id'),
+            keyCount: p('SELECT COUNT(*) AS n FROM mcp_keys WHERE revoked_at IS NULL'),
+            keysOfContact: p('SELECT * FROM mcp_keys WHERE contact_hash = ? ORDER BY id'),
+            setMoney: p('UPDATE mcp_keys SET balance_whole = ?, balance_frac = ?, debt_whole = ?, debt_frac = ? WHERE id = ?'),
+            touchKey: p('UPDATE mcp_keys SET last_used_at = ? WHERE id = ?'),
+            settleKey: p('UPDATE mcp_keys SET balance_whole = ?, balance_frac = ?, debt_whole = ?, debt_frac = ?, last_used_at = ? WHERE id = ?'),
+            revokeKey: p('UPDATE mcp_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+            setOrigins: p('UPDATE mcp_keys SET allowed_origins = ? WHERE id = ?'),
+            reapable: p(`SELECT id FROM mcp_keys WHERE kind = 'bootstrap' AND created_at <= ? AND last_used_at IS NULL AND contact_hash IS NULL
+        AND balance_whole = 0 AND balance_frac = 0 AND debt_whole = 0 AND debt_frac = 0
+        AND NOT EXISTS (SELECT 1 FROM mcp_topups t WHERE t.key_id = mcp_keys.id)`),
+            deleteKey: p('DELETE FROM mcp_keys WHERE id = ?'),
+            insertUsage: p(`INSERT INTO mcp_usage (key_id, call_id, tool, status, model, provider_id, route, hops, seller_hash, input_tokens, output_tokens,
+          transfer_bytes, estimated, charge_whole, charge_frac, from_balance_whole, from_balance_frac, from_credit_whole, from_credit_frac,
+          currency, cost_whole, cost_frac, cost_currency, error, started_at, finished_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+            usageOfKey: p('SELECT * FROM mcp_usage WHERE key_id = ? ORDER BY id DESC LIMIT ?'),
+            usageAll: p('SELECT * FROM mcp_usage ORDER BY id DESC LIMIT ?'),
+            usageRow: p('SELECT * FROM mcp_usage WHERE id = ?'),
+            usageTotals: p(`SELECT COALESCE(SUM(charge_whole), 0) AS w, COALESCE(SUM(charge_frac), 0) AS f FROM mcp_usage WHERE key_id = ?`),
+            insertTopup: p(`INSERT OR IGNORE INTO mcp_topups (txid, key_id, contact_hash, amount_whole, amount_frac, currency, to_debt_whole, to_debt_frac,
+          to_balance_whole, to_balance_frac, status, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+            topupOfTx: p('SELECT * FROM mcp_topups WHERE txid = ?'),
+            topupsOfKey: p('SELECT * FROM mcp_topups WHERE key_id = ? ORDER BY id DESC LIMIT ?'),
+            topupsAll: p('SELECT * FROM mcp_topups ORDER BY id DESC LIMIT ?'),
+        };
+    }
+    /** Runs `fn` as a savepoint inside the caller's transaction: on a throw only its own writes are undone. */
+    savepoint(fn) {
+        return this.db.transaction(fn)();
+    }
+    // --- config
+    config() {
+        return new Map(this.#s.config.all().map((r) => [r.name, r.value]));
+    }
+    setConfig(name, value) {
+        this.#s.setConfig.run(name, value);
+    }
+    // --- providers and models
+    providers() {
+        return this.#s.providers.all().map(providerOf);
+    }
+    provider(id) {
+        const r = this.#s.provider.get(id);
+        return r ? providerOf(r) : null;
+    }
+    insertProvider(row) {
+        const position = this.#s.maxProviderPosition.get().m + 1;
+        this.#s.insertProvider.run(row.id, row.preset, row.endpoint, row.label, row.tokenEnc, position, row.createdAt, row.updatedAt);
+    }
+    updateProvider(row) {
+        this.#s.updateProvider.run(row.preset, row.endpoint, row.label, row.tokenEnc, row.updatedAt, row.id);
+    }
+    models() {
+        return this.#s.models.all().map(modelOf);
+    }
+    replaceModels(providerId, models) {
+        this.#s.deleteModels.run(providerId);
+        models.forEach((m, i) => this.#s.insertModel.run(providerId, m.id, i, m.label, m.enabled ? 1 : 0, m.pricingMode, m.markupPct, m.costInPer1m, m.costOutPer1m, m.costXferPerGb, m.costCurrency, m.manualInPer1m, m.manualOutPer1m, m.manualXferPerGb, m.maxOutputTokens));
+    }
+    // --- keys
+    insertKey(key) {
+        const r = this.#s.insertKey.run(key.label, key.tokenHash, key.tokenHint, key.kind, key.contactHash, key.funding, key.registeredPubkey, key.currency, key.createdAt, key.expiresAt);
+        return this.key(Number(r.lastInsertRowid));
+    }
+    key(id) {
+        const r = this.#s.key.get(id);
+        return r ? keyOf(r) : null;
+    }
+    keyByHash(hash) {
+        const r = this.#s.keyByHash.get(hash);
+        return r ? keyOf(r) : null;
+    }
+    keys() {
+        return this.#s.keys.all().map(keyOf);
+    }
+    keysOfContact(contactHash) {
+        return this.#s.keysOfContact.all(contactHash).map(keyOf);
+    }
+    activeKeyCount() {
+        return this.#s.keyCount.get().n;
+    }
+    setMoney(id, balance, debt) {
+        // Conservation: a key never holds a negative balance or debt; a write that would is a bug, stopped loudly.
+        if (balance < 0n || debt < 0n)
+            throw new Error(`mcp key ${id}: balance ${balance} and debt ${debt} must not be negative`);
+        this.#s.setMoney.run(...parts(balance), ...parts(debt), id);
+    }
+    /** New balance and debt after a call, and its time as the key's last use. */
+    settleKey(id, balance, debt, at) {
+        if (balance < 0n || debt < 0n)
+            throw new Error(`mcp key ${id}: balance ${balance} and debt ${debt} must not be negative`);
+        this.#s.settleKey.run(...parts(balance), ...parts(debt), at, id);
+    }
+    touchKey(id, at) {
+        this.#s.touchKey.run(at, id);
+    }
+    revokeKey(id, at) {
+        return this.#s.revokeKey.run(at, id).changes === 1;
+    }
+    setOrigins(id, origins) {
+        this.#s.setOrigins.run(origins && origins.length ? JSON.stringify(origins) : null, id);
+    }
+    /** Removes bootstrap keys made before `createdBefore` that were never used, bound or funded; returns their ids. */
+    reapBootstrapKeys(createdBefore) {
+        const ids = this.#s.reapable.all(createdBefore).map((r) => r.id);
+        for (const id of ids)
+            this.#s.deleteKey.run(id);
+        return ids;
+    }
+    // --- usage
+    insertUsage(u) {
+        const r = this.#s.insertUsage.run(u.keyId, u.callId, u.tool, u.status, u.model, u.providerId, u.route, u.hops, u.sellerHash, u.inputTokens, u.outputTokens, u.transferBytes, u.estimated ? 1 : 0, ...parts(u.charge), ...parts(u.fromBalance), ...parts(u.fromCredit), u.currency, ...parts(u.cost), u.costCurrency, u.error, u.startedAt, u.finishedAt);
+        return Number(r.lastInsertRowid);
+    }
+    usage(limit, keyId) {
+        const rows = keyId === undefined ? this.#s.usageAll.all(limit) : this.#s.usageOfKey.all(keyId, limit);
+        return rows.map(usageOf);
+    }
+    usageRow(id) {
+        const r = this.#s.usageRow.get(id);
+        return r ? usageOf(r) : null;
+    }
+    /** Sum of every charge of a key (reconciliation). */
+    chargedTotal(keyId) {
+        const r = this.#s.usageTotals.get(keyId);
+        return BigInt(r.w) * 100000000n + BigInt(r.f);
+    }
+    // --- top-ups
+    /** False when the payment was recorded before (a second delivery of the same event). */
+    insertTopup(t) {
+        const r = this.#s.insertTopup.run(t.txid, t.keyId, t.contactHash, ...parts(t.amount), t.currency, ...parts(t.toDebt), ...parts(t.toBalance), t.status, t.reason, t.at);
+        return r.changes === 1;
+    }
+    topupOfTx(txid) {
+        const r = this.#s.topupOfTx.get(txid);
+        return r ? topupOf(r) : null;
+    }
+    topups(limit, keyId) {
+        const rows = keyId === undefined ? this.#s.topupsAll.all(limit) : this.#s.topupsOfKey.all(keyId, limit);
+        return rows.map(topupOf);
+    }
+}
+//# sourceMappingURL=store.js.map

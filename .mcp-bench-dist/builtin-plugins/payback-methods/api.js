@@ -1,0 +1,9 @@
+export class RailRegistrationError extends Error {
+    code;
+    constructor(code, message) {
+        super(message);
+        this.code = code;
+        this.name = 'RailRegistrationError';
+    }
+}
+//# sourceMappingURL=api.js.map

@@ -1,0 +1,322 @@
+/**
+ * Payment request operations: the REST actions, the `payment_request` message handler, the ledger hook that
+ * turns a completed (or failed) payment into an approved (or failed) request, and the expiry sweep.
+ *
+ * Every state change that the other side must learn commits in one transaction with its outgoing message
+ * (ctx.peer.enqueue inside ctx.db.tx); the outbox delivers after commit, retries, then dead-letters.
+ */
+import { randomBytes } from 'node:crypto';
+import { ApiError, PeerRefusal } from '../../sdk/index.js';
+import { MAX_AMOUNT, formatMinor } from '../../kernel/money.js';
+import { checkCurrency, resolveRecipient } from '../wallet/amounts.js';
+import { paymentDescription } from './note.js';
+export const MSG_TYPE = 'payment_request';
+/** A pending request expires this long after its creation (on each side, by the expiry sweep). */
+export const REQUEST_TTL_MS = 30 * 86_400_000;
+const REQUEST_ID = /^[A-Za-z0-9_-]{8,80}$/;
+const preferred = (a) => a ? (a.tor ?? a.https ?? a.http ?? null) : null;
+export class RequestsCore {
+    ctx;
+    store;
+    contacts;
+    ledger;
+    constructor(ctx, store, contacts, ledger) {
+        this.ctx = ctx;
+        this.store = store;
+        this.contacts = contacts;
+        this.ledger = ledger;
+    }
+    now() {
+        return this.ctx.clock.now();
+    }
+    contactName(hash) {
+        return this.contacts.get(hash)?.name ?? null;
+    }
+    #target(row) {
+        const target = this.contacts.target(row.contactHash);
+        if (!target)
+            return null;
+        if (row.addressType && row.direction === 'outgoing') {
+            const kind = row.addressType;
+            const address = target.addresses[kind];
+            if (address)
+                return { ...target, addresses: { [kind]: address } };
+        }
+        return target;
+    }
+    /** Queues a message about a request (inside the caller's transaction). */
+    #notify(row, message) {
+        const target = this.#target(row);
+        if (!target) {
+            this.store.patch(row.id, { delivery: 'dead', deliveryError: 'the contact has no known keys or address' }, this.now());
+            return;
+        }
+        this.ctx.peer.enqueue(target, { type: MSG_TYPE, request_id: row.requestId, ...message });
+        this.store.patch(row.id, { delivery: 'queued', deliveryError: null }, this.now());
+    }
+    // ---- REST actions
+    create(input) {
+        const c = this.contacts.resolve(input.contact);
+        if (c.pubkeyHash === this.ctx.identity.pubkeyHash)
+            throw new ApiError('self_send', 400, 'You cannot request a payment from yourself');
+        if (!c.pubkeyHash || c.status !== 'accepted') {
+            throw new ApiError('contact_not_accepted', 400, `${c.name ?? input.contact} is not an accepted contact`);
+        }
+        if (!this.contacts.isAccepted(c.pubkeyHash, input.currency)) {
+            throw new ApiError('invalid_currency', 400, `You and ${c.name ?? input.contact} have no accepted ${input.currency} line`, { field: 'currency' });
+        }
+        if (input.addressType) {
+            const a = c.addresses[input.addressType];
+            if (!a)
+                throw new ApiError('invalid_address', 400, `${c.name} has no ${input.addressType} address`, { field: 'address_type' });
+        }
+        const contactHash = c.pubkeyHash;
+        return this.ctx.db.tx(() => {
+            const now = this.now();
+            const row = this.store.insert({
+                requestId: randomBytes(16).toString('hex'),
+                direction: 'outgoing',
+                contactHash,
+                requesterHash: this.ctx.identity.pubkeyHash,
+                recipientHash: contactHash,
+                storedContactName: c.name,
+                requesterAddress: preferred(this.ctx.kernel.node.addresses),
+                addressType: input.addressType,
+                amount: input.amount,
+                currency: input.currency,
+                description: input.description,
+                delivery: 'queued',
+                createdAt: now,
+                expiresAt: now + REQUEST_TTL_MS,
+            });
+            this.#notify(row, {
+                event: 'created',
+                amount: input.amount.toString(),
+                currency: input.currency,
+                ...(input.description ? { description: input.description } : {}),
+                created_at: now,
+                expires_at: row.expiresAt,
+            });
+            return this.store.get(row.requestId, 'outgoing');
+        });
+    }
+    #incoming(requestId, code, status = 400) {
+        const rows = this.store.find(requestId);
+        if (rows.length === 0)
+            throw new ApiError(code === 'retry_failed' ? code : 'request_not_found', code === 'retry_failed' ? 400 : 404, `No payment request ${requestId}`);
+        const row = rows.find((r) => r.direction === 'incoming');
+        if (!row)
+            throw new ApiError(code, status, `Payment request ${requestId} is one you sent, not one addressed to you`);
+        return this.#expireIfDue(row);
+    }
+    #expireIfDue(row) {
+        if (row.status === 'pending' && row.expiresAt <= this.now()) {
+            return this.ctx.db.tx(() => this.store.patch(row.id, { status: 'expired', respondedAt: this.now() }, this.now()));
+        }
+        return row;
+    }
+    /** Starts the payment of an incoming request (pending → sending); returns the payment's txid. */
+    approve(requestId, payerNote) {
+        if (payerNote !== undefined && payerNote !== null && typeof payerNote !== 'string') {
+            throw new ApiError('validation_error', 400, 'payer_note must be a string', { field: 'payer_note' });
+        }
+        const row = this.#incoming(requestId, 'invalid_request');
+        if (row.status !== 'pending')
+            throw new ApiError('invalid_request', 400, `Payment request ${requestId} is ${row.status}, not pending`);
+        return this.#pay(row, payerNote ?? null, 'invalid_request');
+    }
+    /**
+     * A failed incoming request is paid again (failed → sending). When its payment failed for delivery (it may even
+     * have reached the requester, its answer lost), that same payment goes out again: the requester settles it at most
+     * once. A payment the requester refused is replaced by a fresh one.
+     */
+    retry(requestId) {
+        const row = this.#incoming(requestId, 'retry_failed');
+        if (row.status !== 'failed')
+            throw new ApiError('retry_failed', 400, `Payment request ${requestId} is ${row.status}; only failed requests can be retried`);
+        const resent = this.ctx.db.tx(() => {
+            const tx = row.resultingTxid ? this.ledger.resend(row.resultingTxid, `payment request ${requestId} retried`) : null;
+            return tx ? { row: this.store.patch(row.id, { status: 'sending', failureReason: null }, this.now()), tx } : null;
+        });
+        return resent ?? this.#pay(row, row.payerNote, 'retry_failed');
+    }
+    #pay(row, payerNote, code) {
+        const described = paymentDescription(row.description, payerNote);
+        if (!described.ok)
+            throw new ApiError('payer_note_too_long', 400, described.message, { field: 'payer_note', max_length: described.cap });
+        if (!this.contacts.target(row.contactHash)) {
+            throw new ApiError(code, 400, `Payment request ${row.requestId} has no return address: the requester's keys or addresses are unknown`);
+        }
+        if (row.amount <= 0n || row.amount > MAX_AMOUNT)
+            throw new ApiError('invalid_amount', 400, 'The requested amount is out of range');
+        const currency = checkCurrency(this.ctx, row.currency);
+        const to = resolveRecipient(this.ctx, this.contacts, row.contactHash, currency);
+        return this.ctx.db.tx(() => {
+            const fresh = this.store.get(row.requestId, 'incoming');
+            if (fresh.status !== row.status)
+                throw new ApiError(code, 400, `Payment request ${row.requestId} is ${fresh.status} now`);
+            const tx = this.ledger.send({ contactHash: to.pubkeyHash, amount: row.amount, currency, description: described.description, recipientAddress: to.address });
+            const updated = this.store.patch(row.id, { status: 'sending', resultingTxid: tx.txid, payerNote: described.note, failureReason: null, respondedAt: null }, this.now());
+            return { row: updated, tx };
+        });
+    }
+    decline(requestId) {
+        const row = this.#incoming(requestId, 'invalid_request');
+        if (row.status !== 'pending')
+            throw new ApiError('invalid_request', 400, `Payment request ${requestId} is ${row.status}, not pending`);
+        return this.ctx.db.tx(() => {
+            const updated = this.store.patch(row.id, { status: 'declined', respondedAt: this.now() }, this.now());
+            this.#notify(updated, { event: 'declined' });
+            return this.store.get(row.requestId, 'incoming');
+        });
+    }
+    cancel(requestId) {
+        const rows = this.store.find(requestId);
+        if (rows.length === 0)
+            throw new ApiError('request_not_found', 404, `No payment request ${requestId}`);
+        let row = rows.find((r) => r.direction === 'outgoing');
+        if (!row)
+            throw new ApiError('invalid_request', 400, `Payment request ${requestId} was sent to you; decline it instead of cancelling`);
+        row = this.#expireIfDue(row);
+        if (row.status !== 'pending')
+            throw new ApiError('invalid_request', 400, `Payment request ${requestId} is ${row.status}, not pending`);
+        return this.ctx.db.tx(() => {
+            const updated = this.store.patch(row.id, { status: 'cancelled', respondedAt: this.now() }, this.now());
+            this.#notify(updated, { event: 'cancelled' });
+            return this.store.get(row.requestId, 'outgoing');
+        });
+    }
+    // ---- the ledger hook (inside the transaction that makes the payment final)
+    /**
+     * A payment that failed may still complete later (a dead-letter retry, or a revival when the requester turns out
+     * to hold it): the request it pays is then approved all the same and the requester is told, even when a
+     * cancellation arrived meanwhile (the payment takes priority), so it is never left `failed` or `cancelled` (the
+     * former open to a second payment by retry) while the requester has been paid.
+     */
+    onPaymentFinal = (tx) => {
+        if (tx.type !== 'sent')
+            return;
+        const row = this.store.byTxid(tx.txid);
+        if (!row)
+            return;
+        if (tx.status === 'completed') {
+            if (row.status === 'approved')
+                return;
+            const updated = this.store.patch(row.id, { status: 'approved', failureReason: null, respondedAt: this.now() }, this.now());
+            this.#notify(updated, { event: 'approved', txid: tx.txid });
+        }
+        else if (row.status === 'sending') {
+            this.store.patch(row.id, { status: 'failed', failureReason: tx.failureReason ?? tx.status }, this.now());
+        }
+    };
+    // ---- the expiry sweep
+    expireDue() {
+        const due = this.store.duePending(this.now());
+        if (due.length === 0)
+            return 0;
+        this.ctx.db.tx(() => {
+            for (const r of due)
+                this.store.patch(r.id, { status: 'expired', respondedAt: this.now() }, this.now());
+        });
+        return due.length;
+    }
+    // ---- delivery outcomes of our messages
+    delivered(requestId, outcome, error, event) {
+        if (event === 'approved' || event === 'declined' || event === 'cancelled' || event === 'created') {
+            const direction = event === 'created' || event === 'cancelled' ? 'outgoing' : 'incoming';
+            const row = this.store.get(requestId, direction);
+            if (row)
+                this.ctx.db.tx(() => this.store.patch(row.id, { delivery: outcome, deliveryError: error }, this.now()));
+        }
+    }
+    // ---- the message handler
+    handle = (message) => {
+        const p = message.payload;
+        const sender = message.sender;
+        if (typeof p.request_id !== 'string' || !REQUEST_ID.test(p.request_id))
+            throw new PeerRefusal('invalid_request', 'request_id is malformed');
+        switch (p.event) {
+            case 'created':
+                return this.#received(p, message);
+            case 'approved':
+                return this.ctx.db.tx(() => {
+                    const row = this.store.get(p.request_id, 'outgoing');
+                    if (!row || row.contactHash !== sender.pubkeyHash)
+                        throw new PeerRefusal('unknown_request', 'no such request from this node to you');
+                    if (row.status === 'approved')
+                        return { status: row.status };
+                    const tx = typeof p.txid === 'string' ? this.ledger.get(p.txid) : null;
+                    if (!tx || tx.type !== 'received' || tx.contactHash !== sender.pubkeyHash || tx.status !== 'completed' || tx.amount !== row.amount) {
+                        throw new PeerRefusal('payment_mismatch', 'the named payment is not a completed payment of this request');
+                    }
+                    // The payment takes priority over a cancellation, a decline or an expiry that crossed it.
+                    const updated = this.store.patch(row.id, { status: 'approved', resultingTxid: tx.txid, respondedAt: this.now() }, this.now());
+                    return { status: updated.status };
+                });
+            case 'declined':
+                return this.ctx.db.tx(() => {
+                    const row = this.store.get(p.request_id, 'outgoing');
+                    if (!row || row.contactHash !== sender.pubkeyHash)
+                        throw new PeerRefusal('unknown_request', 'no such request from this node to you');
+                    if (row.status !== 'pending')
+                        return { status: row.status, ignored: true };
+                    return { status: this.store.patch(row.id, { status: 'declined', respondedAt: this.now() }, this.now()).status };
+                });
+            case 'cancelled':
+                return this.ctx.db.tx(() => {
+                    const row = this.store.get(p.request_id, 'incoming');
+                    if (!row || row.contactHash !== sender.pubkeyHash)
+                        throw new PeerRefusal('unknown_request', 'no such request from you');
+                    // Once the payment is under way (or done) it takes priority: the cancellation is ignored.
+                    if (row.status !== 'pending' && row.status !== 'failed')
+                        return { status: row.status, ignored: true };
+                    return { status: this.store.patch(row.id, { status: 'cancelled', respondedAt: this.now() }, this.now()).status };
+                });
+            default:
+                throw new PeerRefusal('invalid_request', `unknown payment_request event ${String(p.event)}`);
+        }
+    };
+    #received(p, message) {
+        const sender = message.sender;
+        if (!this.contacts.isAccepted(sender.pubkeyHash))
+            throw new PeerRefusal('contact_not_accepted', 'you are not an accepted contact of this node');
+        if (typeof p.amount !== 'string' || !/^[1-9][0-9]{0,29}$/.test(p.amount) || BigInt(p.amount) > MAX_AMOUNT) {
+            throw new PeerRefusal('invalid_request', 'amount must be a positive integer of minor units');
+        }
+        if (typeof p.currency !== 'string' || !/^[A-Za-z0-9]{3,10}$/.test(p.currency))
+            throw new PeerRefusal('invalid_request', 'currency is malformed');
+        if (p.description !== undefined && (typeof p.description !== 'string' || [...p.description].length > 255)) {
+            throw new PeerRefusal('invalid_request', 'description must be at most 255 characters');
+        }
+        const now = this.now();
+        const created = typeof p.created_at === 'number' && Number.isSafeInteger(p.created_at) ? Math.min(p.created_at, now) : now;
+        const expires = typeof p.expires_at === 'number' && Number.isSafeInteger(p.expires_at) ? Math.min(p.expires_at, now + REQUEST_TTL_MS) : now + REQUEST_TTL_MS;
+        return this.ctx.db.tx(() => {
+            const existing = this.store.get(p.request_id, 'incoming');
+            if (existing) {
+                if (existing.contactHash !== sender.pubkeyHash)
+                    throw new PeerRefusal('duplicate_request', 'this request id is already used');
+                return { status: existing.status };
+            }
+            const row = this.store.insert({
+                requestId: p.request_id,
+                direction: 'incoming',
+                contactHash: sender.pubkeyHash,
+                requesterHash: sender.pubkeyHash,
+                recipientHash: this.ctx.identity.pubkeyHash,
+                storedContactName: this.contactName(sender.pubkeyHash),
+                requesterAddress: preferred(sender.addresses) ?? preferred(this.contacts.get(sender.pubkeyHash)?.addresses),
+                addressType: null,
+                amount: BigInt(p.amount),
+                currency: p.currency,
+                description: p.description ?? null,
+                delivery: 'none',
+                createdAt: created,
+                expiresAt: expires,
+            });
+            this.ctx.log.info('payment request received', { request_id: row.requestId, amount: formatMinor(row.amount), currency: row.currency });
+            return { status: row.status };
+        });
+    }
+}
+//# sourceMappingURL=core.js.map

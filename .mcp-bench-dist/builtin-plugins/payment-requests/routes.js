@@ -1,0 +1,96 @@
+/**
+ * `/api/v1/requests` routes (Document 1, "Payment requests"). Responses carry a top-level `message`.
+ */
+import { ApiError, Reply, created } from '../../sdk/index.js';
+import { pageParams, pageQuery } from '../../sdk/paging.js';
+import { formatMinor } from '../../kernel/money.js';
+import { checkAmount, checkCurrency, checkDescription } from '../wallet/amounts.js';
+import { requestView } from './present.js';
+/** Document 1: the request list's limit caps at 200, per direction. */
+const REQUESTS_PAGE_CAP = 200;
+export function registerRequestRoutes(ctx, core) {
+    const view = (r) => requestView(r, core.contactName(r.contactHash));
+    ctx.routes.add({
+        method: 'GET',
+        path: '/api/v1/requests',
+        access: { scope: 'wallet:read' },
+        query: pageQuery(),
+        handler: (req) => {
+            core.expireDue();
+            const { limit, offset } = pageParams(req.query, REQUESTS_PAGE_CAP);
+            return {
+                incoming: core.store.list('incoming', limit, offset).map(view),
+                outgoing: core.store.list('outgoing', limit, offset).map(view),
+            };
+        },
+    });
+    ctx.routes.add({
+        method: 'POST',
+        path: '/api/v1/requests',
+        access: { scope: 'wallet:send' },
+        body: {
+            type: 'object',
+            required: ['contact', 'amount', 'currency'],
+            properties: {
+                contact: { type: 'string' },
+                amount: { type: ['string', 'number'] },
+                currency: { type: 'string' },
+                description: { type: ['string', 'null'] },
+                address_type: { type: 'string', enum: ['tor', 'https', 'http'] },
+            },
+        },
+        errorCodes: { amount: 'invalid_amount', currency: 'invalid_currency', description: 'invalid_description', address_type: 'invalid_address' },
+        handler: (req) => {
+            const amount = checkAmount(req.body.amount);
+            const currency = checkCurrency(ctx, req.body.currency);
+            const description = checkDescription(req.body.description);
+            const row = core.create({ contact: req.body.contact, amount, currency, description, addressType: req.body.address_type ?? null });
+            const name = core.contactName(row.contactHash) ?? row.storedContactName ?? 'the contact';
+            return created({ request_id: row.requestId }, `Payment request for ${formatMinor(amount)} ${currency} sent to ${name}`);
+        },
+    });
+    ctx.routes.add({
+        method: 'POST',
+        path: '/api/v1/requests/approve',
+        access: { scope: 'wallet:send' },
+        body: { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string', minLength: 1 } } },
+        handler: (req) => {
+            const { row, tx } = core.approve(req.body.request_id, req.body.payer_note);
+            return new Reply({ txid: tx.txid }, 200, `Payment request approved: ${formatMinor(row.amount)} ${row.currency} to ${core.contactName(row.contactHash) ?? row.storedContactName ?? 'the requester'} is on its way`);
+        },
+    });
+    ctx.routes.add({
+        method: 'POST',
+        path: '/api/v1/requests/retry',
+        access: { scope: 'wallet:send' },
+        body: { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string' } } },
+        errorCodes: { request_id: 'retry_failed' },
+        handler: (req) => {
+            const { row, tx } = core.retry(req.body.request_id);
+            return new Reply({ txid: tx.txid }, 200, `Payment request retried: a payment of ${formatMinor(row.amount)} ${row.currency} is on its way`);
+        },
+    });
+    ctx.routes.add({
+        method: 'POST',
+        path: '/api/v1/requests/decline',
+        access: { scope: 'wallet:send' },
+        body: { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string', minLength: 1 } } },
+        handler: (req) => {
+            const row = core.decline(req.body.request_id);
+            return new Reply(null, 200, `Payment request ${row.requestId} declined; the requester is notified`);
+        },
+    });
+    ctx.routes.add({
+        method: 'DELETE',
+        path: '/api/v1/requests/:request_id',
+        access: { scope: 'wallet:send' },
+        handler: (req) => {
+            const id = req.params.request_id ?? '';
+            if (!id)
+                throw new ApiError('missing_field', 400, 'Missing required field: request_id', { field: 'request_id' });
+            const row = core.cancel(id);
+            return new Reply(null, 200, `Payment request ${row.requestId} cancelled; the recipient is notified`);
+        },
+    });
+}
+//# sourceMappingURL=routes.js.map

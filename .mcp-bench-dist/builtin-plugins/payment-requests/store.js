@@ -1,0 +1,198 @@
+import { fromParts, toParts } from '../../kernel/money.js';
+export const migrations = [
+    {
+        version: 1,
+        up: `
+      CREATE TABLE payment_requests (
+        id INTEGER PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        direction TEXT NOT NULL CHECK (direction IN ('incoming', 'outgoing')),
+        status TEXT NOT NULL CHECK (status IN ('pending', 'sending', 'approved', 'failed', 'declined', 'cancelled', 'expired')),
+        contact_hash TEXT NOT NULL,
+        requester_hash TEXT NOT NULL,
+        recipient_hash TEXT NOT NULL,
+        stored_contact_name TEXT,
+        requester_address TEXT,
+        address_type TEXT,
+        amount_whole INTEGER NOT NULL,
+        amount_frac INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        description TEXT,
+        payer_note TEXT,
+        resulting_txid TEXT,
+        failure_reason TEXT,
+        delivery TEXT NOT NULL DEFAULT 'none',
+        delivery_error TEXT,
+        created_at INTEGER NOT NULL,
+        responded_at INTEGER,
+        expires_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (request_id, direction)
+      );
+      CREATE INDEX payment_requests_list ON payment_requests (direction, id);
+      CREATE INDEX payment_requests_txid ON payment_requests (resulting_txid) WHERE resulting_txid IS NOT NULL;
+      CREATE INDEX payment_requests_expiry ON payment_requests (status, expires_at);
+    `,
+    },
+];
+const toRow = (r) => ({
+    id: Number(r.id),
+    requestId: r.request_id,
+    direction: r.direction,
+    status: r.status,
+    contactHash: r.contact_hash,
+    requesterHash: r.requester_hash,
+    recipientHash: r.recipient_hash,
+    storedContactName: r.stored_contact_name,
+    requesterAddress: r.requester_address,
+    addressType: r.address_type,
+    amount: fromParts(r.amount_whole, r.amount_frac),
+    currency: r.currency,
+    description: r.description,
+    payerNote: r.payer_note,
+    resultingTxid: r.resulting_txid,
+    failureReason: r.failure_reason,
+    delivery: r.delivery,
+    deliveryError: r.delivery_error,
+    createdAt: Number(r.created_at),
+    respondedAt: r.responded_at === null ? null : Number(r.responded_at),
+    expiresAt: Number(r.expires_at),
+    updatedAt: Number(r.updated_at),
+});
+const COLUMNS = {
+    status: 'status',
+    resultingTxid: 'resulting_txid',
+    respondedAt: 'responded_at',
+    payerNote: 'payer_note',
+    failureReason: 'failure_reason',
+    delivery: 'delivery',
+    deliveryError: 'delivery_error',
+};
+export class RequestStore {
+    db;
+    #insert;
+    #byRequest;
+    #byRequestDir;
+    #byTxid;
+    #list;
+    #due;
+    constructor(db) {
+        this.db = db;
+        this.#insert = db.prepare(`INSERT INTO payment_requests (request_id, direction, status, contact_hash, requester_hash, recipient_hash,
+        stored_contact_name, requester_address, address_type, amount_whole, amount_frac, currency, description, delivery, created_at,
+        expires_at, updated_at)
+      VALUES (@request_id, @direction, 'pending', @contact_hash, @requester_hash, @recipient_hash, @stored_contact_name,
+        @requester_address, @address_type, @amount_whole, @amount_frac, @currency, @description, @delivery, @created_at, @expires_at,
+        @created_at)`);
+        this.#byRequest = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? ORDER BY id').safeIntegers(true);
+        this.#byRequestDir = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? AND direction = ?').safeIntegers(true);
+        this.#byTxid = db.prepare(`SELECT * FROM payment_requests WHERE resulting_txid = ? AND direction = 'incoming'`).safeIntegers(true);
+        this.#list = db.prepare('SELECT * FROM payment_requests WHERE direction = ? ORDER BY id DESC LIMIT ? OFFSET ?').safeIntegers(true);
+        this.#due = db.prepare(`SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= ?`).safeIntegers(true);
+    }
+    insert(r) {
+        const { whole, frac } = toParts(r.amount);
+        this.#insert.run({
+            request_id: r.requestId,
+            direction: r.direction,
+            contact_hash: r.contactHash,
+            requester_hash: r.requesterHash,
+            recipient_hash: r.recipientHash,
+            stored_contact_name: r.storedContactName,
+            requester_address: r.requesterAddress,
+            address_type: r.addressType,
+            amount_whole: whole,
+            amount_frac: frac,
+            currency: r.currency,
+            description: r.description,
+            delivery: r.delivery,
+            created_at: r.createdAt,
+            expires_at: r.expiresAt,
+        });
+        return this.get(r.requestId, r.direction);
+    }
+    get(requestId, direction) {
+        const r = this.#byRequestDir.get(requestId, direction);
+        return r ? toRow(r) : null;
+    }
+    /** Every row with this request id (one per direction at most). */
+    find(requestId) {
+        return this.#byRequest.all(requestId).map(toRow);
+    }
+    byTxid(txid) {
+        const r = this.#byTxid.get(txid);
+        return r ? toRow(r) : null;
+    }
+    /** One page of a direction, newest first. */
+    list(direction, limit, offset = 0) {
+        return this.#list.all(direction, limit, offset).map(toRow);
+    }
+    /**
+     * The rows of `exportRequests` in id order, read by keyset pages (each page one short read, nothing held between
+     * pages), decoded as they are taken: a row that cannot be read stops the iteration at that row.
+     */
+    *exportRows(f, pageSize = 1000) {
+        const where = ['id > ?'];
+        const params = [];
+        const add = (clause, value) => {
+            where.push(clause);
+            params.push(value);
+        };
+        if (f.direction)
+            add('direction = ?', f.direction);
+        if (f.status)
+            add('status = ?', f.status);
+        if (f.contactHash)
+            add('contact_hash = ?', f.contactHash);
+        if (f.from !== undefined)
+            add('created_at >= ?', f.from);
+        if (f.to !== undefined)
+            add('created_at < ?', f.to);
+        const stmt = this.db.prepare(`SELECT * FROM payment_requests WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).safeIntegers(true);
+        let after = 0;
+        for (;;) {
+            const page = stmt.all(after, ...params, pageSize);
+            for (const raw of page) {
+                if (typeof raw.amount_whole !== 'bigint' || typeof raw.amount_frac !== 'bigint' || raw.amount_frac < 0n || raw.amount_frac >= 100000000n) {
+                    throw new Error(`payment_requests row ${raw.id}: the amount is not a whole and fraction pair`);
+                }
+                const r = toRow(raw);
+                yield {
+                    id: r.id,
+                    source: 'live',
+                    requestId: r.requestId,
+                    direction: r.direction,
+                    status: r.status,
+                    contactHash: r.contactHash,
+                    requesterHash: r.requesterHash,
+                    recipientHash: r.recipientHash,
+                    storedContactName: r.storedContactName,
+                    requesterAddress: r.requesterAddress,
+                    amount: r.amount,
+                    currency: r.currency,
+                    description: r.description,
+                    resultingTxid: r.resultingTxid,
+                    createdAt: r.createdAt,
+                    respondedAt: r.respondedAt,
+                    expiresAt: r.expiresAt,
+                };
+            }
+            if (page.length < pageSize)
+                return;
+            after = page[page.length - 1].id;
+        }
+    }
+    duePending(now) {
+        return this.#due.all(now).map(toRow);
+    }
+    patch(id, patch, now) {
+        const keys = Object.keys(patch).filter((k) => patch[k] !== undefined);
+        const sets = [...keys.map((k) => `${COLUMNS[k]} = @${k}`), 'updated_at = @now'];
+        const params = { id, now };
+        for (const k of keys)
+            params[k] = patch[k];
+        this.db.prepare(`UPDATE payment_requests SET ${sets.join(', ')} WHERE id = @id`).run(params);
+        return toRow(this.db.prepare('SELECT * FROM payment_requests WHERE id = ?').safeIntegers(true).get(id));
+    }
+}
+//# sourceMappingURL=store.js.map

@@ -1,0 +1,66 @@
+/**
+ * The routing plugin: pays nodes that are not direct contacts through chains of credit lines (docs/protocol.md,
+ * "Routing"). It registers itself as the ledger's router, so the wallet's send (and refunds, payment requests) reach
+ * it only when no direct line exists.
+ */
+import { definePlugin } from '../../sdk/index.js';
+import { Discovery } from './discovery.js';
+import { Legs } from './legs.js';
+import { Payments } from './payments.js';
+import { MSG } from './protocol.js';
+import { registerRoutes } from './routes.js';
+import { migrations, RoutingStore } from './store.js';
+/** The p2p processor's sweep: search deadlines, expiries, and leg messages whose retry is due. */
+const SWEEP_MS = 1000;
+export default definePlugin({
+    setup(ctx) {
+        ctx.db.migrate(migrations);
+        const contacts = ctx.services.use('contacts');
+        const ledger = ctx.services.use('ledger');
+        const store = new RoutingStore(ctx.db.handle);
+        const discovery = new Discovery(ctx, contacts, ledger);
+        const payments = new Payments(ctx, store, ledger, contacts, discovery);
+        const legs = new Legs(ctx, store, ledger, contacts, discovery, {
+            fulfilled: () => undefined,
+            rejected: (hash, _txid, reason) => payments.legRejected(hash, reason),
+            describe: (hash, txid) => payments.describe(hash, txid),
+        });
+        payments.attach(legs);
+        ctx.peer.handle(MSG.request, discovery.handleRequest);
+        ctx.peer.handle(MSG.response, discovery.handleResponse);
+        ctx.peer.handle(MSG.cancel, discovery.handleCancel);
+        ctx.peer.handle(MSG.prepare, legs.handlePrepare);
+        ctx.peer.handle(MSG.fulfil, legs.handleFulfil);
+        ctx.peer.handle(MSG.reject, legs.handleReject);
+        ctx.peer.handle(MSG.note, payments.handleNote);
+        // Route requests and answers are worth nothing after p2pExpiration: their dead letters can only be abandoned.
+        ctx.peer.outcomes(MSG.request, { label: 'p2p', retryable: false });
+        ctx.peer.outcomes(MSG.response, { label: 'rp2p', retryable: false });
+        ctx.peer.outcomes(MSG.note, { label: 'p2p', retryable: false });
+        const offFinal = ledger.onFinal(payments.onFinal);
+        const offRouter = ledger.registerRouter(payments);
+        registerRoutes(ctx, store, payments);
+        ctx.services.use('system').registerMetrics('routing', () => ({ messages_sent: { ...discovery.sent }, ...store.counts() }));
+        let started = false;
+        ctx.jobs.register({
+            name: 'sweep',
+            processor: 'p2p',
+            everyMs: SWEEP_MS,
+            run: () => {
+                const now = ctx.clock.now();
+                discovery.sweep(now);
+                payments.sweep(now);
+                // Legs owed a message when the node stopped get it at once: their peers wait for it, whatever the backoff.
+                legs.resend(started ? now : Number.POSITIVE_INFINITY);
+                started = true;
+            },
+        });
+        ctx.onStop(() => {
+            offFinal();
+            offRouter();
+            legs.stop();
+            discovery.stop();
+        });
+    },
+});
+//# sourceMappingURL=index.js.map

@@ -1,0 +1,301 @@
+/**
+ * Payments this node originates (the router the ledger offers senders): the route request, the candidates, the
+ * choice (fast: the first route; best-fee: the cheapest once every branch answered), approval when
+ * autoAcceptTransaction is off (Document 1, "Routing behavior"), and the first leg.
+ */
+import { ApiError, formatMinor, PeerRefusal } from '../../sdk/index.js';
+import { hopBudget, MSG, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
+/** How long a send waits for the route to be chosen before it answers `searching` (the payment goes on). */
+const SEND_WAIT_MS = 10_000;
+const kindOf = (address) => (/\.onion(:\d+)?$/i.test(address) ? 'tor' : address.startsWith('https://') ? 'https' : 'http');
+/** Microseconds since the epoch, strictly increasing here (two payments never share a request time). */
+let lastMicros = 0;
+const nowMicros = (ms) => {
+    const t = ms * 1000;
+    lastMicros = t > lastMicros ? t : lastMicros + 1;
+    return lastMicros;
+};
+export class Payments {
+    ctx;
+    store;
+    ledger;
+    contacts;
+    discovery;
+    #waiters = new Map();
+    #legs = null;
+    constructor(ctx, store, ledger, contacts, discovery) {
+        this.ctx = ctx;
+        this.store = store;
+        this.ledger = ledger;
+        this.contacts = contacts;
+        this.discovery = discovery;
+    }
+    attach(legs) {
+        this.#legs = legs;
+    }
+    // ---- PaymentRouter
+    async send(p) {
+        const own = this.ctx.identity.pubkeyHash;
+        if (!this.contacts.accepted(p.currency).some((c) => c.pubkeyHash && c.pubkeyHash !== own)) {
+            throw new ApiError('no_route', 400, `No route to ${p.address} in ${p.currency}: no contact holds an accepted ${p.currency} line with this node`);
+        }
+        const now = this.ctx.clock.now();
+        const secret = randomHex(32);
+        const salt = sha256Hex(Buffer.from(secret, 'hex'));
+        const time = nowMicros(now);
+        const hash = routeHash(p.address, salt, time);
+        // A Tor destination is paid in fast mode: a best-fee search over Tor would take minutes (Document 1).
+        const fast = !p.bestFee || kindOf(p.address) === 'tor';
+        const budget = hopBudget(Number(this.ctx.settings.get('maxP2pLevel') ?? 6), this.ctx.settings.get('hopBudgetRandomized') !== false);
+        const expires = now + Number(this.ctx.settings.get('p2pExpiration') ?? 300) * 1000;
+        this.ctx.db.tx(() => this.store.insertPayment({
+            hash,
+            secret,
+            salt,
+            timeMicros: time,
+            destination: p.address,
+            currency: p.currency,
+            amount: p.amount,
+            description: p.description ?? null,
+            fast,
+            budget,
+            refundOf: p.refundOf ?? null,
+            status: 'searching',
+            expiresAt: expires,
+            createdAt: now,
+        }));
+        const outcome = new Promise((resolve, reject) => {
+            const list = this.#waiters.get(hash) ?? [];
+            list.push({ resolve, reject });
+            this.#waiters.set(hash, list);
+        });
+        const timer = setTimeout(() => this.#answer(hash), SEND_WAIT_MS);
+        timer.unref();
+        this.discovery.originate({ hash, salt, time, currency: p.currency, amount: p.amount, budget, fast, expires }, budget, this.#listener(hash), now + Math.floor((expires - now) / 2));
+        try {
+            return await outcome;
+        }
+        finally {
+            clearTimeout(timer);
+        }
+    }
+    originOf(txid) {
+        const tx = this.ledger.get(txid);
+        if (!tx || tx.type !== 'received' || !tx.condition)
+            return null;
+        return this.store.note(tx.memo)?.originAddress ?? null;
+    }
+    // ---- the search's answers
+    #listener(hash) {
+        return {
+            onAnswer: (branch) => this.#candidate(hash, branch),
+            onComplete: () => this.#complete(hash),
+        };
+    }
+    #candidate(hash, branch) {
+        if (branch.state !== 'found' || !branch.offer)
+            return;
+        const payment = this.store.payment(hash);
+        const offer = branch.offer;
+        const maxFee = String(this.ctx.settings.get('maxFee') ?? 5);
+        const wanted = payment !== null &&
+            (payment.status === 'searching' || (payment.status === 'awaiting_approval' && !payment.fast)) &&
+            withinMaxFee(payment.amount, offer.amount, maxFee);
+        if (!payment || !wanted) {
+            if (payment && !withinMaxFee(payment.amount, offer.amount, maxFee)) {
+                this.ctx.log.info('route refused: its fee is above maxFee', { hash, fee: formatMinor(offer.amount - payment.amount), max_fee_percent: maxFee });
+            }
+            this.#cancel(hash, branch.contact, payment?.budget ?? 1);
+            return;
+        }
+        this.ctx.db.tx(() => this.store.insertCandidate({
+            hash,
+            contactHash: branch.contact,
+            senderAddress: branch.address,
+            senderPublicKey: branch.publicKey,
+            amount: offer.amount,
+            hops: offer.hops + 1,
+            condition: offer.condition,
+            signature: offer.signature,
+            timeMicros: payment.timeMicros,
+            createdAt: this.ctx.clock.now(),
+        }));
+        if (payment.fast && payment.status === 'searching')
+            this.#decide(payment);
+    }
+    #complete(hash) {
+        const payment = this.store.payment(hash);
+        if (!payment || payment.status !== 'searching')
+            return;
+        if (this.store.candidates(hash).length === 0) {
+            this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'failed', failureReason: 'no_route: every branch answered without a route within maxFee' }, this.ctx.clock.now()));
+            this.#fail(hash, new ApiError('no_route', 400, `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee`));
+            return;
+        }
+        this.#decide(payment);
+    }
+    /** The route is chosen (fast: the first; best-fee: the cheapest), or waits for the operator's approval. */
+    #decide(payment) {
+        const candidates = this.store.candidates(payment.hash);
+        if (this.ctx.settings.get('autoAcceptTransaction') === false) {
+            this.ctx.db.tx(() => this.store.patchPayment(payment.hash, { status: 'awaiting_approval' }, this.ctx.clock.now()));
+            this.#answer(payment.hash);
+            return;
+        }
+        try {
+            this.execute(payment.hash, candidates[0].id);
+        }
+        catch (err) {
+            this.#fail(payment.hash, err);
+            return;
+        }
+        this.#answer(payment.hash);
+    }
+    /**
+     * Pays along a candidate: the first leg is prepared toward its contact and the destination is sent its note; the
+     * other candidates are cancelled. Throws ApiError (`p2p_error`) when the payment cannot be executed any more.
+     */
+    execute(hash, candidateId) {
+        const legs = this.#legs;
+        const now = this.ctx.clock.now();
+        const { txid, others, payment } = this.ctx.db.tx(() => {
+            const payment = this.store.payment(hash);
+            if (payment.status !== 'searching' && payment.status !== 'awaiting_approval') {
+                throw new ApiError('p2p_error', 400, `The P2P transaction ${hash} is ${payment.status}`);
+            }
+            if (payment.expiresAt <= now)
+                throw new ApiError('p2p_error', 400, `The route search ${hash} expired`);
+            const c = this.store.candidate(candidateId);
+            const expiresAt = now + legs.windowMs();
+            const prepared = this.ledger.prepareLeg({
+                contactHash: c.contactHash,
+                amount: c.amount,
+                currency: payment.currency,
+                routeHash: hash,
+                condition: c.condition,
+                expiresAt,
+                relay: false,
+                description: payment.description,
+                recipientAddress: payment.destination,
+            });
+            this.#recordFirstLeg(hash, payment.budget - 1, c, prepared.tx, prepared.statement, expiresAt, now);
+            this.store.patchPayment(hash, { status: 'executing', txid: prepared.tx.txid, candidateId }, now);
+            const address = this.#ownAddress();
+            this.ctx.peer.enqueue({ pubkeyHash: null, sealingKey: null, addresses: { [kindOf(payment.destination)]: payment.destination } }, { type: MSG.note, hash, secret: payment.secret, description: payment.description, origin_address: address }, { messageId: `note_${hash}` });
+            return { txid: prepared.tx.txid, others: this.store.candidates(hash).filter((o) => o.id !== candidateId), payment };
+        });
+        legs.send(txid);
+        for (const o of others)
+            this.#cancel(hash, o.contactHash, payment.budget);
+        return txid;
+    }
+    #recordFirstLeg(hash, budget, c, tx, statement, expiresAt, now) {
+        this.store.insertLeg({
+            txid: tx.txid,
+            hash,
+            role: 'out',
+            contactHash: c.contactHash,
+            partnerTxid: null,
+            budget,
+            statement: statement.content,
+            signature: statement.signature,
+            recipientSignature: null,
+            state: 'preparing',
+            notice: 'prepare',
+            nextAt: now,
+            expiresAt,
+            createdAt: now,
+        });
+    }
+    /** The operator refuses the payment: cancelled, and every route offered is released. */
+    reject(hash, reason) {
+        const payment = this.store.payment(hash);
+        this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'cancelled', failureReason: reason }, this.ctx.clock.now()));
+        for (const c of this.store.candidates(hash))
+            this.#cancel(hash, c.contactHash, payment.budget);
+        this.#answer(hash);
+    }
+    // ---- outcomes of the first leg (Legs hooks) and of its chain entry (ledger onFinal)
+    legRejected(hash, reason) {
+        this.store.patchPayment(hash, { status: 'cancelled', failureReason: reason }, this.ctx.clock.now());
+    }
+    /** Inside the transaction that makes this node's first leg final. */
+    onFinal = (tx) => {
+        if (!tx.outgoing || !tx.condition)
+            return;
+        const payment = this.store.paymentByTxid(tx.txid);
+        if (!payment || payment.status !== 'executing')
+            return;
+        const status = tx.status === 'completed' ? 'completed' : tx.status === 'cancelled' ? 'cancelled' : 'failed';
+        this.store.patchPayment(payment.hash, { status, failureReason: tx.status === 'completed' ? null : tx.failureReason }, this.ctx.clock.now());
+    };
+    // ---- destination side: the originator's note
+    handleNote = (m) => {
+        const note = parseNote(m.payload);
+        const state = this.discovery.state(note.hash);
+        if (!state || state.role !== 'destination')
+            throw new PeerRefusal(REFUSAL.unknownRoute, 'no route with this hash ends here');
+        // Only the originator knows the secret behind the salt the route hash commits to.
+        if (sha256Hex(Buffer.from(note.secret, 'hex')) !== state.req.salt)
+            throw new PeerRefusal(REFUSAL.mismatch, 'the secret does not open this route');
+        this.ctx.db.tx(() => {
+            this.store.saveNote(note.hash, note.description, note.originAddress, this.ctx.clock.now());
+            for (const leg of this.store.legsOf(note.hash))
+                if (leg.role === 'in')
+                    this.describe(note.hash, leg.txid);
+        });
+        return { status: 'noted' };
+    };
+    /** Puts the originator's description on the destination's leg (inside a transaction). */
+    describe(hash, txid) {
+        const note = this.store.note(hash);
+        if (note?.description)
+            this.ledger.describe(txid, note.description);
+    }
+    // ---- expiry (the p2p sweep)
+    sweep(now) {
+        for (const p of this.store.expiredPayments(now)) {
+            this.ctx.db.tx(() => this.store.patchPayment(p.hash, { status: p.status === 'searching' && this.store.candidates(p.hash).length === 0 ? 'failed' : 'cancelled', failureReason: 'expired: no route was chosen within p2pExpiration' }, now));
+            for (const c of this.store.candidates(p.hash))
+                this.#cancel(p.hash, c.contactHash, p.budget);
+            this.#fail(p.hash, new ApiError('no_route', 400, `No route found for ${p.hash} within p2pExpiration`));
+        }
+    }
+    // ---- helpers
+    /** Answers the sends waiting on a payment with where it stands. */
+    #answer(hash) {
+        const waiters = this.#waiters.get(hash);
+        if (!waiters)
+            return;
+        this.#waiters.delete(hash);
+        const payment = this.store.payment(hash);
+        const candidates = this.store.candidates(hash);
+        const chosen = payment.candidateId !== null ? candidates.find((c) => c.id === payment.candidateId) : undefined;
+        const outcome = {
+            status: payment.status === 'awaiting_approval' ? 'awaiting_approval' : payment.txid ? 'sent' : 'searching',
+            hash,
+            txid: payment.txid,
+            total: chosen ? chosen.amount : null,
+            fast: payment.fast,
+            candidateCount: candidates.length,
+        };
+        for (const w of waiters)
+            w.resolve(outcome);
+    }
+    #fail(hash, err) {
+        const waiters = this.#waiters.get(hash);
+        if (!waiters)
+            return;
+        this.#waiters.delete(hash);
+        for (const w of waiters)
+            w.reject(err);
+    }
+    #cancel(hash, contact, budget) {
+        this.discovery.cancel(contact, hash, budget - 1);
+    }
+    #ownAddress() {
+        const a = this.ctx.kernel.node.addresses;
+        return a.tor ?? a.https ?? a.http ?? null;
+    }
+}
+//# sourceMappingURL=payments.js.map

@@ -1,0 +1,115 @@
+/**
+ * Input rules the wallet and payment-request routes share: amounts, currencies, descriptions, the recipient of a
+ * payment. Each throws the spec's error code as an ApiError.
+ */
+import { ApiError } from '../../sdk/index.js';
+import { MAX_AMOUNT, formatMinor, parseAmount } from '../../kernel/money.js';
+import { normalizeAddress } from '../../kernel/peers/transport.js';
+import { normalizeCurrency, sameCurrency } from '../system/currency.js';
+export const MAX_DESCRIPTION = 255;
+/**
+ * A payment amount from a JSON number or a decimal string: surrounding spaces trimmed (" 100 " is 100), exponent
+ * notation accepted when it names at most 8 decimals ("1e2" is 100), minimum 0.00000001, maximum MAX_AMOUNT.
+ */
+export function checkAmount(input, field = 'amount') {
+    const r = parseAmount(input);
+    if (r.ok)
+        return r.value;
+    const why = {
+        not_a_number: 'must be a decimal number (a JSON number or a string such as "10.5")',
+        negative: 'must be greater than zero',
+        zero: 'must be greater than zero (minimum 0.00000001)',
+        too_precise: 'must have at most 8 decimals (minimum 0.00000001)',
+        too_large: `must be at most ${formatMinor(MAX_AMOUNT)}`,
+    };
+    throw new ApiError('invalid_amount', 400, `${field} ${why[r.reason]}`, { field });
+}
+/** A well-formed code in the allowed list; returns the list's spelling. */
+export function checkCurrency(ctx, input, field = 'currency') {
+    const code = typeof input === 'string' ? normalizeCurrency(input) : null;
+    if (!code)
+        throw new ApiError('invalid_currency', 400, `${field} must be 3-10 letters or digits`, { field });
+    const allowed = ctx.settings.get('allowedCurrencies') ?? [];
+    const match = allowed.find((c) => sameCurrency(c, code));
+    if (!match) {
+        throw new ApiError('invalid_currency', 400, `Currency ${code} is not in the allowed currencies (${allowed.join(', ')})`, { field });
+    }
+    return match;
+}
+/** At most 255 characters (code points); absent, empty or whitespace-only means none. */
+export function checkDescription(input, field = 'description', code = 'invalid_description') {
+    if (input === undefined || input === null)
+        return null;
+    if (typeof input !== 'string')
+        throw new ApiError(code, 400, `${field} must be a string`, { field });
+    if ([...input].length > MAX_DESCRIPTION)
+        throw new ApiError(code, 400, `${field} must be at most ${MAX_DESCRIPTION} characters`, { field });
+    return input.trim() === '' ? null : input;
+}
+const looksLikeAddress = (text) => /:\/\//.test(text) || /\.onion(:\d+)?\/?$/i.test(text);
+/** Where this node reaches the contact: the address its transport settings pick first (a payment goes there). */
+export const contactAddress = (ctx, c) => ctx.peer.firstAddress(c.addresses) ?? c.addresses.tor ?? c.addresses.https ?? c.addresses.http ?? null;
+/**
+ * The contact a payment goes to, by name, address or key hash. Direct payments need an accepted contact with an
+ * accepted line in the currency; anything else is `no_route` here (the send route then tries routing: `sendTarget`).
+ */
+export function resolveRecipient(ctx, contacts, reference, currency) {
+    const ref = reference.trim();
+    if (ref === '')
+        throw new ApiError('invalid_address', 400, 'address must name a contact (name, address or public key hash)', { field: 'address' });
+    const own = ctx.kernel.node.addresses;
+    const normalized = looksLikeAddress(ref) ? normalizeAddress(ref) : null;
+    if (ref.toLowerCase() === ctx.identity.pubkeyHash || (normalized && [own.http, own.https, own.tor].some((a) => a && normalizeAddress(a) === normalized))) {
+        throw new ApiError('self_send', 400, 'You cannot send to your own wallet');
+    }
+    let contact;
+    try {
+        contact = contacts.resolve(ref);
+    }
+    catch (err) {
+        if (err instanceof ApiError && err.code === 'contact_not_found' && normalized) {
+            throw new ApiError('no_route', 400, `${normalized} is not one of your contacts, and no route to it can be searched here (the routing plugin is off).`);
+        }
+        throw err;
+    }
+    if (contact.pubkeyHash === ctx.identity.pubkeyHash)
+        throw new ApiError('self_send', 400, 'You cannot send to your own wallet');
+    const name = contact.name ?? contact.pubkeyHash ?? ref;
+    if (!contact.pubkeyHash || contact.status !== 'accepted' || !contacts.isAccepted(contact.pubkeyHash, currency)) {
+        const why = contact.status === 'blocked'
+            ? `${name} is blocked`
+            : contact.status !== 'accepted' || !contact.pubkeyHash
+                ? `${name} has not accepted you as a contact yet`
+                : `you and ${name} have no accepted ${currency} line`;
+        throw new ApiError('no_route', 400, `No direct payment to ${name} in ${currency}: ${why}`);
+    }
+    return { contact, pubkeyHash: contact.pubkeyHash, name, address: contactAddress(ctx, contact) };
+}
+/**
+ * Where a payment goes: straight to a contact over its line, or, when there is no such line and a router is there,
+ * through routing to the address (typed, or the contact's own). A blocked contact is never paid.
+ */
+export function sendTarget(ctx, contacts, reference, currency, routable) {
+    try {
+        return { kind: 'direct', recipient: resolveRecipient(ctx, contacts, reference, currency) };
+    }
+    catch (err) {
+        if (!routable || !(err instanceof ApiError) || err.code !== 'no_route')
+            throw err;
+        const ref = reference.trim();
+        let contact = null;
+        try {
+            contact = contacts.resolve(ref);
+        }
+        catch {
+            contact = null;
+        }
+        if (contact?.status === 'blocked')
+            throw err;
+        const address = contact ? contactAddress(ctx, contact) : looksLikeAddress(ref) ? normalizeAddress(ref) : null;
+        if (!address)
+            throw err;
+        return { kind: 'route', address, name: contact?.name ?? address, contact: contact !== null };
+    }
+}
+//# sourceMappingURL=amounts.js.map

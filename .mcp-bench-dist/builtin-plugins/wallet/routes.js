@@ -1,0 +1,296 @@
+/**
+ * Every `/api/v1/wallet/*` route of Document 1: info, balance (+ /balances), overview, transactions, send, refund,
+ * plus GET /wallet/transactions/:txid (our addition: one transaction, for clients following a payment).
+ */
+import { ApiError } from '../../sdk/index.js';
+import { MAX_PAGE_PARAM, pageParams, pageQuery } from '../../sdk/paging.js';
+import { formatMinor } from '../../kernel/money.js';
+import { sameCurrency } from '../system/currency.js';
+import { checkAmount, checkCurrency, checkDescription, contactAddress, resolveRecipient, sendTarget } from './amounts.js';
+const TXID = /^[0-9a-fA-F]{64}$/;
+/** Sums per currency (case-insensitive), keeping the first spelling seen, sorted by code. */
+function sumByCurrency(items) {
+    const map = new Map();
+    for (const it of items) {
+        const key = it.currency.toLowerCase();
+        const cur = map.get(key);
+        if (cur)
+            cur.amount += it.amount;
+        else
+            map.set(key, { currency: it.currency, amount: it.amount });
+    }
+    return [...map.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+export function registerWalletRoutes(ctx) {
+    const contacts = ctx.services.use('contacts');
+    const ledger = ctx.services.use('ledger');
+    const contactName = (hash) => contacts.get(hash)?.name ?? null;
+    const fullTx = (t) => ({
+        txid: t.txid,
+        type: t.type,
+        tx_type: t.txType,
+        status: t.status,
+        amount: formatMinor(t.amount),
+        currency: t.currency,
+        sender_address: t.senderAddress,
+        receiver_address: t.receiverAddress,
+        counterparty_name: contactName(t.contactHash),
+        counterparty_pubkey_hash: t.contactHash,
+        description: t.description,
+        memo: t.memo,
+        previous_txid: t.prevTxid,
+        refund_of: t.refundOf,
+        failure_reason: t.failureReason,
+        needs_review: t.needsReview,
+        timestamp: new Date(t.createdAt).toISOString(),
+        completed_at: t.completedAt === null ? null : new Date(t.completedAt).toISOString(),
+    });
+    const overviewTx = (t) => ({
+        txid: t.txid,
+        type: t.type,
+        tx_type: t.txType,
+        status: t.status,
+        amount: formatMinor(t.amount),
+        currency: t.currency,
+        counterparty_name: contactName(t.contactHash),
+        description: t.description,
+        timestamp: new Date(t.createdAt).toISOString(),
+    });
+    const availableCredit = () => sumByCurrency(Object.entries(contacts.availableCreditTotals()).map(([currency, amount]) => ({ currency, amount })));
+    /** Balance rows: every ledger balance, plus a zero row for each accepted line without one yet. */
+    const balanceRows = () => {
+        const rows = ledger.balances().map((b) => ({ hash: b.contactHash, currency: b.currency, received: b.received, sent: b.sent }));
+        for (const c of contacts.accepted()) {
+            if (!c.pubkeyHash)
+                continue;
+            for (const line of c.currencies) {
+                if (line.status !== 'accepted')
+                    continue;
+                if (rows.some((r) => r.hash === c.pubkeyHash && sameCurrency(r.currency, line.currency)))
+                    continue;
+                rows.push({ hash: c.pubkeyHash, currency: line.currency, received: 0n, sent: 0n });
+            }
+        }
+        return rows
+            .map((r) => {
+            const c = contacts.get(r.hash);
+            return {
+                contact_name: c?.name ?? null,
+                address: c ? contactAddress(ctx, c) : null,
+                pubkey_hash: r.hash,
+                currency: r.currency,
+                received: formatMinor(r.received),
+                sent: formatMinor(r.sent),
+                net_balance: formatMinor(r.received - r.sent),
+            };
+        })
+            .sort((a, b) => String(a.contact_name ?? '').localeCompare(String(b.contact_name ?? '')) || a.currency.localeCompare(b.currency));
+    };
+    ctx.routes.add({
+        method: 'GET',
+        path: '/api/v1/wallet/info',
+        access: { scope: 'wallet:read' },
+        handler: () => ({
+            public_key_hash: ctx.identity.pubkeyHash,
+            addresses: ctx.kernel.node.addresses,
+            fee_earnings: sumByCurrency(Object.entries(ledger.feeEarnings()).map(([currency, amount]) => ({ currency, amount }))).map((f) => ({ currency: f.currency, total_amount: formatMinor(f.amount) })),
+            available_credit: availableCredit().map((a) => ({ currency: a.currency, total_available_credit: formatMinor(a.amount) })),
+        }),
+    });
+    for (const path of ['/api/v1/wallet/balance', '/api/v1/wallet/balances']) {
+        ctx.routes.add({
+            method: 'GET',
+            path,
+            access: { scope: 'wallet:read' },
+            handler: () => ({ balances: balanceRows() }),
+        });
+    }
+    ctx.routes.add({
+        method: 'GET',
+        path: '/api/v1/wallet/overview',
+        access: { scope: 'wallet:read' },
+        query: {
+            type: 'object',
+            properties: { transaction_limit: { type: 'integer', minimum: 0, maximum: MAX_PAGE_PARAM, default: 5 } },
+        },
+        handler: (req) => {
+            const limit = Math.min(req.query.transaction_limit ?? 5, 20);
+            const recent = ledger.list({ limit: Math.max(limit, 1), offset: 0 });
+            return {
+                balances: sumByCurrency(ledger.balances().map((b) => ({ currency: b.currency, amount: b.received - b.sent }))).map((b) => ({
+                    currency: b.currency,
+                    total_balance: formatMinor(b.amount),
+                })),
+                total_available_credit: availableCredit().map((a) => ({ currency: a.currency, total: formatMinor(a.amount) })),
+                recent_transactions: limit === 0 ? [] : recent.rows.map(overviewTx),
+                transaction_count: recent.total,
+            };
+        },
+    });
+    ctx.routes.add({
+        method: 'GET',
+        path: '/api/v1/wallet/transactions',
+        access: { scope: 'wallet:read' },
+        query: pageQuery({
+            type: { type: 'string', enum: ['sent', 'received', 'relay'] },
+            contact: { type: 'string', minLength: 1 },
+            status: { type: 'string', enum: ['pending', 'sending', 'sent', 'accepted', 'rejected', 'cancelled', 'completed', 'failed'] },
+        }),
+        handler: (req) => {
+            const { limit, offset } = pageParams(req.query);
+            let contactHash;
+            if (req.query.contact !== undefined) {
+                const c = contacts.resolve(req.query.contact);
+                if (!c.pubkeyHash)
+                    return { transactions: [], pagination: { total: 0, limit, offset } };
+                contactHash = c.pubkeyHash;
+            }
+            const { rows, total } = ledger.list({
+                limit,
+                offset,
+                ...(req.query.type ? { type: req.query.type } : {}),
+                ...(contactHash ? { contactHash } : {}),
+                ...(req.query.status ? { status: req.query.status } : {}),
+            });
+            return { transactions: rows.map(fullTx), pagination: { total, limit, offset } };
+        },
+    });
+    ctx.routes.add({
+        method: 'GET',
+        path: '/api/v1/wallet/transactions/:txid',
+        access: { scope: 'wallet:read' },
+        handler: (req) => {
+            const txid = String(req.params.txid ?? '').toLowerCase();
+            const tx = TXID.test(txid) ? ledger.get(txid) : null;
+            if (!tx)
+                throw new ApiError('transaction_not_found', 404, `No transaction ${req.params.txid}`);
+            return { transaction: fullTx(tx) };
+        },
+    });
+    ctx.routes.add({
+        method: 'POST',
+        path: '/api/v1/wallet/send',
+        access: { scope: 'wallet:send' },
+        body: {
+            type: 'object',
+            required: ['address', 'amount', 'currency'],
+            properties: {
+                address: { type: 'string' },
+                amount: { type: ['string', 'number'] },
+                currency: { type: 'string' },
+                description: { type: ['string', 'null'] },
+                best_fee: { type: 'boolean' },
+            },
+        },
+        errorCodes: { address: 'invalid_address', amount: 'invalid_amount', currency: 'invalid_currency', description: 'invalid_description' },
+        handler: async (req) => {
+            const amount = checkAmount(req.body.amount);
+            const currency = checkCurrency(ctx, req.body.currency);
+            const description = checkDescription(req.body.description);
+            const router = ledger.router();
+            const target = sendTarget(ctx, contacts, req.body.address, currency, router !== null);
+            if (target.kind === 'route') {
+                const routed = await router
+                    .send({ address: target.address, amount, currency, description, bestFee: req.body.best_fee === true })
+                    .catch((err) => {
+                    if (!(err instanceof ApiError) || err.code !== 'no_route')
+                        throw err;
+                    const who = target.contact ? `${target.name} has no ${currency} line with you` : `${target.address} is not one of your contacts`;
+                    throw new ApiError('no_route', 400, `${who}, and no route to it was found: ${err.message}`);
+                });
+                const total = routed.total === null ? {} : { total: formatMinor(routed.total), fee: formatMinor(routed.total - amount) };
+                return {
+                    status: routed.status,
+                    message: routed.status === 'sent'
+                        ? `Payment of ${formatMinor(amount)} ${currency} to ${target.name} routed through ${routed.candidateCount} route(s) found; on its way`
+                        : routed.status === 'awaiting_approval'
+                            ? `${routed.candidateCount} route(s) to ${target.name} found: approve one with POST /api/v1/p2p/approve (node-cli p2p)`
+                            : `Still searching a route to ${target.name}; the payment goes on its way once one is found`,
+                    recipient: target.name,
+                    recipient_address: target.address,
+                    amount: formatMinor(amount),
+                    currency,
+                    txid: routed.txid,
+                    type: 'p2p',
+                    p2p_hash: routed.hash,
+                    best_fee: !routed.fast,
+                    ...total,
+                };
+            }
+            const to = target.recipient;
+            const tx = ledger.send({ contactHash: to.pubkeyHash, amount, currency, description, recipientAddress: to.address });
+            return {
+                status: 'sent',
+                message: `Payment of ${formatMinor(amount)} ${currency} to ${to.name} accepted for delivery`,
+                recipient: to.name,
+                recipient_address: to.address,
+                amount: formatMinor(amount),
+                currency,
+                txid: tx.txid,
+                type: 'standard',
+            };
+        },
+    });
+    ctx.routes.add({
+        method: 'POST',
+        path: '/api/v1/wallet/refund',
+        access: { scope: 'wallet:send' },
+        body: {
+            type: 'object',
+            required: ['txid'],
+            properties: { txid: { type: 'string' }, amount: { type: ['string', 'number', 'null'] } },
+        },
+        errorCodes: { txid: 'invalid_refund', amount: 'invalid_amount' },
+        handler: (req) => {
+            const bad = (message) => new ApiError('invalid_refund', 400, message);
+            const txid = String(req.body.txid).trim().toLowerCase();
+            if (!TXID.test(txid))
+                throw bad('txid must be a 64-character hex transaction id');
+            const raw = req.body.amount;
+            const wantsAll = raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '');
+            const requested = wantsAll ? null : checkAmount(raw);
+            return ctx.db.tx(() => {
+                const original = ledger.get(txid);
+                if (!original)
+                    throw bad(`Unknown transaction ${txid}`);
+                if (original.type !== 'received')
+                    throw bad(`Transaction ${txid} was not received by this wallet: only received payments can be refunded`);
+                if (original.status !== 'completed')
+                    throw bad(`Transaction ${txid} is ${original.status}, not settled: only completed payments can be refunded`);
+                const already = ledger.refunded(txid);
+                const remainder = original.amount - already;
+                if (remainder <= 0n)
+                    throw bad(`Transaction ${txid} is already fully refunded`);
+                const amount = requested ?? remainder;
+                if (amount > remainder) {
+                    throw bad(`Refund of ${formatMinor(amount)} exceeds the remainder ${formatMinor(remainder)} ${original.currency} (received ${formatMinor(original.amount)}, already refunded or in flight ${formatMinor(already)})`);
+                }
+                const currency = checkCurrency(ctx, original.currency);
+                const to = resolveRecipient(ctx, contacts, original.contactHash, currency);
+                const refund = ledger.send({
+                    contactHash: to.pubkeyHash,
+                    amount,
+                    currency,
+                    description: `refund of ${txid}`,
+                    refundOf: txid,
+                    recipientAddress: to.address,
+                });
+                const remaining = remainder - amount;
+                return {
+                    status: remaining === 0n ? 'fully_refunded' : 'partially_refunded',
+                    message: `Refund of ${formatMinor(amount)} ${currency} to ${to.name} accepted for delivery`,
+                    original_txid: txid,
+                    refund_txid: refund.txid,
+                    amount: formatMinor(amount),
+                    currency,
+                    original_amount: formatMinor(original.amount),
+                    already_refunded: formatMinor(already),
+                    remaining: formatMinor(remaining),
+                    fully_refunded: remaining === 0n,
+                    note: 'A refund is an ordinary payment back to the sender; refunds still in flight count toward the total, and a refund that is rejected frees its amount again.',
+                };
+            });
+        },
+    });
+}
+//# sourceMappingURL=routes.js.map

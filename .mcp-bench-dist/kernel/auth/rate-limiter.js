@@ -1,0 +1,46 @@
+/**
+ * A sliding one-minute window per key: the exact count of requests in the last 60 s, so request 101 of a
+ * 100-per-minute key is refused however the requests are spread. Memory is bounded by each key's limit, and keys
+ * idle for a whole window are swept (once per window), so ids that come and go (client addresses) do not pile up.
+ */
+export class SlidingWindowLimiter {
+    windowMs;
+    #hits = new Map();
+    #nextSweep = 0;
+    constructor(windowMs = 60_000) {
+        this.windowMs = windowMs;
+    }
+    /** Ids currently tracked. */
+    get size() {
+        return this.#hits.size;
+    }
+    /** Records a hit and returns 0, or returns the seconds to wait (Retry-After) without recording. */
+    take(id, limit, now) {
+        if (now >= this.#nextSweep)
+            this.#sweep(now);
+        let hits = this.#hits.get(id);
+        if (!hits)
+            this.#hits.set(id, (hits = []));
+        const cutoff = now - this.windowMs;
+        let drop = 0;
+        while (drop < hits.length && hits[drop] <= cutoff)
+            drop++;
+        if (drop)
+            hits.splice(0, drop);
+        if (hits.length >= limit)
+            return Math.max(1, Math.ceil((hits[0] + this.windowMs - now) / 1000));
+        hits.push(now);
+        return 0;
+    }
+    forget(id) {
+        this.#hits.delete(id);
+    }
+    #sweep(now) {
+        const cutoff = now - this.windowMs;
+        for (const [id, hits] of this.#hits)
+            if ((hits.at(-1) ?? -Infinity) <= cutoff)
+                this.#hits.delete(id);
+        this.#nextSweep = now + this.windowMs;
+    }
+}
+//# sourceMappingURL=rate-limiter.js.map

@@ -1,0 +1,272 @@
+/**
+ * One run of node-cli: global options, the program with every contributed command, the rate limiter, the
+ * output envelope and the exit code. `main.ts` calls it with the process's streams; tests call it directly.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { CommanderError } from 'commander';
+import { CliError } from '../../sdk/cli.js';
+import { CliApiClient } from './api.js';
+import { extractGlobalOptions } from './argv.js';
+import { resolveCredentials, resolveDataDir } from './credentials.js';
+import { LocalMachine } from './local.js';
+import { Output } from './output.js';
+import { ROOT_HELP_FOOTER, commandPathName, createRootProgram, eachCommand, walkCommandPath } from './program.js';
+import { DEFAULT_RATE_RULE, RateStore, rateLimitedMessage } from './rate-limit.js';
+import { Prompter, withSpinner } from './terminal.js';
+export const RATE_FILE = 'cli-rate.json';
+/** How long the node-id lookup for metadata may take before it is given up (the command already ran). */
+const NODE_ID_TIMEOUT_MS = 5_000;
+const HELP_EXIT_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+export async function runCli(io, setup) {
+    let globals;
+    let argv;
+    try {
+        ({ globals, rest: argv } = extractGlobalOptions(io.argv));
+    }
+    catch (err) {
+        const out = new Output(io.argv.includes('--json') || io.argv.includes('-j'), io.stdout, io.stderr);
+        out.finishError('INVALID_PARAMS', err.message, undefined, null);
+        return 1;
+    }
+    const out = new Output(globals.json, io.stdout, io.stderr);
+    const dataDir = resolveDataDir(globals.dataDir, io.env, io.cwd);
+    const api = new CliApiClient(() => resolveCredentials(dataDir, io.env));
+    const local = new LocalMachine(dataDir);
+    const now = io.now ?? Date.now;
+    const rules = (bucket) => {
+        for (const c of setup.contributions)
+            if (c.rateLimits?.[bucket])
+                return c.rateLimits[bucket];
+        return setup.rateLimits?.[bucket] ?? DEFAULT_RATE_RULE;
+    };
+    let store = null;
+    const rateStore = () => {
+        if (store)
+            return store;
+        const creds = api.creds();
+        const file = io.env.NODE_CLI_RATE_FILE?.trim() ||
+            (creds.source !== 'environment'
+                ? join(dirname(creds.source), RATE_FILE)
+                : existsSync(dataDir)
+                    ? join(dataDir, RATE_FILE)
+                    : join(homedir(), '.node-cli', RATE_FILE));
+        store = new RateStore(file, now);
+        return store;
+    };
+    let rateWarned = false;
+    const rateTrouble = (err) => {
+        if (rateWarned)
+            return;
+        rateWarned = true;
+        out.warn(`warning: CLI rate limits not persisted (${err.message})`);
+    };
+    let nodeIdMemo = null;
+    const nodeId = () => {
+        nodeIdMemo ??= (async () => {
+            const keyId = api.creds().keyId;
+            try {
+                const known = rateStore().knownNode(keyId);
+                if (known)
+                    return known;
+            }
+            catch {
+                // unreadable rate file: ask the node
+            }
+            try {
+                const hash = (await setup.identifyNode?.(api, NODE_ID_TIMEOUT_MS)) ?? null;
+                if (hash) {
+                    await rateStore().rememberNode(keyId, hash).catch(rateTrouble);
+                    return hash;
+                }
+            }
+            catch {
+                // node unreachable: the command itself reports it
+            }
+            return null;
+        })();
+        return nodeIdMemo;
+    };
+    const prompter = new Prompter(io);
+    const ctx = {
+        json: globals.json,
+        out,
+        api,
+        local,
+        interactive: Boolean(io.stdin.isTTY && io.stderr.isTTY),
+        stdoutIsTty: Boolean(io.stdout.isTTY),
+        fail(code, message, details) {
+            throw new CliError(code, message, details);
+        },
+        nodeId,
+        rememberNodeId(id) {
+            if (nodeIdMemo)
+                return;
+            nodeIdMemo = Promise.resolve(id);
+            void rateStore().rememberNode(api.creds().keyId, id).catch(rateTrouble);
+        },
+        async rateLimit(bucket, rule) {
+            const id = (await nodeId()) ?? `key:${api.creds().keyId}`;
+            let decision;
+            try {
+                decision = await rateStore().consume(id, bucket, rule ?? rules(bucket), rules);
+            }
+            catch (err) {
+                rateTrouble(err);
+                return;
+            }
+            if (!decision.allowed) {
+                throw new CliError('RATE_LIMITED', rateLimitedMessage(decision.retryAfterSeconds), {
+                    bucket,
+                    retry_after: decision.retryAfterSeconds,
+                });
+            }
+        },
+        async confirm(question, yes) {
+            if (yes)
+                return;
+            if (!ctx.interactive) {
+                throw new CliError('CONFIRMATION_REQUIRED', 'this action needs confirmation: run it in a terminal or add --yes');
+            }
+            const answer = (await prompter.ask(`${question} [y/N] `)).toLowerCase();
+            if (answer !== 'y' && answer !== 'yes')
+                throw new CliError('CANCELLED', 'cancelled: nothing was changed');
+        },
+        async prompt(question) {
+            if (!ctx.interactive)
+                throw new CliError('INVALID_PARAMS', 'this command needs a terminal to ask for input; pass the values as arguments');
+            return prompter.ask(question);
+        },
+        progress: (label, work) => withSpinner(io.stderr, label, work),
+    };
+    // ---- the program
+    let helpText = '';
+    const program = createRootProgram(setup.version);
+    let commandName = '';
+    program.hook('preAction', async (_root, action) => {
+        const path = [];
+        for (let c = action; c && c !== program; c = c.parent)
+            path.unshift(c);
+        commandName = commandPathName(path);
+        const top = path[0]?.name();
+        if (!top || top === 'help')
+            return;
+        api.creds(); // NO_CREDENTIALS before anything else
+        await ctx.rateLimit(top);
+    });
+    program
+        .command('help')
+        .summary('show help for node-cli or one of its commands')
+        .description('Shows the commands of node-cli, or the usage and options of one command (for example: help apikey create).')
+        .argument('[command...]', 'command words')
+        .action((words) => {
+        const walked = walkCommandPath(program, words);
+        if (walked.unknown)
+            throw commandNotFound(walked.unknown.word, walked.unknown.parent);
+        const target = walked.path.at(-1) ?? program;
+        const text = helpOf(target);
+        out.success({ command: commandPathName(walked.path) || null, help: text }, () => io.stdout.write(text));
+    });
+    for (const contribution of setup.contributions)
+        contribution.register(program, ctx);
+    eachCommand(program, (c) => {
+        c.exitOverride();
+        c.configureOutput({
+            writeOut: (s) => (globals.json ? (helpText += s) : io.stdout.write(s)),
+            writeErr: (s) => (globals.json ? (helpText += s) : io.stderr.write(s)),
+            outputError: () => undefined, // reported once, by finish()
+        });
+    });
+    // ---- run
+    const walked = walkCommandPath(program, argv);
+    commandName = [commandPathName(walked.path), walked.unknown?.word ?? ''].filter(Boolean).join(' ');
+    const metadata = async () => {
+        if (!globals.metadata || !globals.json)
+            return null;
+        let id = null;
+        try {
+            id = await nodeId();
+        }
+        catch {
+            id = null; // no credentials: no node to name
+        }
+        return { timestamp: new Date(now()).toISOString(), node_id: id, command: commandName || 'help' };
+    };
+    try {
+        if (walked.unknown)
+            throw commandNotFound(walked.unknown.word, walked.unknown.parent);
+        if (walked.path.length === 0 && (argv[0] === '-V' || argv[0] === '--version')) {
+            out.success({ version: setup.version }, setup.version);
+        }
+        else if (argv.length === 0 || walked.needsHelp) {
+            const target = walked.needsHelp ?? program;
+            const text = helpOf(target);
+            out.success({ command: commandName || null, help: text }, () => io.stdout.write(text));
+        }
+        else {
+            await program.parseAsync(walked.argv, { from: 'user' });
+            if (!out.hasResult)
+                out.success(null);
+        }
+        prompter.close();
+        out.finishSuccess(await metadata());
+        return 0;
+    }
+    catch (err) {
+        prompter.close();
+        if (err instanceof CommanderError && HELP_EXIT_CODES.has(err.code) && err.exitCode === 0) {
+            if (globals.json) {
+                if (!out.hasResult)
+                    out.success({ command: commandName || null, help: helpText });
+                out.finishSuccess(await metadata());
+            }
+            return 0;
+        }
+        const failure = renamed(describe(err), setup.contributions);
+        if (failure.code === 'COMMAND_NOT_FOUND' && !globals.json) {
+            const parent = err.parent ?? program;
+            io.stderr.write(helpOf(parent));
+        }
+        out.finishError(failure.code, failure.message, failure.details, await metadata());
+        return 1;
+    }
+}
+/** The help text of a command; the root's ends with the notes on global options, credentials and exit codes. */
+function helpOf(cmd) {
+    return cmd.parent ? cmd.helpInformation() : `${cmd.helpInformation()}\n${ROOT_HELP_FOOTER.trim()}\n`;
+}
+function commandNotFound(word, parent) {
+    const where = parent.parent ? ` of '${commandPathName(pathOf(parent))}'` : '';
+    const err = new CliError('COMMAND_NOT_FOUND', `Command '${word}' not found${where}`);
+    Object.defineProperty(err, 'parent', { value: parent, enumerable: false });
+    return err;
+}
+function pathOf(cmd) {
+    const path = [];
+    for (let c = cmd; c?.parent; c = c.parent)
+        path.unshift(c);
+    return path;
+}
+/** A node code that a contribution reports under its command-line name (CliContribution.codes). */
+function renamed(failure, contributions) {
+    for (const c of contributions) {
+        const code = c.codes?.[failure.code];
+        if (code)
+            return { ...failure, code, details: { ...failure.details, node_code: failure.code } };
+    }
+    return failure;
+}
+function describe(err) {
+    if (err instanceof CliError)
+        return { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+    if (err instanceof CommanderError) {
+        const message = err.message.replace(/^error:\s*/i, '');
+        if (err.code === 'commander.unknownCommand')
+            return { code: 'COMMAND_NOT_FOUND', message };
+        return { code: 'INVALID_PARAMS', message };
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return { code: 'INTERNAL_ERROR', message: `unexpected failure: ${message}` };
+}
+//# sourceMappingURL=run.js.map

@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import Koa from 'koa';
+import { RawReply, Reply } from '../../sdk/index.js';
+import { ApiError } from '../errors.js';
+import { grants } from '../auth/scopes.js';
+import { SlidingWindowLimiter } from '../auth/rate-limiter.js';
+import { DEFAULT_MAX_BODY_BYTES, dropUnreadBodyLater, parseJsonBody, refuseDeclaredOverLimit } from './body.js';
+import { clientIp } from './client-ip.js';
+import { applyCors } from './cors.js';
+import { errorBody, newRequestId, successBody } from './envelope.js';
+/**
+ * The HTTP surface. Routes come from a swappable RouteTable (a plugin reload builds a new one); this module
+ * owns the pipeline every request goes through: request id, envelopes, CORS, body limits, HMAC auth, scope,
+ * schema validation, then the handler.
+ */
+export class HttpServerApp {
+    deps;
+    koa = new Koa();
+    metrics = { requests: 0, by_status: {} };
+    #table = null;
+    #dispatchRoutes = null;
+    #publicLimiter = new SlidingWindowLimiter();
+    constructor(deps) {
+        this.deps = deps;
+        this.koa.proxy = false;
+        this.koa.silent = true;
+        this.koa.use((ctx, next) => this.#envelope(ctx, next));
+        this.koa.use((ctx, next) => this.#front(ctx, next));
+        this.koa.use((ctx, next) => (this.#dispatchRoutes ? this.#dispatchRoutes(ctx, next) : next()));
+        this.koa.use((ctx) => this.#notFound(ctx));
+    }
+    setRoutes(table) {
+        this.#table = table;
+        // routes() composes a dispatcher: build it once per route generation, not per request.
+        this.#dispatchRoutes = table.router((route) => (ctx) => this.#dispatch(route, ctx)).routes();
+    }
+    callback() {
+        return this.koa.callback();
+    }
+    async #envelope(ctx, next) {
+        const requestId = newRequestId();
+        ctx.state.requestId = requestId;
+        ctx.set('X-Request-Id', requestId);
+        try {
+            await next();
+        }
+        catch (err) {
+            dropUnreadBodyLater(ctx.req);
+            const apiErr = err instanceof ApiError ? err : null;
+            if (!apiErr)
+                this.deps.log.error('unhandled error', { request_id: requestId, path: ctx.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+            const e = apiErr ?? new ApiError('internal_error', 500, 'Internal server error');
+            if (e.status === 401 && ctx.path.startsWith('/api/'))
+                this.deps.authFailures.failed(this.#clientIp(ctx), e.code, Date.now());
+            ctx.status = e.status;
+            if (e.code === 'rate_limit_exceeded' && typeof e.context?.retry_after === 'number') {
+                ctx.set('Retry-After', String(e.context.retry_after));
+            }
+            ctx.body = errorBody(e, requestId);
+        }
+        this.metrics.requests++;
+        const cls = `${Math.floor(ctx.status / 100)}xx`;
+        this.metrics.by_status[cls] = (this.metrics.by_status[cls] ?? 0) + 1;
+    }
+    async #front(ctx, next) {
+        if (ctx.path === '/healthz') {
+            ctx.body = successBody({ status: 'ok' }, ctx.state.requestId);
+            return;
+        }
+        if (ctx.path.startsWith('/api/')) {
+            if (applyCors(ctx, this.deps.corsOrigins()))
+                return;
+            if (!this.deps.apiEnabled())
+                throw new ApiError('api_disabled', 503, 'The REST API is disabled on this node');
+            this.deps.authFailures.refuseBlocked(this.#clientIp(ctx), Date.now());
+        }
+        await next();
+    }
+    #clientIp(ctx) {
+        return clientIp(ctx.req.socket.remoteAddress, ctx.headers, this.deps.trustedProxies());
+    }
+    #notFound(ctx) {
+        const segments = ctx.path.split('/').filter(Boolean);
+        const matchedPath = ctx.matched?.length;
+        if (segments[0] !== 'api' || segments[1] !== 'v1' || segments.length < 3) {
+            if (segments[0] === 'p' && segments.length >= 3)
+                throw new ApiError('unknown_action', 404, 'Unknown action');
+            throw new ApiError('invalid_path', 404, 'Invalid API path');
+        }
+        if (matchedPath || this.#table?.knowsResource(segments[2])) {
+            throw new ApiError('unknown_action', 404, `Unknown action for ${ctx.method} ${ctx.path}`);
+        }
+        throw new ApiError('unknown_resource', 404, `Unknown resource: ${segments[2]}`);
+    }
+    async #dispatch(route, ctx) {
+        const { def, mount } = route;
+        const ip = clientIp(ctx.req.socket.remoteAddress, ctx.headers, this.deps.trustedProxies());
+        if (mount.kind === 'public') {
+            if (!this.deps.publicRoutesOpen(mount.plugin))
+                throw new ApiError('unknown_action', 404, 'Unknown action');
+        }
+        if (def.rateLimitPerMinute) {
+            const credential = def.rateLimitBy === 'credential' ? headerValue(ctx, 'authorization') : undefined;
+            // Hashed: the limiter's keys outlive the request and must not hold a bearer in memory.
+            const subject = credential ? `credential ${createHash('sha256').update(credential).digest('base64url')}` : ip;
+            const wait = this.#publicLimiter.take(`${def.method} ${route.fullPath} ${subject}`, def.rateLimitPerMinute, Date.now());
+            if (wait > 0)
+                throw new ApiError('rate_limit_exceeded', 429, `Rate limit exceeded. Please try again in ${wait} seconds.`, { retry_after: wait });
+        }
+        const limit = def.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+        // Everything that needs no body is checked before the body is read: a request that cannot pass costs the node
+        // its headers only. The size comes first, as it did when the body was read first.
+        refuseDeclaredOverLimit(ctx.req, limit);
+        const signed = 'scope' in def.access ? this.deps.verifier.precheck({ header: (n) => headerValue(ctx, n) }, Date.now()) : null;
+        const rawBody = await this.deps.bodies.read(ctx.req, limit, ip);
+        let auth = null;
+        if (signed && 'scope' in def.access) {
+            auth = this.deps.verifier.verifyBody(signed, { method: ctx.method, path: rawPath(ctx.url), rawBody }, Date.now());
+            if (!grants(auth.permissions, def.access.scope)) {
+                const needed = typeof def.access.scope === 'string' ? def.access.scope : def.access.scope.join(' or ');
+                throw new ApiError('permission_denied', 403, `This API key lacks the required permission: ${needed}`);
+            }
+        }
+        const body = def.body ? parseJsonBody(rawBody) : {};
+        route.validateBody?.(body);
+        const query = {};
+        for (const [k, v] of Object.entries(ctx.query))
+            query[k] = Array.isArray(v) ? v[v.length - 1] : v;
+        route.validateQuery?.(query);
+        const req = {
+            method: ctx.method,
+            params: { ...ctx.params },
+            query: query,
+            body,
+            rawBody,
+            headers: ctx.headers,
+            auth,
+            ip,
+            requestId: ctx.state.requestId,
+        };
+        const result = await def.handler(req);
+        if (result instanceof RawReply) {
+            ctx.status = result.status;
+            for (const [k, v] of Object.entries(result.headers))
+                ctx.set(k, v);
+            ctx.type = result.contentType;
+            ctx.body = result.body;
+            return;
+        }
+        const reply = result instanceof Reply ? result : new Reply(result);
+        ctx.status = reply.status;
+        for (const [k, v] of Object.entries(reply.headers))
+            ctx.set(k, v);
+        ctx.body = successBody(reply.data, req.requestId, reply.message);
+    }
+}
+function headerValue(ctx, name) {
+    const v = ctx.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+}
+/** The path exactly as the client sent it (still percent-encoded): that is what the client signed. */
+function rawPath(url) {
+    const q = url.indexOf('?');
+    return q === -1 ? url : url.slice(0, q);
+}
+//# sourceMappingURL=app.js.map

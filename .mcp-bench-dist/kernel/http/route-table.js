@@ -1,0 +1,74 @@
+import Router from '@koa/router';
+import { compileValidator } from './validation.js';
+export function fullPathOf(def, mount) {
+    const action = def.path.replace(/^\/+/, '');
+    switch (mount.kind) {
+        case 'plugin':
+            return `/api/v1/plugins/${mount.plugin}/${action}`;
+        case 'public':
+            return `/p/${mount.plugin}/${action}`;
+        default:
+            return def.path;
+    }
+}
+const paramCount = (path) => path.split('/').filter((s) => s.startsWith(':')).length;
+/**
+ * One generation of routes (rebuilt on every plugin reload, then swapped in whole). Routes are registered
+ * with @koa/router from the most to the least parameterised, so with `exclusive` the most literal match
+ * wins: `/things/latest` over `/things/:id`. Paths match case-sensitively.
+ */
+export class RouteTable {
+    #routes = [];
+    #resources = new Set();
+    #router = null;
+    add(owner, def, mount) {
+        const fullPath = fullPathOf(def, mount);
+        if (this.#routes.some((r) => r.fullPath === fullPath && r.def.method === def.method)) {
+            throw new Error(`route ${def.method} ${fullPath} is registered twice (by ${owner})`);
+        }
+        this.#routes.push({
+            def,
+            mount,
+            owner,
+            fullPath,
+            validateBody: def.body ? compileValidator(def.body, 'body', def.errorCodes, def.fallbackCode) : null,
+            validateQuery: def.query ? compileValidator(def.query, 'query', def.errorCodes, def.fallbackCode) : null,
+        });
+        const segments = fullPath.split('/').filter(Boolean);
+        if (segments[0] === 'api' && segments[1] === 'v1' && segments[2])
+            this.#resources.add(segments[2]);
+        this.#router = null;
+    }
+    /** Drops every route an owner registered (a plugin whose setup failed half-way). */
+    removeOwner(owner) {
+        for (let i = this.#routes.length - 1; i >= 0; i--)
+            if (this.#routes[i].owner === owner)
+                this.#routes.splice(i, 1);
+        this.#resources.clear();
+        for (const r of this.#routes) {
+            const segments = r.fullPath.split('/').filter(Boolean);
+            if (segments[0] === 'api' && segments[1] === 'v1' && segments[2])
+                this.#resources.add(segments[2]);
+        }
+        this.#router = null;
+    }
+    /** Whether `/api/v1/<resource>` names something this node serves (unknown_resource vs unknown_action). */
+    knowsResource(resource) {
+        return this.#resources.has(resource);
+    }
+    routes() {
+        return this.#routes;
+    }
+    router(dispatch) {
+        if (this.#router)
+            return this.#router;
+        // Case-sensitive: `/API/v1/...` is not `/api/v1/...` (else it would slip past the `/api/` gate of app.ts).
+        const router = new Router({ exclusive: true, sensitive: true });
+        const ordered = [...this.#routes].sort((a, b) => paramCount(b.fullPath) - paramCount(a.fullPath));
+        for (const route of ordered)
+            router.register(route.fullPath, [route.def.method], [dispatch(route)]);
+        this.#router = router;
+        return router;
+    }
+}
+//# sourceMappingURL=route-table.js.map

@@ -1,0 +1,59 @@
+import { Ajv } from 'ajv';
+import { ExactNumber } from '../../sdk/money.js';
+import { ApiError } from '../errors.js';
+const bodyAjv = new Ajv({ allErrors: false, strict: false });
+const queryAjv = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true });
+bodyAjv.addKeyword({ keyword: 'exactNumber', schemaType: 'boolean', errors: false, validate: (_, data) => data instanceof ExactNumber });
+function fieldOf(err) {
+    if (err.keyword === 'additionalProperties')
+        return String(err.params.additionalProperty);
+    return err.instancePath.split('/').filter(Boolean)[0] ?? '';
+}
+const SUBSCHEMA = ['items', 'additionalItems', 'additionalProperties', 'unevaluatedItems', 'unevaluatedProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'];
+const SUBSCHEMA_LISTS = ['items', 'prefixItems', 'anyOf', 'oneOf', 'allOf'];
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
+/**
+ * A body schema that also takes an `ExactNumber` (a JSON number no double holds) wherever it takes both a number
+ * and a string: such a field is parsed from text by its handler (an amount), which reads the exact number the same
+ * way. A field typed only `number` or `integer` still refuses it, so its handler never meets one; a field the
+ * schema leaves untyped reaches its handler as the object, which the amount parsers read and `typeof` checks refuse.
+ */
+function admitExactNumbers(schema) {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+        return schema;
+    const copy = { ...schema };
+    for (const key of SUBSCHEMA) {
+        if (isObject(copy[key]))
+            copy[key] = admitExactNumbers(copy[key]);
+    }
+    for (const key of SUBSCHEMA_LISTS) {
+        if (Array.isArray(copy[key]))
+            copy[key] = copy[key].map(admitExactNumbers);
+    }
+    for (const key of SUBSCHEMA_MAPS) {
+        if (isObject(copy[key])) {
+            copy[key] = Object.fromEntries(Object.entries(copy[key]).map(([name, sub]) => [name, admitExactNumbers(sub)]));
+        }
+    }
+    const types = Array.isArray(copy.type) ? copy.type : [copy.type];
+    return types.includes('number') && types.includes('string') ? { anyOf: [copy, { exactNumber: true }] } : copy;
+}
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Compiles a route schema into a check that throws the spec's error codes. */
+export function compileValidator(schema, where, errorCodes = {}, fallbackCode = 'validation_error') {
+    const validate = where === 'body' ? bodyAjv.compile(admitExactNumbers(schema)) : queryAjv.compile(schema);
+    return (value) => {
+        if (validate(value))
+            return;
+        const err = validate.errors[0];
+        if (err.keyword === 'required') {
+            const field = String(err.params.missingProperty);
+            throw new ApiError('missing_field', 400, `Missing required field: ${field}`, { field });
+        }
+        const field = fieldOf(err);
+        const code = errorCodes[field] ?? fallbackCode;
+        const message = field ? `Invalid ${field}: ${err.message ?? 'invalid value'}` : `Invalid ${where}: ${err.message ?? 'invalid value'}`;
+        throw new ApiError(code, 400, message, field ? { field } : undefined);
+    };
+}
+//# sourceMappingURL=validation.js.map

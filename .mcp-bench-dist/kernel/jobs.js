@@ -1,0 +1,175 @@
+import { systemClock } from './clock.js';
+const DAY_MS = 86_400_000;
+/** setTimeout's ceiling (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+function msUntilDaily(now, hour, minute) {
+    const d = new Date(now);
+    let next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), hour, minute);
+    if (next <= now)
+        next += DAY_MS;
+    return next - now;
+}
+/**
+ * Background work. Jobs run when kicked (right after the commit that created their work) and on their own
+ * schedule only for retries, expiries and daily tasks. A job never overlaps itself; a kick during a run
+ * queues exactly one more run, so no work created meanwhile is missed.
+ */
+export class JobRunner {
+    log;
+    clock;
+    #slots = new Map();
+    #running = false;
+    /** `clock` is the time schedules are computed in (tests shift it to reach a daily time at once). */
+    constructor(log, clock = systemClock) {
+        this.log = log;
+        this.clock = clock;
+    }
+    register(owner, def) {
+        const id = `${owner}.${def.name}`;
+        if (this.#slots.has(id))
+            throw new Error(`job ${id} is registered twice`);
+        const slot = { owner, def, timer: null, nextAt: null, busy: null, again: false, lastRunAt: null, lastError: null };
+        this.#slots.set(id, slot);
+        if (this.#running)
+            this.#schedule(slot);
+        return id;
+    }
+    /** Forgets an owner's jobs (its plugin stopped); waits for runs in progress. */
+    async removeOwner(owner) {
+        const busy = [];
+        for (const [id, slot] of this.#slots) {
+            if (slot.owner !== owner)
+                continue;
+            this.#unschedule(slot);
+            if (slot.busy)
+                busy.push(slot.busy);
+            this.#slots.delete(id);
+        }
+        await Promise.allSettled(busy);
+    }
+    kick(id) {
+        const slot = this.#slots.get(id);
+        if (!slot || !this.#running)
+            return;
+        void this.#run(slot);
+    }
+    /** Asks the job's schedule again now and re-arms it (what the schedule depends on, such as a setting, changed). */
+    reschedule(id) {
+        const slot = this.#slots.get(id);
+        if (slot && this.#running)
+            this.#schedule(slot);
+    }
+    /** When the job's next timed run is armed (ms since the epoch, the runner's clock), or null. */
+    nextRun(id) {
+        return this.#slots.get(id)?.nextAt ?? null;
+    }
+    start() {
+        this.startAll();
+    }
+    startAll() {
+        if (this.#running)
+            return 0;
+        this.#running = true;
+        for (const slot of this.#slots.values())
+            this.#schedule(slot);
+        return this.#slots.size;
+    }
+    stopAll() {
+        if (!this.#running)
+            return 0;
+        this.#running = false;
+        let stopped = 0;
+        for (const slot of this.#slots.values()) {
+            this.#unschedule(slot);
+            stopped++;
+        }
+        return stopped;
+    }
+    /** Stops scheduling and waits for runs in progress (used when draining on shutdown). */
+    async drain() {
+        this.stopAll();
+        await Promise.allSettled([...this.#slots.values()].map((s) => s.busy).filter(Boolean));
+    }
+    running() {
+        return this.#running;
+    }
+    processorRunning(processor) {
+        if (!this.#running)
+            return false;
+        for (const slot of this.#slots.values())
+            if (slot.def.processor === processor)
+                return true;
+        return false;
+    }
+    states() {
+        return [...this.#slots.entries()].map(([id, s]) => ({
+            name: id,
+            processor: s.def.processor ?? null,
+            running: this.#running,
+            busy: s.busy !== null,
+            last_run_at: s.lastRunAt ? new Date(s.lastRunAt).toISOString() : null,
+            last_error: s.lastError,
+        }));
+    }
+    #schedule(slot) {
+        this.#unschedule(slot);
+        const now = this.clock.now();
+        const delay = this.#delay(slot.def, now);
+        if (delay !== null)
+            this.#arm(slot, now + delay);
+    }
+    /** A run at `at`; a time beyond setTimeout's reach is approached in steps, without running early. */
+    #arm(slot, at) {
+        slot.nextAt = at;
+        slot.timer = setTimeout(() => {
+            slot.timer = null;
+            if (this.clock.now() < at)
+                return this.#arm(slot, at);
+            slot.nextAt = null;
+            void this.#run(slot).finally(() => {
+                if (this.#running && this.#slots.get(`${slot.owner}.${slot.def.name}`) === slot)
+                    this.#schedule(slot);
+            });
+        }, Math.min(Math.max(0, at - this.clock.now()), MAX_TIMER_MS));
+        slot.timer.unref();
+    }
+    #delay(def, now) {
+        if (def.everyMs !== undefined)
+            return def.everyMs;
+        if (def.dailyAt)
+            return msUntilDaily(now, def.dailyAt.hour, def.dailyAt.minute);
+        const at = def.nextRunAt?.(now) ?? null;
+        return at === null ? null : Math.max(0, at - now);
+    }
+    #unschedule(slot) {
+        if (slot.timer)
+            clearTimeout(slot.timer);
+        slot.timer = null;
+        slot.nextAt = null;
+    }
+    #run(slot) {
+        if (slot.busy) {
+            slot.again = true;
+            return slot.busy;
+        }
+        const run = async () => {
+            do {
+                slot.again = false;
+                slot.lastRunAt = this.clock.now();
+                try {
+                    await slot.def.run();
+                    slot.lastError = null;
+                }
+                catch (err) {
+                    slot.lastError = err instanceof Error ? err.message : String(err);
+                    this.log.error(`job ${slot.owner}.${slot.def.name} failed`, { error: slot.lastError });
+                }
+            } while (slot.again && this.#running);
+        };
+        slot.busy = run().finally(() => {
+            slot.busy = null;
+        });
+        return slot.busy;
+    }
+}
+//# sourceMappingURL=jobs.js.map

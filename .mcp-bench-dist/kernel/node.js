@@ -1,0 +1,348 @@
+import { mkdirSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiKeyStore } from './auth/key-store.js';
+import { NonceStore } from './auth/nonces.js';
+import { AuthFailureLimiter } from './auth/failure-limiter.js';
+import { SlidingWindowLimiter } from './auth/rate-limiter.js';
+import { RequestVerifier, SIGNATURE_WINDOW_SECONDS } from './auth/verifier.js';
+import { nodeEnvironment, pluginKeyLabel, runBootRecovery } from './boot-recovery.js';
+import { systemClock } from './clock.js';
+import { migrate } from './db/migrations.js';
+import { lockDataDir, openDatabase } from './db/open.js';
+import { snapshotMechanism, sweepScratch } from './db/snapshot.js';
+import { TxRunner } from './db/tx.js';
+import { EventBus } from './events.js';
+import { writeFileAtomic } from './fs-atomic.js';
+import { HttpServerApp } from './http/app.js';
+import { BodyReader } from './http/body.js';
+import { clientIp } from './http/client-ip.js';
+import { RouteTable } from './http/route-table.js';
+import { loadOrCreateIdentity } from './identity.js';
+import { JobRunner } from './jobs.js';
+import { LogSink } from './log.js';
+import { kernelMigrations } from './migrations.js';
+import { createDualListener } from './net/listener.js';
+import { createOutbound } from './net/outbound.js';
+import { parseTrustedProxies } from './net/proxies.js';
+import { certificateHost, loadOrCreateCertificate } from './net/tls.js';
+import { DEFAULT_MESSAGES_PER_KEY_PER_MINUTE } from './peers/inbound.js';
+import { PeerLayer } from './peers/layer.js';
+import { builtinContextFactory } from './plugins/context.js';
+import { PluginHost } from './plugins/host.js';
+import { ServiceRegistry } from './plugins/services.js';
+import { kernelSettings } from './settings-catalog.js';
+import { SettingsRegistry } from './settings.js';
+import { nodeVersion } from './version.js';
+const CLI_KEY_NAME = 'node-cli';
+const DRAIN_MS = 3000;
+function loopbackFor(bind) {
+    if (bind === '0.0.0.0' || bind === '::' || bind === '')
+        return '127.0.0.1';
+    return bind.includes(':') ? `[${bind}]` : bind;
+}
+/**
+ * Wires the kernel: identity, storage, settings, auth, HTTP, jobs and the plugin host, then listens.
+ * Used by the daemon and by tests alike (several nodes in one process on port 0).
+ * Throws DataDirInUseError, having changed nothing, when another node holds the data directory.
+ */
+export async function startNode(config, options) {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    // Before anything in the directory is written: identity, migrations, cli.json.
+    const lock = options.lock ?? lockDataDir(config.dataDir);
+    let node;
+    try {
+        node = await startHeldNode(config, options);
+    }
+    catch (err) {
+        lock.release();
+        throw err;
+    }
+    return { ...node, stop: () => node.stop().finally(() => lock.release()) };
+}
+async function startHeldNode(config, options) {
+    const env = options.env ?? process.env;
+    const clock = options.clock ?? systemClock;
+    sweepScratch(config.dataDir);
+    await runBootRecovery({
+        dataDir: config.dataDir,
+        builtins: options.builtins,
+        env,
+        restoreMnemonic: config.restoreMnemonic,
+        logs: new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false),
+    });
+    const identity = loadOrCreateIdentity(config.dataDir, config.restoreMnemonic ? { restoreMnemonic: config.restoreMnemonic } : {});
+    const logs = new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false);
+    const log = logs.logger('kernel');
+    const db = openDatabase(join(config.dataDir, 'node.db'));
+    migrate(db, 'kernel', kernelMigrations);
+    const tx = new TxRunner(db);
+    const settings = new SettingsRegistry(join(config.dataDir, 'settings.json'), logs.logger('settings'), options.env ?? process.env);
+    settings.declare(kernelSettings);
+    const applyLogSettings = () => {
+        logs.level = settings.get('logLevel');
+        logs.maxEntries = settings.get('logMaxEntries');
+    };
+    applyLogSettings();
+    settings.onChange('logLevel', applyLogSettings);
+    settings.onChange('logMaxEntries', applyLogSettings);
+    let proxies = null;
+    const refreshProxies = () => {
+        const parsed = parseTrustedProxies(settings.get('trustedProxies'));
+        proxies = config.trustedProxies ?? (typeof parsed === 'string' ? null : parsed);
+    };
+    refreshProxies();
+    settings.onChange('trustedProxies', refreshProxies);
+    const keys = new ApiKeyStore(db, identity.storageKey('api-key-secrets'), `wn${identity.pubkeyHash.slice(0, 8)}`);
+    const nonces = new NonceStore(db, SIGNATURE_WINDOW_SECONDS);
+    const verifier = new RequestVerifier(keys, nonces, new SlidingWindowLimiter(), () => settings.get('rateLimitEnabled'));
+    const events = new EventBus(logs.logger('events'));
+    const jobs = new JobRunner(logs.logger('jobs'), clock);
+    jobs.register('kernel', { name: 'nonce-prune', processor: 'cleanup', everyMs: 60_000, run: () => void nonces.prune(Date.now() / 1000) });
+    jobs.register('kernel', { name: 'key-last-used', everyMs: 5_000, run: () => keys.flushLastUsed() });
+    let host = null;
+    // One reader for REST and peer bodies alike: the in-flight budget of a client address covers both.
+    const bodies = new BodyReader();
+    const app = new HttpServerApp({
+        verifier,
+        bodies,
+        authFailures: new AuthFailureLimiter(() => ({
+            maxAttempts: settings.get('rateLimitMaxAttempts'),
+            windowSeconds: settings.get('rateLimitWindowSeconds'),
+            blockSeconds: settings.get('rateLimitBlockSeconds'),
+        }), logs.logger('auth')),
+        log: logs.logger('http'),
+        apiEnabled: () => settings.get('apiEnabled'),
+        corsOrigins: () => settings.get('apiCorsAllowedOrigins'),
+        trustedProxies: () => proxies,
+        publicRoutesOpen: (plugin) => host?.publicRoutesOpen(plugin) ?? false,
+    });
+    // One port serves HTTP and HTTPS (self-signed certificate, remade when the hostname setting names another host).
+    const tlsHost = () => certificateHost(settings.get('hostname') || config.hostname);
+    // Peer traffic is answered before the REST pipeline; the layer exists once the listener's addresses are known.
+    let peerEndpoint = null;
+    const rest = app.callback();
+    const listener = createDualListener((req, res) => {
+        if (!peerEndpoint?.serve(req, res))
+            void rest(req, res);
+    }, await loadOrCreateCertificate(config.dataDir, tlsHost()));
+    settings.onChange('hostname', () => {
+        loadOrCreateCertificate(config.dataDir, tlsHost()).then((c) => listener.setCertificate(c.cert, c.key), (err) => log.error('TLS certificate not renewed', { error: String(err) }));
+    });
+    const server = listener.server;
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.bind, () => {
+            server.off('error', reject);
+            resolve();
+        });
+    });
+    const port = server.address().port;
+    const baseUrl = `http://${loopbackFor(config.bind)}:${port}`;
+    const addresses = () => {
+        const hostname = settings.get('hostname') || config.hostname || '';
+        return {
+            http: hostname ? hostname.replace(/^https:/, 'http:') : baseUrl,
+            https: hostname ? hostname.replace(/^http:/, 'https:') : baseUrl.replace(/^http:/, 'https:'),
+            tor: config.torEnabled ? identity.onionAddress : null,
+        };
+    };
+    const stateGet = db.prepare('SELECT value FROM kernel_state WHERE key = ?');
+    const stateSet = db.prepare('INSERT INTO kernel_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    // Read on every peer message: kept in memory, written through on change.
+    let retired = stateGet.get('retired')?.value === 'true';
+    const isRetired = () => retired;
+    const peers = new PeerLayer({
+        db,
+        tx,
+        identity,
+        addresses,
+        version: nodeVersion(),
+        retired: isRetired,
+        bodies,
+        clientAddress: (req) => clientIp(req.socket.remoteAddress, req.headers, proxies),
+        // Declared by the system plugin (Document 2 lists it with the other settings); the kernel enforces it.
+        perKeyPerMinute: () => settings.has('p2pRateLimitPerMinute') ? settings.get('p2pRateLimitPerMinute') : DEFAULT_MESSAGES_PER_KEY_PER_MINUTE,
+        log: logs.logger('peers'),
+        settings: (key) => settings.get(key),
+        torSocks: config.torSocks,
+        tlsFingerprint: () => listener.fingerprint(),
+    });
+    peerEndpoint = peers;
+    jobs.register('kernel', {
+        name: 'peer-retention',
+        processor: 'cleanup',
+        everyMs: 3_600_000,
+        run: () => {
+            const now = Date.now();
+            const deliveryDays = settings.get('cleanupDeliveryRetentionDays');
+            peers.inbound.prune(now, deliveryDays * 86_400_000);
+            peers.dlq.cleanup(now, settings.get('cleanupDlqRetentionDays'), deliveryDays);
+        },
+    });
+    const node = {
+        version: nodeVersion(),
+        pubkeyHash: identity.pubkeyHash,
+        get addresses() {
+            return addresses();
+        },
+        dataDir: config.dataDir,
+        startedAt: Date.now(),
+        environment: config.environment,
+        testMode: config.testMode,
+        torSocks: config.torSocks,
+    };
+    let services = new ServiceRegistry();
+    // Plugin name → its banner lines; a plugin's teardown removes its own.
+    const banner = new Map();
+    const reload = async () => {
+        await host.unload('restart');
+        services = new ServiceRegistry();
+        const table = new RouteTable();
+        await host.load(table);
+        app.setRoutes(table);
+    };
+    const kernel = {
+        node,
+        snapshots: snapshotMechanism(db, config.dataDir),
+        env: nodeEnvironment(env),
+        outbound: createOutbound(() => config.torSocks),
+        dlq: peers.dlq,
+        apiKeys: keys,
+        get plugins() {
+            return host;
+        },
+        jobs,
+        settings,
+        databaseHealthy: () => {
+            try {
+                return db.prepare('SELECT 1 AS ok').get().ok === 1;
+            }
+            catch {
+                return false;
+            }
+        },
+        recentLogs: (limit) => logs.recent(limit),
+        httpMetrics: () => ({ requests_total: app.metrics.requests, ...app.metrics.by_status }),
+        restart: reload,
+        setRetired: (value) => {
+            stateSet.run('retired', String(value));
+            retired = value;
+            if (value) {
+                jobs.stopAll();
+                peers.outbox.stop();
+            }
+            else {
+                jobs.startAll();
+                peers.outbox.start();
+            }
+        },
+        isRetired,
+        setTransportsDown: (down) => {
+            peers.setDown(down);
+            log.warn(down ? 'peer transports taken down' : 'peer transports up again');
+        },
+        transportsDown: () => peers.client.down,
+    };
+    // Plugins get a narrow view: no way to reach the mnemonic or the raw key material, even with a cast.
+    const identityApi = Object.freeze({
+        pubkeyHash: identity.pubkeyHash,
+        publicKey: identity.publicKey,
+        sealingPublicKey: identity.sealingPublicKey,
+        authCode: identity.authCode,
+        sign: (data) => identity.sign(data),
+        verify: (pub, data, sig) => identity.verify(pub, data, sig),
+        storageKey: (label) => identity.storageKey(pluginKeyLabel(label)),
+    });
+    host = new PluginHost(options.builtins, join(config.dataDir, 'plugins-state.json'), config.publicPluginRoutes, builtinContextFactory({
+        db,
+        tx,
+        events,
+        jobs,
+        settings,
+        logs,
+        clock,
+        identity: identityApi,
+        kernel,
+        peers,
+        services: () => services,
+        banner,
+        registerScopes: (scopes) => keys.registerScopes(scopes),
+    }), log);
+    const table = new RouteTable();
+    try {
+        await host.load(table);
+    }
+    catch (err) {
+        await new Promise((r) => server.close(r));
+        db.close();
+        throw err;
+    }
+    app.setRoutes(table);
+    const cli = ensureCliCredentials(config.dataDir, keys, baseUrl);
+    if (!isRetired()) {
+        jobs.start();
+        peers.outbox.start();
+    }
+    log.info('node started', { port, pubkey_hash: identity.pubkeyHash });
+    let stopping = null;
+    const stop = () => {
+        stopping ??= (async () => {
+            const closed = new Promise((resolve) => server.close(() => resolve()));
+            listener.closeIdle();
+            const forced = setTimeout(() => listener.closeAll(), DRAIN_MS);
+            await closed;
+            clearTimeout(forced);
+            peers.outbox.stop();
+            // Closing the transports fails the requests still in flight; their attempts record that before the database closes.
+            peers.transports.close();
+            await peers.outbox.drain();
+            await jobs.drain();
+            await host.unload('shutdown');
+            keys.flushLastUsed();
+            nonces.flush();
+            peers.inbound.flush();
+            db.close();
+            log.info('node stopped');
+        })();
+        return stopping;
+    };
+    return {
+        config,
+        identity,
+        port,
+        baseUrl,
+        addresses,
+        cliCredentials: () => cli,
+        banner: () => [...banner.values()].flat(),
+        jobs,
+        restart: reload,
+        stop,
+    };
+}
+/**
+ * node-cli on this machine authenticates with an admin key kept in `cli.json` (mode 600). It is created on
+ * first start and re-created if the file or the key was removed; the base URL follows the current listener.
+ */
+function ensureCliCredentials(dataDir, keys, baseUrl) {
+    const file = join(dataDir, 'cli.json');
+    let current = null;
+    if (existsSync(file)) {
+        try {
+            current = JSON.parse(readFileSync(file, 'utf8'));
+        }
+        catch {
+            current = null;
+        }
+    }
+    if (!current || !keys.lookup(current.key_id)) {
+        const { record, secret } = keys.create({ name: CLI_KEY_NAME, permissions: ['admin'], rate_limit_per_minute: 1000 });
+        current = { base_url: baseUrl, key_id: record.key_id, secret };
+    }
+    else if (current.base_url === baseUrl) {
+        return current;
+    }
+    current = { ...current, base_url: baseUrl };
+    writeFileAtomic(file, JSON.stringify(current, null, 2) + '\n', 0o600);
+    return current;
+}
+//# sourceMappingURL=node.js.map

@@ -1,0 +1,220 @@
+import { PeerDeliveryError } from '../../sdk/index.js';
+import { SealingSessions } from '../crypto/seal.js';
+import { MessageBatcher } from './batcher.js';
+import { buildEnvelope, EnvelopeError, openEnvelope, openHello } from './envelope.js';
+import { checkRepin } from './repin.js';
+import { TransportError, normalizeAddress } from './transport.js';
+import { attemptPlan, sendWithFallback, transportSettings } from './transport-select.js';
+const MESSAGE_PATH = '/peer/v1/message';
+const HELLO_PATH = '/peer/v1/hello';
+/** Pins of self-signed HTTPS certificates, per address, taken on first use (replaced only by a re-pin). */
+export class TlsPins {
+    #set;
+    #replace;
+    /** Looked up on every HTTPS message: held in memory, written through. */
+    #pins;
+    constructor(db) {
+        this.#set = db.prepare('INSERT OR IGNORE INTO peer_tls_pins (address, fingerprint, pinned_at) VALUES (?, ?, ?)');
+        this.#replace = db.prepare('INSERT INTO peer_tls_pins (address, fingerprint, pinned_at) VALUES (?, ?, ?) ' +
+            'ON CONFLICT(address) DO UPDATE SET fingerprint = excluded.fingerprint, pinned_at = excluded.pinned_at');
+        const rows = db.prepare('SELECT address, fingerprint FROM peer_tls_pins').all();
+        this.#pins = new Map(rows.map((r) => [r.address, r.fingerprint]));
+    }
+    get(address) {
+        return this.#pins.get(address) ?? null;
+    }
+    pin(address, fingerprint) {
+        if (this.#pins.has(address))
+            return;
+        this.#set.run(address, fingerprint, new Date().toISOString());
+        this.#pins.set(address, fingerprint);
+    }
+    /** Replaces the pin of an address (or sets it): only after a verified re-pin (repin.ts). */
+    replace(address, fingerprint) {
+        this.#replace.run(address, fingerprint, new Date().toISOString());
+        this.#pins.set(address, fingerprint);
+    }
+}
+const transportFailure = (err) => {
+    if (err instanceof TransportError)
+        return new PeerDeliveryError(err.code, err.message, err.code !== 'bad_address');
+    if (err instanceof PeerDeliveryError)
+        return err;
+    return new PeerDeliveryError('unreachable', err instanceof Error ? err.message : String(err));
+};
+/** The sending side of the peer protocol: hello, then sealed and signed requests with verified replies. */
+export class PeerClient {
+    identity;
+    ownAddresses;
+    settings;
+    transports;
+    pins;
+    log;
+    #sessions = new SealingSessions();
+    #batcher = new MessageBatcher((addresses, body) => this.#exchange(addresses, 'POST', MESSAGE_PATH, body));
+    /** Re-pins in progress by expected key hash and address: the envelopes of one failed batch share one. */
+    #repins = new Map();
+    constructor(identity, ownAddresses, settings, transports, pins, log) {
+        this.identity = identity;
+        this.ownAddresses = ownAddresses;
+        this.settings = settings;
+        this.transports = transports;
+        this.pins = pins;
+        this.log = log;
+    }
+    /** Transports taken down (node-cli out, tests): every exchange fails as a peer that cannot be reached. */
+    down = false;
+    async #exchange(addresses, method, path, body) {
+        if (this.down)
+            throw new PeerDeliveryError('transports_down', "this node's transports are down (node-cli out)");
+        const s = transportSettings(this.settings);
+        try {
+            const result = await sendWithFallback(addresses, { path, method, ...(body !== undefined ? { body } : {}) }, {
+                transports: this.transports,
+                mode: s.mode,
+                torFallback: s.torFallback,
+                torFallbackRequireEncrypted: s.torFallbackRequireEncrypted,
+                timeouts: s.timeouts,
+                pins: (address) => this.pins.get(address),
+            });
+            if (result.kind === 'https' && result.response.certFingerprint && !this.pins.get(result.usedAddress)) {
+                this.pins.pin(result.usedAddress, result.response.certFingerprint);
+            }
+            return { status: result.response.status, body: result.response.body, address: result.usedAddress };
+        }
+        catch (err) {
+            throw transportFailure(err);
+        }
+    }
+    /** Where a message to these addresses goes first under the current transport settings. */
+    firstAddress(addresses) {
+        return attemptPlan(addresses, transportSettings(this.settings))[0]?.address ?? null;
+    }
+    async hello(addresses) {
+        const res = await this.#exchange(addresses, 'GET', HELLO_PATH);
+        if (res.status !== 200)
+            throw new PeerDeliveryError('hello_failed', `hello answered HTTP ${res.status}`, res.status >= 500);
+        try {
+            return openHello(JSON.parse(res.body));
+        }
+        catch (err) {
+            throw new PeerDeliveryError('hello_invalid', err instanceof Error ? err.message : 'invalid hello', false);
+        }
+    }
+    /**
+     * The https address a `tls_pin_mismatch` was met at: pins are only checked on the https address (the other
+     * transports have none), so it is that one. Null for any other failure.
+     */
+    #mismatchAt(err, addresses) {
+        if (!(err instanceof PeerDeliveryError) || err.code !== 'tls_pin_mismatch' || !addresses.https)
+            return null;
+        return normalizeAddress(addresses.https);
+    }
+    /**
+     * After `tls_pin_mismatch` at `address` toward the node `expected`: replaces the pin when that node's signed
+     * hello, fetched unpinned over the same address, names the certificate the connection presented (repin.ts).
+     * Returns that hello, or null when the pin stands.
+     */
+    #repin(address, expected) {
+        const key = `${expected} ${address}`;
+        let running = this.#repins.get(key);
+        if (!running) {
+            running = this.#runRepin(address, expected).finally(() => this.#repins.delete(key));
+            this.#repins.set(key, running);
+        }
+        return running;
+    }
+    async #runRepin(address, expected) {
+        const timeoutMs = transportSettings(this.settings).timeouts.httpMs;
+        const verdict = await checkRepin(address, expected, async (a) => {
+            const res = await this.transports.http.send({ address: a, path: HELLO_PATH, method: 'GET', timeoutMs, pin: null, fresh: true });
+            return { status: res.status, body: res.body, certFingerprint: res.certFingerprint ?? null };
+        });
+        const previous = this.pins.get(address);
+        if (!verdict.ok) {
+            this.log.warn('TLS certificate differs from the pinned one; pin kept', { address, pinned: previous, expected_pubkey_hash: expected, reason: verdict.reason });
+            return null;
+        }
+        if (previous !== verdict.fingerprint) {
+            this.pins.replace(address, verdict.fingerprint);
+            this.log.warn('TLS certificate re-pinned: the node vouched for its new certificate in its signed hello', {
+                address,
+                previous_fingerprint: previous,
+                fingerprint: verdict.fingerprint,
+                pubkey_hash: expected,
+            });
+        }
+        return verdict.hello;
+    }
+    /** A hello; when the caller expects a key hash, a pin mismatch may be resolved by a re-pin (whose hello it is). */
+    async #helloExpecting(addresses, expected) {
+        try {
+            return await this.hello(addresses);
+        }
+        catch (err) {
+            const address = expected ? this.#mismatchAt(err, addresses) : null;
+            const repinned = address ? await this.#repin(address, expected) : null;
+            if (!repinned)
+                throw err;
+            return repinned;
+        }
+    }
+    /**
+     * Sends one message and returns the verified reply. `mid` is stable across retries of the same message;
+     * `repeatable` asks the receiver to record its reply so a retry is answered without handling it twice.
+     */
+    async request(target, payload, mid, repeatable = false) {
+        let { pubkeyHash, sealingKey } = target;
+        // Only a key hash the caller brought may justify a re-pin, not one learned from a hello on the way.
+        const expected = pubkeyHash ?? null;
+        if (!pubkeyHash || !sealingKey) {
+            const hello = await this.#helloExpecting(target.addresses, expected);
+            if (pubkeyHash && hello.pubkeyHash !== pubkeyHash) {
+                throw new PeerDeliveryError('identity_mismatch', 'the node at this address has a different key', false);
+            }
+            pubkeyHash = hello.pubkeyHash;
+            sealingKey = hello.sealingKey;
+        }
+        const now = Date.now();
+        const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid, repeatable }, now, this.#sessions);
+        const text = JSON.stringify(wire);
+        let res;
+        try {
+            res = await this.#batcher.post(target.addresses, text);
+        }
+        catch (err) {
+            // A pin mismatch writes nothing, so the same envelope can go once more, over the re-pinned address.
+            const address = expected ? this.#mismatchAt(err, target.addresses) : null;
+            if (!address || !(await this.#repin(address, expected)))
+                throw err;
+            res = await this.#batcher.post({ https: address }, text);
+        }
+        if (res.status !== 200) {
+            const err = res.body?.error;
+            const code = typeof err?.code === 'string' ? err.code : `http_${res.status}`;
+            const message = typeof err?.message === 'string' ? err.message : `peer answered HTTP ${res.status}`;
+            throw new PeerDeliveryError(code, message, res.status >= 500 || res.status === 429);
+        }
+        let opened;
+        try {
+            opened = openEnvelope(this.identity, res.body, Date.now(), replyKey);
+        }
+        catch (err) {
+            const reason = err instanceof EnvelopeError ? err.message : 'reply is not an envelope';
+            throw new PeerDeliveryError('invalid_reply', reason);
+        }
+        if (opened.sender.pubkeyHash !== pubkeyHash || opened.header.re !== nonce) {
+            throw new PeerDeliveryError('invalid_reply', 'reply does not answer this message');
+        }
+        const p = opened.payload;
+        const ok = p.ok === true;
+        return {
+            ok,
+            data: (typeof p.data === 'object' && p.data !== null ? p.data : {}),
+            error: ok ? null : { code: String(p.error?.code ?? 'refused'), message: String(p.error?.message ?? 'refused') },
+            sender: opened.sender,
+            address: res.address,
+        };
+    }
+}
+//# sourceMappingURL=client.js.map

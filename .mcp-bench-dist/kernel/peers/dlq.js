@@ -1,0 +1,145 @@
+import { PeerDeliveryError } from '../../sdk/index.js';
+import { ApiError } from '../errors.js';
+import { loadTarget, recipientAddress, storeTarget } from './outbox.js';
+/** A resolved item's reason: none once delivered, `refused: <code>` when the peer (or the owner for it) refused it. */
+const reasonOf = (outcome) => (outcome.ok ? null : `refused: ${outcome.refusal}`);
+/**
+ * Messages whose delivery failed every attempt: the outbox's, and those a plugin delivers itself and parks with
+ * `ctx.peer.deadLetter` (its type's `retry` hook then runs an operator retry, outcome included). An operator retries
+ * them (when their owner says a retry is safe, refreshing the payload first) or abandons them; finished items are
+ * deleted after the retention.
+ */
+export class DeadLetterQueue {
+    db;
+    log;
+    #outbox = null;
+    #insert;
+    #upsert;
+    #resolve;
+    #get;
+    #update;
+    constructor(db, log) {
+        this.db = db;
+        this.log = log;
+        this.#insert = db.prepare(`INSERT OR IGNORE INTO peer_dlq (message_id, type, label, target, payload, status, retry_count, recipient_address, failure_reason, added_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`);
+        this.#upsert = db.prepare(`INSERT INTO peer_dlq (message_id, type, label, target, payload, status, retry_count, recipient_address, failure_reason, added_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
+       ON CONFLICT (message_id) DO UPDATE SET target = excluded.target, payload = excluded.payload,
+         retry_count = MAX(retry_count, excluded.retry_count), recipient_address = excluded.recipient_address,
+         failure_reason = excluded.failure_reason, updated_at = excluded.updated_at
+       WHERE status IN ('pending', 'retrying')`);
+        this.#resolve = db.prepare(`UPDATE peer_dlq SET status = 'resolved', failure_reason = ?, updated_at = ? WHERE type = ? AND message_id = ? AND status IN ('pending', 'retrying')`);
+        this.#get = db.prepare('SELECT * FROM peer_dlq WHERE id = ?');
+        this.#update = db.prepare('UPDATE peer_dlq SET status = ?, retry_count = ?, failure_reason = ?, payload = ?, updated_at = ? WHERE id = ?');
+    }
+    attach(outbox) {
+        this.#outbox = outbox;
+    }
+    park(message, type, reason, address) {
+        const now = new Date().toISOString();
+        this.#insert.run(message.id, type, this.#label(type), storeTarget(message.target), JSON.stringify(message.payload), message.attempts, address, reason, now, now);
+    }
+    /** Parks a message its plugin delivers itself (PeerDeadLetterApi.deadLetter), in the caller's transaction. */
+    deadLetter(l) {
+        const now = new Date().toISOString();
+        this.#upsert.run(l.messageId, l.type, this.#label(l.type), storeTarget(l.target), JSON.stringify(l.payload), l.attempts, recipientAddress(l.target), l.reason, now, now);
+    }
+    /** Resolves a plugin's pending item that reached its peer another way (PeerDeadLetterApi.resolveDeadLetter). */
+    resolveDeadLetter(type, messageId, outcome) {
+        return this.#resolve.run(reasonOf(outcome), new Date().toISOString(), type, messageId).changes > 0;
+    }
+    list(statuses) {
+        const rows = this.db
+            .prepare(`SELECT * FROM peer_dlq WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY id DESC`)
+            .all(...statuses);
+        return rows.map((r) => this.#item(r));
+    }
+    get(id) {
+        const row = this.#get.get(id);
+        return row ? this.#item(row) : null;
+    }
+    pendingCount() {
+        return this.db.prepare(`SELECT COUNT(*) AS n FROM peer_dlq WHERE status IN ('pending', 'retrying')`).get().n;
+    }
+    async retry(id) {
+        const row = this.#require(id);
+        if (row.status !== 'pending' && row.status !== 'retrying') {
+            throw new ApiError('dlq_invalid_status', 400, `Dead letter ${id} is ${row.status}; only pending or retrying items can be retried`);
+        }
+        const hooks = this.#outbox.hooksFor(row.type);
+        if (!hooks?.retryable) {
+            throw new ApiError('dlq_not_retryable', 400, `Dead letter ${id} (${row.label}) is time-sensitive and cannot be retried; abandon it`);
+        }
+        const payload = hooks.refresh ? hooks.refresh(JSON.parse(row.payload)) : JSON.parse(row.payload);
+        const attempts = row.retry_count + 1;
+        this.#update.run('retrying', attempts, row.failure_reason, JSON.stringify(payload), new Date().toISOString(), id);
+        const target = loadTarget(row.target);
+        const message = { id: row.message_id, target, payload, attempts };
+        // An owned item's retry runs its owner's way, outcome included; an outbox item is resent as it was queued.
+        let reply = null;
+        let outcome;
+        try {
+            if (hooks.retry)
+                outcome = await hooks.retry(message);
+            else {
+                reply = await this.#outbox.sendNow(row.message_id, target, payload);
+                outcome = reply.ok ? { ok: true } : { ok: false, refusal: reply.error?.code ?? 'refused' };
+            }
+        }
+        catch (err) {
+            const reason = err instanceof PeerDeliveryError ? `${err.code}: ${err.message}` : String(err);
+            this.#update.run('pending', attempts, reason, JSON.stringify(payload), new Date().toISOString(), id);
+            throw new ApiError('dlq_retry_failed', 502, `Delivery failed again: ${reason}`, { item: this.get(id) });
+        }
+        this.#update.run('resolved', attempts, reasonOf(outcome), JSON.stringify(outcome.payload ?? payload), new Date().toISOString(), id);
+        if (!reply)
+            return this.get(id);
+        this.#outbox.markDelivered(row.message_id, attempts, reply.ok ? null : (reply.error?.code ?? 'refused'));
+        try {
+            await (reply.ok ? hooks.delivered?.(message, reply) : hooks.refused?.(message, reply));
+        }
+        catch (err) {
+            // The owner's hook failing must not turn a delivered retry into an error (the outbox does the same).
+            this.log?.error(`dead letter hook for ${row.type} failed`, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+        }
+        return this.get(id);
+    }
+    abandon(id) {
+        const row = this.#require(id);
+        if (row.status !== 'pending' && row.status !== 'retrying') {
+            throw new ApiError('dlq_invalid_status', 400, `Dead letter ${id} is already ${row.status}`);
+        }
+        this.#update.run('abandoned', row.retry_count, row.failure_reason, row.payload, new Date().toISOString(), id);
+        return this.get(id);
+    }
+    /** Deletes finished items older than the retention, and delivered outbox rows older than theirs. */
+    cleanup(nowMs, dlqDays, deliveryDays) {
+        this.db.prepare(`DELETE FROM peer_dlq WHERE status IN ('resolved', 'abandoned') AND updated_at < ?`).run(new Date(nowMs - dlqDays * 86_400_000).toISOString());
+        this.db.prepare(`DELETE FROM peer_outbox WHERE status IN ('delivered', 'refused', 'dead') AND updated_at < ?`).run(nowMs - deliveryDays * 86_400_000);
+    }
+    #label(type) {
+        return this.#outbox?.hooksFor(type)?.label ?? type;
+    }
+    #require(id) {
+        const row = this.#get.get(id);
+        if (!row)
+            throw new ApiError('dlq_item_not_found', 404, `No dead letter with id ${id}`);
+        return row;
+    }
+    #item(r) {
+        return {
+            id: r.id,
+            message_id: r.message_id,
+            message_type: r.label,
+            status: r.status,
+            retry_count: r.retry_count,
+            recipient_address: r.recipient_address,
+            failure_reason: r.failure_reason,
+            added_at: r.added_at,
+            updated_at: r.updated_at,
+            retryable: this.#outbox?.hooksFor(r.type)?.retryable ?? false,
+        };
+    }
+}
+//# sourceMappingURL=dlq.js.map

@@ -1,0 +1,216 @@
+import { PeerRefusal } from '../../sdk/index.js';
+import { GroupCommit } from '../db/group-commit.js';
+import { decryptAtRest, encryptAtRest } from '../crypto/at-rest.js';
+import { SlidingWindowLimiter } from '../auth/rate-limiter.js';
+import { buildReplyEnvelope, EnvelopeError, inspectEnvelope, openInspected, PEER_WINDOW_SECONDS } from './envelope.js';
+export const refuse = (status, code, message) => ({ status, body: { error: { code, message } } });
+const replayKey = (sender, nonce) => `${sender}:${nonce}`;
+const tooMany = (wait) => refuse(429, 'rate_limit_exceeded', `Rate limit exceeded. Please try again in ${wait} seconds.`);
+/**
+ * Keys this node sent to, remembered (the most recent) to exempt them from the per-key budget; far more than the
+ * peers one node deals with.
+ */
+const MAX_ADDRESSED_KEYS = 65_536;
+/** Document 2's default of p2pRateLimitPerMinute, for a node where no plugin declared the setting. */
+export const DEFAULT_MESSAGES_PER_KEY_PER_MINUTE = 60;
+/**
+ * Envelopes per minute one client address may send, as a multiple of the per-key limit: keys cost nothing to make,
+ * addresses do, so one address gets room for ten busy keys and no more. Counted before any check, as even a
+ * malformed or replayed envelope costs the node its parsing.
+ */
+export const ADDRESS_BUDGET_KEYS = 10;
+/**
+ * Stored replies kept per sending key, the newest: a reply is kept so that a retry of the same message is answered
+ * without running its handler twice, and retries come within minutes, far fewer than this. Without a cap any key
+ * could make the node store a reply for every message it cares to send.
+ */
+export const MAX_STORED_REPLIES_PER_SENDER = 256;
+const ENVELOPE_STATUS = {
+    malformed: 400,
+    wrong_recipient: 421,
+    expired: 401,
+    bad_signature: 401,
+    undecryptable: 400,
+    unexpected_sender: 401,
+};
+/**
+ * The receiving side: verify, refuse replays, answer repeats of an already handled message from the
+ * stored reply (so a retried message never runs its handler twice), dispatch by type, reply signed and
+ * sealed to the sender.
+ */
+export class PeerInbound {
+    identity;
+    ownAddresses;
+    retired;
+    perKeyPerMinute;
+    log;
+    #handlers = new Map();
+    #filters = [];
+    #replay;
+    #replayPut;
+    #seenGet;
+    #seenPut;
+    #pruneReplay;
+    #pruneSeen;
+    #trimSeen;
+    #byKey = new SlidingWindowLimiter();
+    #byAddress = new SlidingWindowLimiter();
+    /** In insertion order, oldest first, for the cap. */
+    #addressed = new Set();
+    /** Stored replies can hold what a plugin shared with one peer: they are encrypted like every secret at rest. */
+    #replyKey;
+    #writes;
+    /** Replay-cache entries and stored replies not yet written by the group commit. */
+    #pendingReplay = new Set();
+    #pendingSeen = new Map();
+    constructor(db, identity, ownAddresses, retired, 
+    /** Messages per minute one sending key may have handled (p2pRateLimitPerMinute). */
+    perKeyPerMinute, log) {
+        this.identity = identity;
+        this.ownAddresses = ownAddresses;
+        this.retired = retired;
+        this.perKeyPerMinute = perKeyPerMinute;
+        this.log = log;
+        this.#replay = db.prepare('SELECT 1 FROM peer_replay WHERE sender = ? AND nonce = ?').pluck();
+        this.#replayPut = db.prepare('INSERT OR IGNORE INTO peer_replay (sender, nonce, ts) VALUES (?, ?, ?)');
+        this.#writes = new GroupCommit(db);
+        this.#seenGet = db.prepare('SELECT reply FROM peer_seen WHERE sender = ? AND mid = ?');
+        this.#seenPut = db.prepare('INSERT OR IGNORE INTO peer_seen (sender, mid, reply, at) VALUES (?, ?, ?, ?)');
+        this.#pruneReplay = db.prepare('DELETE FROM peer_replay WHERE ts < ?');
+        this.#pruneSeen = db.prepare('DELETE FROM peer_seen WHERE at < ?');
+        this.#trimSeen = db.prepare('DELETE FROM peer_seen WHERE sender = @sender AND mid IN (SELECT mid FROM peer_seen WHERE sender = @sender ORDER BY at DESC, mid DESC LIMIT -1 OFFSET @keep)');
+        this.#replyKey = identity.storageKey('peer-replies');
+    }
+    handle(owner, type, handler) {
+        const existing = this.#handlers.get(type);
+        if (existing)
+            throw new Error(`peer message type "${type}" is already handled by ${existing.owner}`);
+        this.#handlers.set(type, { owner, handler });
+    }
+    filter(owner, fn) {
+        this.#filters.push({ owner, fn });
+    }
+    /**
+     * Records a key this node itself sends to: the operator's plugins chose to deal with it (a contact, a peer on a
+     * route), so its messages are not held to the per-key budget meant for keys nobody here asked to hear from. A
+     * payment burst from a contact must not be refused, and a stranger cannot get here, as nothing sends to a key on
+     * a stranger's word alone. The per-address budget still counts everyone.
+     */
+    addressed(pubkeyHash) {
+        this.#addressed.delete(pubkeyHash);
+        this.#addressed.add(pubkeyHash);
+        if (this.#addressed.size > MAX_ADDRESSED_KEYS)
+            this.#addressed.delete(this.#addressed.values().next().value);
+    }
+    /** Forgets what a plugin registered (it is being unloaded). */
+    removeOwner(owner) {
+        for (const [type, h] of this.#handlers)
+            if (h.owner === owner)
+                this.#handlers.delete(type);
+        this.#filters = this.#filters.filter((f) => f.owner !== owner);
+    }
+    /** Writes pending replay-cache entries and replies now (shutdown). */
+    flush() {
+        this.#writes.flush();
+    }
+    prune(nowMs, keepSeenMs) {
+        this.flush();
+        this.#pruneReplay.run(Math.floor(nowMs / 1000) - PEER_WINDOW_SECONDS - 1);
+        this.#pruneSeen.run(nowMs - keepSeenMs);
+    }
+    /**
+     * One envelope, already parsed from JSON (alone or as an element of a batch), from a client address. The cheap
+     * refusals come first (address budget, shape, window, replay), the signature and decryption after them, and the
+     * sending key's budget once the key is proven (only an unverified claim could be counted earlier, and anyone could
+     * spend another key's budget with claims).
+     */
+    async receive(json, address) {
+        if (this.retired())
+            return refuse(503, 'retired', 'this node is retired');
+        const now = Date.now();
+        const perKey = this.perKeyPerMinute();
+        const addressWait = this.#byAddress.take(address, perKey * ADDRESS_BUDGET_KEYS, now);
+        if (addressWait > 0)
+            return tooMany(addressWait);
+        let opened;
+        try {
+            const inspected = inspectEnvelope(this.identity, json, now);
+            // Read-only: anyone can claim any key in a header, so a claim may be refused here but never recorded.
+            if (this.#replayed(inspected.claimedSender, inspected.header.nonce))
+                return refuse(409, 'replay', 'this envelope was already received');
+            opened = openInspected(this.identity, inspected);
+        }
+        catch (err) {
+            if (err instanceof EnvelopeError)
+                return refuse(ENVELOPE_STATUS[err.code], err.code, err.message);
+            throw err;
+        }
+        const { header, sender, payload } = opened;
+        // No await since the check above: no other envelope with this nonce can have been recorded in between.
+        const replayId = replayKey(sender.pubkeyHash, header.nonce);
+        this.#pendingReplay.add(replayId);
+        this.#writes.add(() => {
+            this.#replayPut.run(sender.pubkeyHash, header.nonce, header.ts);
+            this.#pendingReplay.delete(replayId);
+        });
+        const keyWait = this.#addressed.has(sender.pubkeyHash) ? 0 : this.#byKey.take(sender.pubkeyHash, perKey, now);
+        if (keyWait > 0)
+            return tooMany(keyWait);
+        const seenId = `${sender.pubkeyHash}:${header.mid}`;
+        const repeatable = header.rep === true;
+        const pendingReply = repeatable ? this.#pendingSeen.get(seenId) : undefined;
+        const stored = pendingReply !== undefined
+            ? { reply: pendingReply }
+            : repeatable
+                ? this.#seenGet.get(sender.pubkeyHash, header.mid)
+                : undefined;
+        let reply;
+        const type = typeof payload.type === 'string' ? payload.type : '';
+        if (stored) {
+            reply = JSON.parse(decryptAtRest(this.#replyKey, stored.reply, seenId).toString('utf8'));
+        }
+        else {
+            const outcome = await this.#dispatch(type, payload, sender, header.mid, now);
+            if (!outcome)
+                return refuse(500, 'handler_error', 'the message could not be processed; retry later');
+            reply = outcome;
+        }
+        if (!stored && repeatable) {
+            const sealedReply = encryptAtRest(this.#replyKey, JSON.stringify(reply), seenId);
+            this.#pendingSeen.set(seenId, sealedReply);
+            this.#writes.add(() => {
+                this.#seenPut.run(sender.pubkeyHash, header.mid, sealedReply, now);
+                this.#trimSeen.run({ sender: sender.pubkeyHash, keep: MAX_STORED_REPLIES_PER_SENDER });
+                this.#pendingSeen.delete(seenId);
+            });
+        }
+        const wire = buildReplyEnvelope(this.identity, this.ownAddresses(), sender.pubkeyHash, opened.replyKey, { type: `${type}.reply`, ...reply }, { mid: header.mid, re: header.nonce }, Date.now());
+        return { status: 200, body: wire };
+    }
+    #replayed(sender, nonce) {
+        return this.#pendingReplay.has(replayKey(sender, nonce)) || this.#replay.get(sender, nonce) !== undefined;
+    }
+    /** Null when the handler failed unexpectedly: nothing is recorded, so the sender's retry runs it again. */
+    async #dispatch(type, payload, sender, messageId, now) {
+        const refusal = (r) => ({ ok: false, data: r.data ?? {}, error: { code: r.code, message: r.message } });
+        const entry = this.#handlers.get(type);
+        if (!entry)
+            return refusal(new PeerRefusal('unknown_type', `this node does not handle "${type}" messages`));
+        for (const { fn } of this.#filters) {
+            const r = fn(sender, type);
+            if (r)
+                return refusal(r);
+        }
+        try {
+            const data = await entry.handler({ type, payload: payload, sender, messageId, receivedAt: now });
+            return { ok: true, data, error: null };
+        }
+        catch (err) {
+            if (err instanceof PeerRefusal)
+                return refusal(err);
+            this.log.error(`peer handler for ${type} failed`, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+            return null;
+        }
+    }
+}
+//# sourceMappingURL=inbound.js.map

@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto';
+import { PeerDeliveryError } from '../../sdk/index.js';
+/** Attempts before a message is parked in the dead letter queue (DELIVERY_MAX_RETRIES). */
+export const DELIVERY_MAX_RETRIES = 5;
+const MAX_IN_FLIGHT = 64;
+/**
+ * First retry delay. Tests shorten it with NODE_PEER_RETRY_BASE_MS (an integer of 1..2000 ms, read at each
+ * retry); it can only make retries faster, never slower.
+ */
+function retryBaseMs() {
+    const raw = process.env.NODE_PEER_RETRY_BASE_MS;
+    const n = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : NaN;
+    return n >= 1 && n <= 2000 ? n : 2000;
+}
+/** 2, 4, 8, 16, 32 s with ±20 % jitter, so many failing messages do not retry in lockstep. */
+export function backoffMs(failedAttempts, random = Math.random) {
+    const base = retryBaseMs() * 2 ** (failedAttempts - 1);
+    return Math.round(base * (1 + 0.2 * (random() * 2 - 1)));
+}
+export const storeTarget = (t) => JSON.stringify({ pubkeyHash: t.pubkeyHash ?? null, sealingKey: t.sealingKey ? t.sealingKey.toString('base64url') : null, addresses: t.addresses });
+export const loadTarget = (text) => {
+    const t = JSON.parse(text);
+    return { pubkeyHash: t.pubkeyHash, sealingKey: t.sealingKey ? Buffer.from(t.sealingKey, 'base64url') : null, addresses: t.addresses };
+};
+/** The address a dead letter names as its recipient, in the house preference: tor > https > http. */
+export const recipientAddress = (t) => t.addresses.tor ?? t.addresses.https ?? t.addresses.http ?? null;
+const recipientKey = (t) => t.pubkeyHash ?? JSON.stringify(t.addresses);
+/**
+ * The transactional outbox. A message is inserted in the same transaction as the change it announces and
+ * sent right after commit; failures retry with backoff and, after the last attempt, go to the dead letter
+ * queue. Messages to one recipient go one at a time, in order; different recipients in parallel. The only
+ * timer is the one for the next due retry.
+ */
+export class Outbox {
+    tx;
+    client;
+    deadLetter;
+    log;
+    #hooks = new Map();
+    #inFlight = new Set();
+    /** Attempts under way, so a stopping node can wait for them before it closes the database. */
+    #attempts = new Set();
+    #busyRecipients = new Set();
+    #timer = null;
+    #timerAt = Infinity;
+    #kickQueued = false;
+    #running = false;
+    #insert;
+    #due;
+    #nextDue;
+    #setStatus;
+    #reschedule;
+    constructor(db, tx, client, deadLetter, log) {
+        this.tx = tx;
+        this.client = client;
+        this.deadLetter = deadLetter;
+        this.log = log;
+        this.#insert = db.prepare(`INSERT OR IGNORE INTO peer_outbox (id, type, target, payload, status, attempts, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`);
+        this.#due = db.prepare(`SELECT id, type, target, payload, attempts, next_attempt_at FROM peer_outbox
+       WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY created_at, rowid LIMIT 512`);
+        this.#nextDue = db.prepare(`SELECT MIN(next_attempt_at) AS at FROM peer_outbox WHERE status = 'pending'`);
+        this.#setStatus = db.prepare('UPDATE peer_outbox SET status = ?, last_error = ?, attempts = ?, updated_at = ? WHERE id = ?');
+        this.#reschedule = db.prepare('UPDATE peer_outbox SET attempts = ?, next_attempt_at = ?, last_error = ?, updated_at = ? WHERE id = ?');
+    }
+    hooks(type, hooks) {
+        this.#hooks.set(type, hooks);
+    }
+    hooksFor(type) {
+        return this.#hooks.get(type);
+    }
+    removeHooks(types) {
+        for (const t of types)
+            this.#hooks.delete(t);
+    }
+    /** Queues a message; call inside the transaction that makes the change it announces. */
+    enqueue(target, payload, messageId) {
+        const id = messageId ?? `msg_${randomBytes(12).toString('hex')}`;
+        const now = Date.now();
+        this.#insert.run(id, payload.type, storeTarget(target), JSON.stringify(payload), now, now, now);
+        this.tx.afterCommit(() => this.kick());
+        return id;
+    }
+    start() {
+        this.#running = true;
+        this.kick();
+    }
+    stop() {
+        this.#running = false;
+        if (this.#timer)
+            clearTimeout(this.#timer);
+        this.#timer = null;
+        this.#timerAt = Infinity;
+    }
+    /** Resolves once the attempts under way have recorded their outcome (after stop: none start). */
+    async drain() {
+        await Promise.allSettled([...this.#attempts]);
+    }
+    /** Holds every queued message where it is (transports down): none is attempted, none spends a retry. */
+    #held = false;
+    hold(held) {
+        this.#held = held;
+        if (!held)
+            this.kick();
+    }
+    kick() {
+        if (!this.#running || this.#kickQueued)
+            return;
+        this.#kickQueued = true;
+        setImmediate(() => {
+            this.#kickQueued = false;
+            this.#pump();
+        });
+    }
+    /** Sends one stored message now (operator retry from the dead letter queue). */
+    async sendNow(id, target, payload) {
+        return this.client.request(target, payload, id, true);
+    }
+    #pump() {
+        if (!this.#running || this.#held)
+            return;
+        const now = Date.now();
+        for (const row of this.#due.all(now)) {
+            if (this.#inFlight.size >= MAX_IN_FLIGHT)
+                break;
+            if (this.#inFlight.has(row.id))
+                continue;
+            const target = loadTarget(row.target);
+            const who = recipientKey(target);
+            if (this.#busyRecipients.has(who))
+                continue;
+            this.#inFlight.add(row.id);
+            this.#busyRecipients.add(who);
+            const attempt = this.#attempt(row, target).finally(() => {
+                this.#inFlight.delete(row.id);
+                this.#busyRecipients.delete(who);
+                this.#attempts.delete(attempt);
+                this.kick();
+            });
+            this.#attempts.add(attempt);
+        }
+        this.#armTimer();
+    }
+    #armTimer() {
+        const next = this.#nextDue.get().at;
+        if (next === null || !this.#running)
+            return;
+        const at = Math.max(next, Date.now() + 5);
+        if (this.#timer && this.#timerAt <= at)
+            return;
+        if (this.#timer)
+            clearTimeout(this.#timer);
+        this.#timerAt = at;
+        this.#timer = setTimeout(() => {
+            this.#timer = null;
+            this.#timerAt = Infinity;
+            this.#pump();
+        }, at - Date.now());
+        this.#timer.unref();
+    }
+    async #attempt(row, target) {
+        const payload = JSON.parse(row.payload);
+        const message = { id: row.id, target, payload, attempts: row.attempts + 1 };
+        const hooks = this.#hooks.get(row.type);
+        let reply;
+        try {
+            reply = await this.client.request(target, payload, row.id, true);
+        }
+        catch (err) {
+            const reason = err instanceof Error ? `${err instanceof PeerDeliveryError ? err.code + ': ' : ''}${err.message}` : String(err);
+            const final = message.attempts >= DELIVERY_MAX_RETRIES || (err instanceof PeerDeliveryError && !err.transient);
+            if (!final) {
+                this.#reschedule.run(message.attempts, Date.now() + backoffMs(message.attempts), reason, Date.now(), row.id);
+                return;
+            }
+            this.tx.run(() => {
+                this.#setStatus.run('dead', reason, message.attempts, Date.now(), row.id);
+                this.deadLetter(message, row.type, reason, recipientAddress(target));
+            });
+            await this.#runHook(row.type, () => hooks?.dead?.(message, reason));
+            return;
+        }
+        this.#setStatus.run(reply.ok ? 'delivered' : 'refused', reply.error?.code ?? null, message.attempts, Date.now(), row.id);
+        await this.#runHook(row.type, () => (reply.ok ? hooks?.delivered?.(message, reply) : hooks?.refused?.(message, reply)));
+    }
+    /** A failing hook is the owner's bug; it must not turn a delivered message into a retry. */
+    async #runHook(type, fn) {
+        try {
+            await fn();
+        }
+        catch (err) {
+            this.log.error(`outbox hook for ${type} failed`, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+        }
+    }
+    /** Records the outcome of an operator retry that reached the peer: delivered, or refused by it. */
+    markDelivered(id, attempts, refusal = null) {
+        this.#setStatus.run(refusal === null ? 'delivered' : 'refused', refusal, attempts, Date.now(), id);
+    }
+}
+//# sourceMappingURL=outbox.js.map

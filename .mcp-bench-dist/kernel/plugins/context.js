@@ -1,0 +1,116 @@
+import { migrate } from '../db/migrations.js';
+/**
+ * Actions of `/api/v1/plugins/<name>/<action>` that the plugin admin routes own (and the empty action, which
+ * would shadow `/api/v1/plugins/<name>`): a plugin serving one of them could fake its own disabling.
+ */
+export const RESERVED_PLUGIN_ACTIONS = new Set(['', 'enable', 'disable', 'public-routes']);
+/**
+ * The full context of a builtin plugin. Everything a plugin registers (routes, jobs, settings, event
+ * subscriptions) is tracked so that unloading it leaves nothing behind and a reload starts clean.
+ */
+export function builtinContextFactory(deps) {
+    return (plugin, table) => {
+        const { manifest } = plugin;
+        const name = manifest.name;
+        const stopHooks = [];
+        const unsubscribes = [];
+        const settingKeys = [];
+        const publicActions = new Set(manifest.public_routes ?? []);
+        deps.registerScopes(manifest.scopes ?? []);
+        const peer = deps.peers.forPlugin(name);
+        const db = {
+            handle: deps.db,
+            migrate: (migrations) => migrate(deps.db, `plugin:${name}`, migrations),
+            tx: (fn) => deps.tx.run(fn),
+            afterCommit: (fn) => deps.tx.afterCommit(fn),
+        };
+        const ctx = {
+            name,
+            manifest,
+            db,
+            routes: {
+                add: (route) => table.add(name, route, { kind: 'api' }),
+                plugin: (route) => {
+                    const action = route.path.replace(/^\/+/, '').split('/')[0] ?? '';
+                    if (RESERVED_PLUGIN_ACTIONS.has(action)) {
+                        throw new Error(`plugin ${name} registers the reserved action "${action}" (the plugin admin routes own it)`);
+                    }
+                    table.add(name, route, { kind: 'plugin', plugin: name });
+                },
+                public: (route) => {
+                    const action = route.path.replace(/^\/+/, '').split('/')[0] ?? '';
+                    if (!publicActions.has(action)) {
+                        throw new Error(`plugin ${name} serves public action "${action}" without declaring it in public_routes`);
+                    }
+                    table.add(name, { ...route, access: { public: true } }, { kind: 'public', plugin: name });
+                },
+            },
+            events: {
+                publish: (event, payload) => deps.events.publish(event, payload),
+                subscribe: (event, handler) => {
+                    const off = deps.events.subscribe(event, handler);
+                    unsubscribes.push(off);
+                    return off;
+                },
+            },
+            jobs: {
+                register: (job) => void deps.jobs.register(name, job),
+                kick: (job) => deps.jobs.kick(`${name}.${job}`),
+                reschedule: (job) => deps.jobs.reschedule(`${name}.${job}`),
+                nextRun: (job) => deps.jobs.nextRun(`${name}.${job}`),
+            },
+            settings: {
+                declare: (defs) => {
+                    deps.settings.declare(defs);
+                    settingKeys.push(...defs.map((d) => d.key));
+                },
+                get: (key) => deps.settings.get(key),
+                onChange: (key, listener) => {
+                    const off = deps.settings.onChange(key, listener);
+                    unsubscribes.push(off);
+                    return off;
+                },
+            },
+            services: {
+                provide: (service, impl) => {
+                    if (!(manifest.provides ?? []).includes(service)) {
+                        throw new Error(`plugin ${name} provides "${service}" without listing it in plugin.json provides`);
+                    }
+                    deps.services().provide(service, impl);
+                },
+                use: (service) => {
+                    if (!(manifest.requires ?? []).includes(service) && !(manifest.provides ?? []).includes(service)) {
+                        throw new Error(`plugin ${name} uses "${service}" without listing it in plugin.json requires`);
+                    }
+                    return deps.services().use(service);
+                },
+            },
+            identity: deps.identity,
+            peer: peer.api,
+            log: deps.logs.logger(name),
+            clock: deps.clock,
+            kernel: deps.kernel,
+            onStop: (fn) => void stopHooks.push(fn),
+            banner: (lines) => {
+                if (lines.length)
+                    deps.banner.set(name, [...lines]);
+                else
+                    deps.banner.delete(name);
+            },
+        };
+        const teardown = async (reason) => {
+            // a plugin whose setup failed must leave no route behind in the generation being built
+            table.removeOwner(name);
+            for (const hook of stopHooks.reverse())
+                await hook(reason);
+            for (const off of unsubscribes)
+                off();
+            peer.release();
+            await deps.jobs.removeOwner(name);
+            deps.settings.undeclare(settingKeys);
+            deps.banner.delete(name);
+        };
+        return { ctx, teardown };
+    };
+}
+//# sourceMappingURL=context.js.map

@@ -1,0 +1,200 @@
+/**
+ * Payment benchmarks (prints figures, asserts nothing). Every node runs in its own worker thread (its own event
+ * loop, as a node in its own process would), the REST client in the main thread; loopback, HTTPS between nodes.
+ *
+ *   latency     one payment at a time, A → B: from the start of POST /wallet/send to `completed` on both sides,
+ *               taken from the nodes' own completion stamps (completed_at, ms), so the bench need not poll hard.
+ *               p50, p90, p99.
+ *   throughput  S sender nodes, each paying R contacts of its own, payments fired through the REST API (32 in
+ *               flight per sender); settled (completed) payments per second from the first request to the last
+ *               completion.
+ *
+ * Knobs (environment): BENCH_PAY_LATENCY_N (300), BENCH_PAY_SENDERS (2), BENCH_PAY_CONTACTS (4 per sender),
+ * BENCH_PAY_TOTAL (2000).
+ */
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { Agent, request as httpRequest } from 'node:http';
+import { Worker } from 'node:worker_threads';
+import { signRequest } from '../../kernel/auth/verifier.js';
+export function intEnv(name, fallback) {
+    const raw = process.env[name];
+    const n = raw ? Number(raw) : NaN;
+    return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
+}
+/** A node running in a worker thread, driven through its REST API with a keep-alive, HMAC-signing client. */
+export class BenchNode {
+    worker;
+    baseUrl;
+    keyId;
+    secret;
+    pubkeyHash;
+    agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    constructor(worker, baseUrl, keyId, secret, pubkeyHash) {
+        this.worker = worker;
+        this.baseUrl = baseUrl;
+        this.keyId = keyId;
+        this.secret = secret;
+        this.pubkeyHash = pubkeyHash;
+    }
+    static async start() {
+        const worker = new Worker(new URL('./payments-worker.js', import.meta.url));
+        const info = await new Promise((resolve, reject) => {
+            worker.once('message', resolve);
+            worker.once('error', reject);
+        });
+        return new BenchNode(worker, info.baseUrl, info.keyId, info.secret, info.pubkeyHash);
+    }
+    call(method, path, body, query) {
+        const url = new URL(path, this.baseUrl);
+        for (const [k, v] of Object.entries(query ?? {}))
+            url.searchParams.set(k, String(v));
+        const text = body === undefined ? '' : JSON.stringify(body);
+        const ts = String(Math.floor(Date.now() / 1000));
+        const nonce = randomBytes(12).toString('hex');
+        const headers = {
+            'X-API-Key': this.keyId,
+            'X-API-Timestamp': ts,
+            'X-API-Nonce': nonce,
+            'X-API-Signature': signRequest(this.secret, method, url.pathname, ts, nonce, text),
+            ...(text ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) } : {}),
+        };
+        return new Promise((resolve, reject) => {
+            const req = httpRequest({ agent: this.agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers }, (res) => {
+                const chunks = [];
+                res.on('data', (c) => chunks.push(c));
+                res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+                res.on('error', reject);
+            });
+            req.on('error', reject);
+            req.end(text);
+        });
+    }
+    async ok(method, path, body, query) {
+        const res = await this.call(method, path, body, query);
+        if (res.status >= 300)
+            throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+        return res.body.data;
+    }
+    async stop() {
+        this.agent.destroy();
+        const exited = new Promise((r) => this.worker.once('exit', r));
+        this.worker.postMessage('stop');
+        await exited;
+    }
+}
+export async function until(what, probe, timeoutMs = 30_000, everyMs = 10) {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+        const v = await probe();
+        if (v !== null)
+            return v;
+        if (Date.now() > end)
+            throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, everyMs));
+    }
+}
+/** A and B become contacts in VWL, each extending the other a large line. */
+export async function connect(A, B, name) {
+    await A.ok('POST', '/api/v1/contacts', { address: B.baseUrl, name, credit_limit: '1000000000', currency: 'VWL' });
+    await until('contact request', async () => {
+        const r = await B.call('GET', `/api/v1/contacts/${A.pubkeyHash}/currencies`);
+        return r.status === 200 && r.body.data.currencies.some((c) => c.status === 'pending') ? true : null;
+    });
+    const c = await B.call('GET', `/api/v1/contacts/${A.pubkeyHash}`);
+    const established = c.status === 200 && c.body.data.contact.status === 'accepted';
+    await B.ok('POST', `/api/v1/contacts/${A.pubkeyHash}/decisions`, {
+        decisions: [{ currency: 'VWL', action: 'accept', fee: 0, credit: '1000000000' }],
+        ...(established ? {} : { is_new_contact: true, contact_address: A.baseUrl, contact_name: `payer-${A.pubkeyHash.slice(0, 6)}` }),
+    });
+    await until('acceptance', async () => {
+        const r = await A.call('GET', `/api/v1/contacts/${B.pubkeyHash}/currencies`);
+        return r.status === 200 && r.body.data.currencies.some((x) => x.status === 'accepted') ? true : null;
+    });
+}
+export const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+async function completedCount(t) {
+    return (await t.ok('GET', '/api/v1/wallet/transactions', undefined, { type: 'sent', status: 'completed', limit: 1 })).pagination.total;
+}
+async function latency(n) {
+    const [A, B] = await Promise.all([BenchNode.start(), BenchNode.start()]);
+    try {
+        await A.ok('PUT', '/api/v1/system/settings', { rate_limit_enabled: false });
+        await connect(A, B, 'Bob');
+        const rest = [];
+        const samples = [];
+        const warmup = 20;
+        for (let i = 0; i < n + warmup; i++) {
+            const t0 = Date.now();
+            const p0 = performance.now();
+            const { txid } = await A.ok('POST', '/api/v1/wallet/send', { address: 'Bob', amount: '0.01', currency: 'VWL' });
+            const restMs = performance.now() - p0;
+            // The node stamps completed_at itself: the bench waits without polling hard (no load on the nodes).
+            const done = await until('completion', async () => {
+                const t = (await A.ok('GET', `/api/v1/wallet/transactions/${txid}`)).transaction;
+                return t.status === 'completed' ? t : t.status === 'pending' || t.status === 'sending' ? null : Promise.reject(new Error(`payment ended ${t.status}`));
+            }, 10_000, 5);
+            const onB = (await B.ok('GET', `/api/v1/wallet/transactions/${txid}`)).transaction;
+            if (onB.status !== 'completed')
+                throw new Error('not completed on the receiver');
+            if (i >= warmup) {
+                rest.push(restMs);
+                samples.push(Math.max(Date.parse(done.completed_at), Date.parse(onB.completed_at)) - t0);
+            }
+        }
+        samples.sort((a, b) => a - b);
+        rest.sort((a, b) => a - b);
+        const mean = samples.reduce((s, x) => s + x, 0) / samples.length;
+        console.log(`  direct payment A → B, from the REST call to completed on both sides (${n} one after another, ${warmup} warm-up; ms, node clocks):\n` +
+            `    p50 ${pct(samples, 50)} ms   p90 ${pct(samples, 90)} ms   p99 ${pct(samples, 99)} ms   mean ${mean.toFixed(1)} ms   min ${samples[0]} ms` +
+            `   (the REST answer itself: p50 ${pct(rest, 50).toFixed(2)} ms)`);
+    }
+    finally {
+        await Promise.all([A, B].map((t) => t.stop()));
+    }
+}
+async function throughput(senders, contactsPer, total) {
+    const payers = await Promise.all(Array.from({ length: senders }, () => BenchNode.start()));
+    const payees = await Promise.all(Array.from({ length: senders * contactsPer }, () => BenchNode.start()));
+    try {
+        // The bench sends more than an API key's default rate limit allows.
+        await Promise.all(payers.map((p) => p.ok('PUT', '/api/v1/system/settings', { rate_limit_enabled: false })));
+        for (let s = 0; s < senders; s++) {
+            await Promise.all(Array.from({ length: contactsPer }, (_, c) => connect(payers[s], payees[s * contactsPer + c], `payee${c}`)));
+        }
+        // Warm the connections (TLS sessions, statement caches) with one payment per pair.
+        await Promise.all(payers.map((p) => Promise.all(Array.from({ length: contactsPer }, (_, c) => p.ok('POST', '/api/v1/wallet/send', { address: `payee${c}`, amount: '0.01', currency: 'VWL' })))));
+        await Promise.all(payers.map((p) => until('warm-up', async () => ((await completedCount(p)) >= contactsPer ? true : null))));
+        const perSender = Math.ceil(total / senders);
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        await Promise.all(payers.map(async (p) => {
+            // At most 32 REST requests in flight per sender, payments round-robin over its contacts.
+            let next = 0;
+            const worker = async () => {
+                while (next < perSender) {
+                    const i = next++;
+                    await p.ok('POST', '/api/v1/wallet/send', { address: `payee${i % contactsPer}`, amount: '0.01', currency: 'VWL' });
+                }
+            };
+            await Promise.all(Array.from({ length: 32 }, worker));
+        }));
+        const accepted = performance.now() - t0;
+        await Promise.all(payers.map((p) => until('all settled', async () => ((await completedCount(p)) >= contactsPer + perSender ? true : null), 300_000, 20)));
+        const elapsed = performance.now() - t0;
+        const cpu = process.cpuUsage(cpu0);
+        const settled = perSender * senders;
+        console.log(`  ${senders} sender node(s) x ${contactsPer} contacts each (${senders * (contactsPer + 1)} nodes, one thread each), ${settled} payments fired through REST:\n` +
+            `    accepted by REST in ${(accepted / 1000).toFixed(2)} s; all settled in ${(elapsed / 1000).toFixed(2)} s -> ${(settled / (elapsed / 1000)).toFixed(0)} settled payments/s\n` +
+            `    CPU (every thread: REST client, senders, receivers): ${((cpu.user + cpu.system) / 1000 / settled).toFixed(2)} ms per settled payment`);
+    }
+    finally {
+        await Promise.all([...payers, ...payees].map((t) => t.stop()));
+    }
+}
+export async function benchPayments() {
+    console.log(`\n[payments] every node in its own worker thread, loopback, HTTPS between nodes (signed + sealed envelopes), ${availableParallelism()} CPUs`);
+    await latency(intEnv('BENCH_PAY_LATENCY_N', 300));
+    await throughput(intEnv('BENCH_PAY_SENDERS', 2), intEnv('BENCH_PAY_CONTACTS', 4), intEnv('BENCH_PAY_TOTAL', 2000));
+}
+//# sourceMappingURL=payments.js.map

@@ -1,0 +1,89 @@
+/**
+ * `npm run bench`: prints figures; asserts nothing. Knobs (environment):
+ *   BENCH_CONCURRENCY (50), BENCH_WARMUP_S (2), BENCH_DURATION_S (10), BENCH_CLIENT (http, fetch or both: both),
+ *   BENCH_AUTH_N (100000), BENCH_PEER_CONCURRENCY (32), BENCH_PEER_TRANSPORT (http: https by default),
+ *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts),
+ *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,routing,backup,export: all),
+ *   BENCH_EXPORT_ROWS (1000000), BENCH_MCP_SAMPLES (400), BENCH_MCP_SESSIONS (50); BENCH_ONLY also takes mcp.
+ */
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { runAuthBench } from './auth.js';
+import { runBackupBench } from './backup.js';
+import { benchExport } from './export.js';
+import { benchMcp } from './mcp.js';
+import { benchPayments } from './payments.js';
+import { runContactRoundTripBench, runPeerMessageBench } from './peer.js';
+import { benchRouting } from './routing.js';
+import { runStatusBench, STATUS_PATH } from './status.js';
+function intEnv(name, fallback) {
+    const raw = process.env[name];
+    if (raw === undefined || raw === '')
+        return fallback;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0)
+        throw new Error(`${name}: expected a positive number, got "${raw}"`);
+    return n;
+}
+async function main() {
+    const clientEnv = (process.env.BENCH_CLIENT ?? 'both').toLowerCase();
+    const clients = clientEnv === 'both' ? ['http', 'fetch'] : [clientEnv];
+    if (!clients.every((c) => c === 'http' || c === 'fetch'))
+        throw new Error(`BENCH_CLIENT: expected http, fetch or both`);
+    console.log(`wallet-node benchmarks: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? '?'}), ${process.platform}`);
+    const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const wanted = (name) => only.length === 0 || only.includes(name);
+    const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+    console.log(`load average ${load()} (other work on the machine skews every figure below)`);
+    if (wanted('status')) {
+        console.log(`\n[1] signed GET ${STATUS_PATH}, node in this process, clients in a worker thread, loopback`);
+        await runStatusBench({
+            concurrency: intEnv('BENCH_CONCURRENCY', 50),
+            warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000,
+            durationMs: intEnv('BENCH_DURATION_S', 10) * 1000,
+            clients,
+        });
+    }
+    if (wanted('auth')) {
+        console.log('\n[2] authentication cost, in-process');
+        runAuthBench(intEnv('BENCH_AUTH_N', 100_000));
+    }
+    if (wanted('peer')) {
+        console.log('\n[3] sealed and signed peer messages between two nodes (receiver in a worker thread), loopback');
+        await runPeerMessageBench({ concurrency: intEnv("BENCH_PEER_CONCURRENCY", 32), warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000, durationMs: intEnv('BENCH_DURATION_S', 10) * 1000 });
+    }
+    if (wanted('contact')) {
+        console.log('\n[4] contact request round trip through the REST API, two nodes in this process');
+        await runContactRoundTripBench(10);
+    }
+    if (wanted('payments')) {
+        console.log('\n[5] direct payments: REST call to completed on both sides, and concurrent senders');
+        await benchPayments();
+    }
+    if (wanted('routing')) {
+        console.log('\n[6] routed payments: 5 legs, REST call to completed at the destination; routed payments per second through one relay');
+        await benchRouting();
+    }
+    if (wanted('backup')) {
+        console.log('\n[backup] a backup of a large database while the REST API serves, node in this process');
+        await runBackupBench(intEnv('BENCH_BACKUP_MB', 1024));
+    }
+    if (wanted('export')) {
+        console.log('\n[export] GET /api/v1/export/transactions, node in its own process, client reading on loopback');
+        await benchExport(intEnv('BENCH_EXPORT_ROWS', 1_000_000));
+    }
+    if (wanted('mcp')) {
+        console.log('\n[mcp] mcp-passthrough: added latency over the fake upstream, and billed calls per second with concurrent MCP sessions');
+        await benchMcp({
+            samples: intEnv('BENCH_MCP_SAMPLES', 400),
+            sessions: intEnv('BENCH_MCP_SESSIONS', 50),
+            warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000,
+            durationMs: intEnv('BENCH_DURATION_S', 10) * 1000,
+        });
+    }
+    console.log(`\nload average ${load()}`);
+}
+main().then(() => process.exit(0), (err) => {
+    console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+});
+//# sourceMappingURL=run.js.map

@@ -1,0 +1,110 @@
+/**
+ * Benchmark: signed `GET /api/v1/system/status` against a node started in this process, with N concurrent
+ * clients on loopback (in a worker thread), every request signed with a fresh nonce over reused connections.
+ * Prints requests/s, p50/p90/p99 latency and errors. It asserts nothing.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { writeFileAtomic } from '../../kernel/fs-atomic.js';
+import { startTestNode, tempDataDir } from '../support/node.js';
+export const STATUS_PATH = '/api/v1/system/status';
+/**
+ * The benchmark must not hit the per-key rate limit (100/min by default, 1000/min for the CLI key). It turns
+ * rate limiting off through `PUT /api/v1/system/settings`; where that route is not there, it writes the same
+ * setting into settings.json and restarts the node. (A key with a high `rate_limit_per_minute` through
+ * `POST /api/v1/keys` is no way out: keys are capped at 10,000 per minute, two seconds at the target rate.)
+ */
+async function unthrottle(t) {
+    const put = await t.admin.put('/api/v1/system/settings', { rate_limit_enabled: false });
+    if (put.status === 200)
+        return 'rate limiting off via PUT /api/v1/system/settings';
+    const file = join(t.dataDir, 'settings.json');
+    const saved = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+    writeFileAtomic(file, JSON.stringify({ ...saved, rateLimitEnabled: false }, null, 2) + '\n');
+    await t.restart();
+    return `rate limiting off via settings.json and a restart (PUT /api/v1/system/settings answered ${put.status})`;
+}
+/** Runs the load in a worker; also measures how busy this (the node's) event loop was during the window. */
+function runLoad(job) {
+    let elu = null;
+    let serverBusy = NaN;
+    const startElu = setTimeout(() => (elu = performance.eventLoopUtilization()), job.warmupMs);
+    const endElu = setTimeout(() => {
+        if (elu)
+            serverBusy = performance.eventLoopUtilization(elu).utilization;
+    }, job.warmupMs + job.durationMs);
+    return new Promise((resolve, reject) => {
+        const worker = new Worker(new URL('./load-worker.js', import.meta.url), { workerData: job });
+        worker.once('message', (msg) => {
+            if ('error' in msg)
+                reject(new Error(msg.error));
+            else
+                resolve(msg);
+            void worker.terminate();
+        });
+        worker.once('error', reject);
+    })
+        .then((r) => ({ ...r, serverBusy }))
+        .finally(() => {
+        clearTimeout(startElu);
+        clearTimeout(endElu);
+    });
+}
+function percentile(sorted, p) {
+    if (sorted.length === 0)
+        return NaN;
+    return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+const pct = (v) => (Number.isNaN(v) ? '-' : `${Math.round(v * 100)}%`);
+const ms = (v) => (Number.isNaN(v) ? '-' : `${v.toFixed(2)} ms`);
+const CLIENT_NAMES = {
+    http: 'node:http, keep-alive Agent',
+    fetch: 'fetch (undici), keep-alive pool',
+};
+export async function runStatusBench(options) {
+    const t = await startTestNode({ dataDir: tempDataDir() });
+    try {
+        console.log(`  ${await unthrottle(t)}`);
+        const { key_id: keyId, secret } = t.node.cliCredentials();
+        const probe = await t.admin.get(STATUS_PATH);
+        const code = probe.body?.error?.code;
+        console.log(`  probe: GET ${STATUS_PATH} -> ${probe.status}${code ? ` ${code}` : ''}`);
+        if (probe.status !== 200) {
+            console.log(`  NOTE: the route does not answer 200 yet; the figures below measure that ${probe.status} path, not a signed status read`);
+        }
+        for (const client of options.clients) {
+            const job = {
+                baseUrl: t.node.baseUrl,
+                path: STATUS_PATH,
+                keyId,
+                secret,
+                concurrency: options.concurrency,
+                warmupMs: options.warmupMs,
+                durationMs: options.durationMs,
+                client,
+            };
+            const r = await runLoad(job);
+            const sorted = r.latencies.slice().sort();
+            const done = sorted.length;
+            const ok = Object.entries(r.statuses)
+                .filter(([s]) => s.startsWith('2'))
+                .reduce((n, [, c]) => n + c, 0);
+            const non2xx = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2'));
+            const errors = done - ok + r.networkErrors;
+            console.log(`  client ${CLIENT_NAMES[client]}: ${options.concurrency} concurrent, ` +
+                `${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s measured`);
+            console.log(`    ${Math.round(done / (r.windowMs / 1000))} requests/s (${done} requests)   ` +
+                `p50 ${ms(percentile(sorted, 50))}   p90 ${ms(percentile(sorted, 90))}   p99 ${ms(percentile(sorted, 99))}   ` +
+                `errors ${errors}` +
+                (non2xx.length ? ` (${non2xx.map(([s, c]) => `${c}x ${s}`).join(', ')})` : '') +
+                (r.networkErrors ? ` (${r.networkErrors} network errors, first: ${r.firstError})` : ''));
+            console.log(`    event loops busy: node ${pct(r.serverBusy)}, clients ${pct(r.clientBusy)}`);
+        }
+    }
+    finally {
+        await t.destroy();
+    }
+}
+//# sourceMappingURL=status.js.map

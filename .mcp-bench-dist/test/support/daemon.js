@@ -1,0 +1,114 @@
+/**
+ * Real `wallet-node` and `node-cli` processes from dist/ (built by CI before the tests), as an operator runs them.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SignedClient } from '../../kernel/cli/rest-client.js';
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const DAEMON = join(ROOT, 'bin/wallet-node.js');
+export const CLI = join(ROOT, 'bin/node-cli.js');
+export function requireBuild() {
+    if (!existsSync(join(ROOT, 'dist/kernel/main.js')) || !existsSync(join(ROOT, 'dist/kernel/cli/main.js'))) {
+        throw new Error('dist/ is missing: run `npm run build` before these tests (CI builds first)');
+    }
+}
+/** The caller's environment without its node settings, so nothing leaks in from the machine running the tests. */
+export function cleanEnv(extra = {}) {
+    const env = { ...process.env };
+    for (const k of Object.keys(env))
+        if (k.startsWith('NODE_') && k !== 'NODE_OPTIONS')
+            delete env[k];
+    delete env.RESTORE;
+    delete env.RESTORE_FILE;
+    return { ...env, ...extra };
+}
+export async function freePort() {
+    return new Promise((done, fail) => {
+        const s = createServer();
+        s.once('error', fail);
+        s.listen(0, '127.0.0.1', () => {
+            const port = s.address().port;
+            s.close(() => done(port));
+        });
+    });
+}
+export async function until(what, probe, timeoutMs = 15_000) {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+        const v = await probe();
+        if (v !== null && v !== undefined)
+            return v;
+        if (Date.now() > end)
+            throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 20));
+    }
+}
+/**
+ * Spawns `wallet-node` with a clean environment plus `env`. `shell` runs it through `sh -c` with that prefix
+ * (`umask 000;`), replacing the shell, so the pid is still the node's.
+ */
+export function spawnDaemon(env, options = {}) {
+    let output = '';
+    const args = [DAEMON, ...(options.args ?? [])];
+    const fullEnv = cleanEnv({ NODE_BIND: '127.0.0.1', NODE_TEST_MODE: 'true', NODE_PEER_PRIVATE_ADDRESSES: 'true', ...env });
+    const proc = options.shell === undefined
+        ? spawn(process.execPath, args, { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+        : spawn('sh', ['-c', `${options.shell} exec "$0" "$@"`, process.execPath, ...args], { env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    proc.stdout.on('data', (d) => (output += String(d)));
+    proc.stderr.on('data', (d) => (output += String(d)));
+    return { proc, exit: new Promise((r) => proc.once('exit', (code) => r(code))), output: () => output };
+}
+/** Waits until the daemon answers /healthz on `port`; fails at once with its output if it exits. */
+export async function healthy(d, port) {
+    await until(`wallet-node on port ${port}`, async () => {
+        if (d.proc.exitCode !== null)
+            throw new Error(`wallet-node exited (${d.proc.exitCode}):\n${d.output()}`);
+        const res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null);
+        return res?.ok ? true : null;
+    }, 20_000);
+}
+/** A client signed with the admin key the node wrote to `<dataDir>/cli.json`. */
+export function cliJsonClient(dataDir) {
+    const creds = JSON.parse(readFileSync(join(dataDir, 'cli.json'), 'utf8'));
+    return new SignedClient({ baseUrl: creds.base_url, keyId: creds.key_id, secret: creds.secret });
+}
+export async function kill9(d) {
+    if (d.proc.exitCode !== null || d.proc.signalCode !== null)
+        return;
+    d.proc.kill('SIGKILL');
+    await d.exit;
+}
+export function signedCall(client) {
+    return async (method, path, body, query) => {
+        const res = await client.request(method, path, { ...(body === undefined ? {} : { body }), ...(query ? { query } : {}) });
+        if (res.status >= 300)
+            throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+        return res.body.data;
+    };
+}
+/**
+ * Makes the daemon behind `a` (reachable at `address`) and the in-process node B accepted contacts in VWL, each
+ * extending 1000 to the other: the daemon adds "Bob", Bob accepts "Alice".
+ */
+export async function connectToTestNode(a, address, B) {
+    await a('POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'Bob', credit_limit: '1000', currency: 'VWL' });
+    const aHash = (await a('GET', '/api/v1/wallet/info')).public_key_hash;
+    const has = (currencies, status) => (currencies?.some((c) => c.status === status) ? true : null);
+    await until('request on Bob', async () => {
+        const r = await B.admin.get(`/api/v1/contacts/${aHash}/currencies`);
+        return r.status === 200 ? has(r.body.data.currencies, 'pending') : null;
+    });
+    const decided = await B.admin.post(`/api/v1/contacts/${aHash}/decisions`, {
+        decisions: [{ currency: 'VWL', action: 'accept', fee: 0, credit: '1000' }],
+        is_new_contact: true,
+        contact_address: address,
+        contact_name: 'Alice',
+    });
+    if (decided.body.data?.accepted?.[0] !== 'VWL')
+        throw new Error(`Bob did not accept: ${JSON.stringify(decided.body)}`);
+    await until('acceptance on Alice', async () => has((await a('GET', `/api/v1/contacts/${B.node.identity.pubkeyHash}/currencies`)).currencies, 'accepted'));
+}
+//# sourceMappingURL=daemon.js.map

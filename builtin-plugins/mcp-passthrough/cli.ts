@@ -1,0 +1,250 @@
+/**
+ * node-cli `mcp ...`: thin clients of the operator REST routes (/api/v1/plugins/mcp-passthrough/*); the command line
+ * holds no rule of its own. `--json` prints the routes' data.
+ *
+ *   mcp [status]                               active provider and model, currency, providers, key count
+ *   mcp config                                 the stored configuration
+ *   mcp set <name> <value>                     one setting (mode, currency, max_output_tokens, allowed_origins, failover)
+ *   mcp provider <id> [options]                add or change a provider (--token-file: the token never on the command line)
+ *   mcp activate <provider> [model]            the active provider and model
+ *   mcp keys                                   customer keys (no tokens)
+ *   mcp key create <label> [options]           a key; its token is printed once
+ *   mcp key revoke <id>                        revoke (the balance is not refunded)
+ *   mcp usage [--limit N] [--key ID]           recent usage and top-ups
+ */
+import { readFileSync } from 'node:fs';
+import { CliError, cliDisplay, defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
+
+const BASE = '/api/v1/plugins/mcp-passthrough';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new CliError('INVALID_PARAMS', `cannot read ${what} from ${path}: ${(err as Error).message}`);
+  }
+}
+
+function warnAll(ctx: CliContext, warnings: unknown): void {
+  if (Array.isArray(warnings)) for (const w of warnings) ctx.out.warn(`warning: ${String(w)}`);
+}
+
+async function status(ctx: CliContext): Promise<void> {
+  const s = await ctx.api.get<any>(`${BASE}/status`);
+  ctx.out.success(s, () => {
+    ctx.out.kv(
+      [
+        ['mode', s.mode],
+        ['currency', s.currency],
+        ['active', s.active.provider ? `${s.active.provider} / ${s.active.model ?? '(no model)'}` : null],
+        ['keys', s.key_count],
+        ['sessions', s.sessions],
+        ['public routes', s.public_routes_served ? 'served' : 'off'],
+      ],
+      { title: 'MCP passthrough' },
+    );
+    ctx.out.table(
+      s.providers,
+      [
+        { key: 'id', header: 'PROVIDER' },
+        { key: 'preset', header: 'PRESET' },
+        { key: 'endpoint', header: 'ENDPOINT', maxWidth: 40 },
+        { key: 'has_token', header: 'TOKEN', format: (v) => (v ? 'yes' : 'no') },
+        { key: 'enabled_models', header: 'ENABLED MODELS', maxWidth: 40, format: (v) => (v as string[]).join(' ') || '-' },
+      ],
+      { title: 'Providers', empty: 'No provider yet: node-cli mcp provider <id> --preset <preset> ...' },
+    );
+  });
+}
+
+async function configureWith(ctx: CliContext, body: Record<string, unknown>, message: string): Promise<void> {
+  const data = await ctx.api.post<any>(`${BASE}/configure`, body);
+  warnAll(ctx, data.warnings);
+  ctx.out.success(data, message);
+}
+
+export default defineCliCommands({
+  plugin: 'mcp-passthrough',
+  register(program, ctx) {
+    const mcp = program
+      .command('mcp')
+      .summary('paid inference for MCP clients: providers, prices, customer keys, usage')
+      .description('Operates the mcp-passthrough plugin (it must be enabled: node-cli plugin enable mcp-passthrough, then a restart). With no subcommand: status.');
+
+    mcp.command('status', { isDefault: true }).summary('active provider and model, currency, providers, key count').action(() => status(ctx));
+
+    mcp
+      .command('config')
+      .summary('the stored configuration (settings, providers, models, active)')
+      .action(async () => {
+        const c = await ctx.api.get<any>(`${BASE}/config`);
+        ctx.out.success(c, () => {
+          ctx.out.kv(Object.entries(c.settings as Record<string, string>), { title: 'Settings' });
+          for (const p of c.providers as any[]) {
+            ctx.out.line();
+            ctx.out.line(`${p.id} (${p.preset}) ${p.endpoint} token: ${p.has_token ? 'stored' : 'none'}`);
+            ctx.out.table(
+              p.models,
+              [
+                { key: 'id', header: 'MODEL' },
+                { key: 'enabled', header: 'ON', format: (v) => (v ? 'yes' : 'no') },
+                { key: 'pricing_mode', header: 'PRICING' },
+                { key: 'markup_pct', header: 'MARKUP %', align: 'right' },
+                { key: 'manual_in_per_1m', header: 'IN/1M', align: 'right' },
+                { key: 'manual_out_per_1m', header: 'OUT/1M', align: 'right' },
+              ],
+              { indent: 2, empty: '  no models' },
+            );
+          }
+        });
+      });
+
+    mcp
+      .command('set')
+      .summary('change one setting')
+      .argument('<name>', 'mode, currency, max_output_tokens, allowed_origins or failover')
+      .argument('<value>')
+      .action((name: string, value: string) => configureWith(ctx, { set: { [name]: value } }, `${name} set to ${value}.`));
+
+    mcp
+      .command('provider')
+      .summary('add or change an upstream provider')
+      .argument('<id>', 'provider id (lower-case letters, digits, . _ -)')
+      .option('--preset <preset>', 'openai-compatible, openai, openrouter, vllm, llamacpp, ollama, anthropic')
+      .option('--endpoint <url>', 'base URL (default: the preset\'s)')
+      .option('--label <label>')
+      .option('--token-file <path>', 'read the provider token from this file (kept encrypted; never shown again)')
+      .option('--clear-token', 'remove the stored token')
+      .option('--models-file <path>', 'a JSON array of model rows: replaces the provider\'s models')
+      .action(async (id: string, o: { preset?: string; endpoint?: string; label?: string; tokenFile?: string; clearToken?: boolean; modelsFile?: string }) => {
+        const provider: Record<string, unknown> = { id };
+        if (o.preset) provider.preset = o.preset;
+        if (o.endpoint) provider.endpoint = o.endpoint;
+        if (o.label) provider.label = o.label;
+        if (o.tokenFile) provider.token = readText(o.tokenFile, 'the token').trim();
+        if (o.clearToken) provider.clear_token = true;
+        if (o.modelsFile) {
+          try {
+            provider.models = JSON.parse(readText(o.modelsFile, 'the models'));
+          } catch (err) {
+            if (err instanceof CliError) throw err;
+            throw new CliError('INVALID_PARAMS', `${o.modelsFile} is not JSON: ${(err as Error).message}`);
+          }
+        }
+        await configureWith(ctx, { provider }, `Provider ${id} saved.`);
+      });
+
+    mcp
+      .command('activate')
+      .summary('choose the active provider and model')
+      .argument('<provider>')
+      .argument('[model]')
+      .action((provider: string, model?: string) =>
+        configureWith(ctx, { active: { provider, ...(model ? { model } : {}) } }, `Active: ${provider}${model ? ` / ${model}` : ''}.`),
+      );
+
+    mcp
+      .command('keys')
+      .summary('customer keys (tokens are never shown again)')
+      .action(async () => {
+        const data = await ctx.api.get<{ keys: any[] }>(`${BASE}/keys`);
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () =>
+          ctx.out.table(
+            data.keys,
+            [
+              { key: 'key_id', header: 'ID', align: 'right' },
+              { key: 'label', header: 'LABEL', maxWidth: 24 },
+              { key: 'status', header: 'STATUS' },
+              { key: 'contact', header: 'CONTACT', format: (v) => ((v as any)?.name ?? ((v as any)?.pubkey_hash ? `${(v as any).pubkey_hash.slice(0, 12)}…` : '-')) },
+              { key: 'funding', header: 'FUNDING' },
+              { key: 'balance', header: 'BALANCE', align: 'right', format: (v, r) => `${show.amount(v)} ${(r as any).currency}` },
+              { key: 'debt', header: 'DEBT', align: 'right', format: (v) => show.amount(v) },
+              { key: 'last_used_at', header: 'LAST USED', format: (v) => show.date(v) },
+            ],
+            { empty: 'No keys yet: node-cli mcp key create <label> --contact <contact>' },
+          ),
+        );
+      });
+
+    const key = mcp.command('key').summary('create or revoke a customer key');
+    key
+      .command('create')
+      .summary('create a customer key; its token is printed once')
+      .argument('<label>')
+      .option('--contact <contact>', 'bind to an accepted contact (name, address or key hash); required in pilot mode')
+      .option('--ttl <seconds>', 'expire after this many seconds', parseIntOption('--ttl', 1))
+      .option('--currency <code>', 'must be the settlement currency')
+      .option('--pubkey <key>', 'the customer\'s 32-byte public key (hex or base64)')
+      .option('--funding <mode>', 'prepaid (default) or credit (on the bound contact\'s credit line)')
+      .action(async (label: string, o: { contact?: string; ttl?: number; currency?: string; pubkey?: string; funding?: string }) => {
+        const body: Record<string, unknown> = { label };
+        if (o.contact) body.contact = o.contact;
+        if (o.ttl !== undefined) body.ttl = o.ttl;
+        if (o.currency) body.currency = o.currency;
+        if (o.pubkey) body.registered_pubkey = o.pubkey;
+        if (o.funding) body.funding = o.funding;
+        const data = await ctx.api.post<any>(`${BASE}/key-create`, body);
+        warnAll(ctx, data.warnings);
+        ctx.out.success(data, () => {
+          ctx.out.kv([
+            ['key id', data.key_id],
+            ['token', data.token],
+            ['contact', data.contact?.name ?? data.contact?.pubkey_hash ?? 'none'],
+            ['funding', `${data.funding.mode}; top up with a ${data.funding.currency} payment described ${data.funding.deposit_memo}`],
+            ['expires', data.expires_at ?? 'never'],
+          ]);
+          ctx.out.line('The token is shown only now. Clients use it as: Authorization: Bearer <token>');
+        });
+      });
+    key
+      .command('revoke')
+      .summary('revoke a customer key (its balance is not refunded)')
+      .argument('<id>', 'numeric key id', parseIntOption('<id>', 1))
+      .action(async (id: number) => {
+        const data = await ctx.api.post<any>(`${BASE}/key-revoke`, { id });
+        warnAll(ctx, data.warnings);
+        ctx.out.success(data, `Key ${id} revoked.`);
+      });
+
+    mcp
+      .command('usage')
+      .summary('recent usage and top-ups')
+      .option('--limit <n>', '1 to 500 (default 50)', parseIntOption('--limit', 1))
+      .option('--key <id>', 'one key only', parseIntOption('--key', 1))
+      .action(async (o: { limit?: number; key?: number }) => {
+        const data = await ctx.api.get<any>(`${BASE}/usage`, { limit: o.limit, key_id: o.key });
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () => {
+          ctx.out.table(
+            data.usage,
+            [
+              { key: 'finished_at', header: 'TIME', format: (v) => show.date(v) },
+              { key: 'key_id', header: 'KEY', align: 'right' },
+              { key: 'model', header: 'MODEL', maxWidth: 24 },
+              { key: 'status', header: 'STATUS' },
+              { key: 'input_tokens', header: 'IN', align: 'right' },
+              { key: 'output_tokens', header: 'OUT', align: 'right', format: (v, r) => `${String(v)}${(r as any).estimated ? '~' : ''}` },
+              { key: 'charge', header: 'CHARGE', align: 'right', format: (v, r) => `${show.amount(v)} ${(r as any).currency}` },
+              { key: 'cost', header: 'COST', align: 'right', format: (v, r) => `${show.amount(v)} ${(r as any).cost_currency ?? ''}`.trim() },
+            ],
+            { title: 'Usage (~ estimated)', empty: 'No usage yet.' },
+          );
+          ctx.out.line();
+          ctx.out.table(
+            data.topups,
+            [
+              { key: 'at', header: 'TIME', format: (v) => show.date(v) },
+              { key: 'key_id', header: 'KEY', align: 'right' },
+              { key: 'amount', header: 'AMOUNT', align: 'right', format: (v, r) => `${show.amount(v)} ${(r as any).currency}` },
+              { key: 'status', header: 'STATUS' },
+              { key: 'reason', header: 'REASON' },
+            ],
+            { title: 'Top-ups', empty: 'No top-ups yet.' },
+          );
+        });
+      });
+  },
+});

@@ -1,0 +1,157 @@
+/**
+ * `/p/mcp-passthrough/mcp`: the Streamable HTTP transport of MCP behind the node's public route pipeline.
+ *
+ * The host has already applied the route's limits (rate per bearer, body size, public switch) and read the body.
+ * This module authenticates the bearer (401), applies the Origin rules (403), finds or opens the session (404 for
+ * one that is unknown, swept or another key's), and hands the parsed message to the SDK's web-standard transport;
+ * the transport's `Response` goes back as a RawReply, its event stream piped through as it is written. No raw
+ * Node request or response is needed, so the kernel's pipeline stays the one door.
+ *
+ * A closed connection does not cancel an MCP request by itself (the SDK only stops writing); for a billed call
+ * that would leave the upstream generating for nobody, so when the answer's stream is destroyed before it ended,
+ * the tool calls of that POST are aborted here (their output so far stays billed).
+ */
+import { Readable } from 'node:stream';
+import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { RawReply, type Logger, type RouteRequest } from '../../../sdk/index.js';
+import type { CustomerApi } from '../customer.js';
+import type { Keys } from '../keys.js';
+import { checkOrigin } from '../origins.js';
+import { buildServer, RPC } from './server.js';
+import type { Session, Sessions } from './sessions.js';
+
+/** Document 2: the protocol revisions served, newest first; an unknown requested revision gets the first. */
+export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+
+/** Request headers the transport reads; nothing else (the bearer included) is handed to it. */
+const FORWARDED = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
+
+const EXPOSED = 'Mcp-Session-Id, MCP-Protocol-Version';
+
+function rpcError(status: number, code: number, message: string, extra: { data?: unknown; headers?: Record<string, string> } = {}): RawReply {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(extra.data !== undefined ? { data: extra.data } : {}) }, id: null });
+  return new RawReply(body, 'application/json', status, extra.headers ?? {});
+}
+
+function header(req: RouteRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export class McpEndpoint {
+  constructor(
+    private readonly keys: Keys,
+    private readonly sessions: Sessions,
+    private readonly api: CustomerApi,
+    private readonly version: string,
+    private readonly log: Logger,
+    private readonly now: () => number,
+  ) {}
+
+  async handle(req: RouteRequest): Promise<RawReply> {
+    const key = this.keys.authenticate(req.headers.authorization);
+    if (!key) {
+      return rpcError(401, RPC.unauthorized, 'Unauthorized: a valid customer bearer token is required', {
+        data: { code: 'unauthorized' },
+        headers: { 'WWW-Authenticate': 'Bearer realm="mcp-passthrough"' },
+      });
+    }
+    const origin = checkOrigin(req.headers.origin, this.keys.effectiveOrigins(key));
+    if (!origin.ok) return rpcError(403, RPC.originRefused, `Origin not allowed: ${origin.origin}`, { data: { code: 'origin_not_allowed' } });
+    const cors: Record<string, string> = origin.origin
+      ? { 'Access-Control-Allow-Origin': origin.origin, 'Access-Control-Expose-Headers': EXPOSED, Vary: 'Origin' }
+      : {};
+    const withCors = (r: RawReply): RawReply => new RawReply(r.body, r.contentType, r.status, { ...r.headers, ...cors });
+
+    if (req.method === 'GET') {
+      return withCors(rpcError(405, -32000, 'Method not allowed: this server offers no standalone event stream', { headers: { Allow: 'POST, DELETE' } }));
+    }
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
+      return withCors(rpcError(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${PROTOCOL_VERSIONS.join(', ')})`));
+    }
+    const sid = header(req, 'mcp-session-id');
+
+    if (req.method === 'DELETE') {
+      if (!sid) return withCors(rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required'));
+      const session = this.sessions.get(sid, key.id);
+      if (!session) return withCors(rpcError(404, RPC.sessionNotFound, 'Session not found'));
+      await session.end('deleted by the client');
+      return withCors(new RawReply('', 'text/plain', 204));
+    }
+
+    let body: unknown;
+    try {
+      body = JSON.parse(req.rawBody.toString('utf8'));
+    } catch {
+      return withCors(rpcError(400, -32700, 'Parse error: Invalid JSON'));
+    }
+    const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
+    const init = messages.find((m) => isInitializeRequest(m));
+    let session: Session;
+    if (init) {
+      if (messages.length > 1) return withCors(rpcError(400, -32600, 'Invalid Request: Only one initialization request is allowed'));
+      // Negotiation of Document 2: an unknown revision is answered with the newest one we serve.
+      if (!(PROTOCOL_VERSIONS as readonly string[]).includes(init.params.protocolVersion)) init.params.protocolVersion = PROTOCOL_VERSIONS[0];
+      // A stale Mcp-Session-Id beside an initialize is ignored: the client starts over, as after a 404.
+      session = this.sessions.open(key.id);
+      session.server = buildServer(session, this.api, this.version, this.log);
+      session.transport.onerror = (err) => this.log.debug('MCP transport', { error: err.message });
+      await session.server.connect(session.transport);
+    } else {
+      if (!sid) return withCors(rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required'));
+      const found = this.sessions.get(sid, key.id);
+      if (!found) return withCors(rpcError(404, RPC.sessionNotFound, 'Session not found'));
+      session = found;
+    }
+    session.lastSeen = this.now();
+
+    const headers = new Headers();
+    for (const name of FORWARDED) {
+      const v = header(req, name);
+      if (v !== undefined) headers.set(name, v);
+    }
+    const response = await session.transport.handleRequest(new Request('http://node.invalid/p/mcp-passthrough/mcp', { method: 'POST', headers }), {
+      parsedBody: body,
+    });
+    if (init && response.status !== 200) await session.end('initialize refused');
+    const requestIds = messages.filter((m) => isJSONRPCRequest(m)).map((m) => (m as { id: string | number }).id);
+    return this.#reply(response, session, requestIds, cors);
+  }
+
+  async #reply(response: Response, session: Session, requestIds: (string | number)[], cors: Record<string, string>): Promise<RawReply> {
+    const headers: Record<string, string> = { ...cors };
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-type' && name !== 'connection') headers[name] = value;
+    });
+    const type = response.headers.get('content-type') ?? 'application/json';
+    if (!response.body) return new RawReply('', type, response.status, headers);
+    if (!type.startsWith('text/event-stream')) return new RawReply(Buffer.from(await response.arrayBuffer()), type, response.status, headers);
+    const reader = response.body.getReader();
+    const touch = (): void => void (session.lastSeen = this.now());
+    let finished = false;
+    const stream = new Readable({
+      read() {
+        reader.read().then(
+          ({ done, value }) => {
+            if (done) {
+              finished = true;
+              // A long call keeps its session alive until its answer is out, not only from its start.
+              touch();
+              this.push(null);
+            } else this.push(Buffer.from(value));
+          },
+          (err: unknown) => this.destroy(err instanceof Error ? err : new Error(String(err))),
+        );
+      },
+      destroy(err, callback) {
+        if (!finished) {
+          session.abort(requestIds, 'the client closed the connection');
+          reader.cancel().catch(() => undefined);
+        }
+        callback(err);
+      },
+    });
+    return new RawReply(stream, type, response.status, headers);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Operator REST under `/api/v1/plugins/mcp-passthrough/` (HMAC, scope `admin`), in the host envelope. Shapes:
+ * docs/mcp-passthrough.md ("Operator REST"). Tokens never appear in any answer but key-create's, once.
+ */
+import { ApiError, type PluginContext } from '../../sdk/index.js';
+import { topupMemo } from './billing.js';
+import { modelView, SETTING_NAMES, type OperatorConfig } from './config.js';
+import type { Keys } from './keys.js';
+import { iso } from './keys.js';
+import type { Sessions } from './mcp/sessions.js';
+import { operatorUsageView, topupView } from './present.js';
+import type { McpStore } from './store.js';
+import type { PresetRegistry } from './upstream/presets.js';
+
+const ADMIN = { scope: 'admin' } as const;
+export const USAGE_DEFAULT = 50;
+export const USAGE_MAX = 500;
+
+export interface OperatorDeps {
+  ctx: PluginContext;
+  store: McpStore;
+  config: OperatorConfig;
+  keys: Keys;
+  sessions: Sessions;
+  presets: PresetRegistry;
+}
+
+function providerSummaries(config: OperatorConfig): Record<string, unknown>[] {
+  const models = config.models();
+  return config.providers().map((p) => {
+    const own = models.filter((m) => m.providerId === p.id);
+    return {
+      id: p.id,
+      preset: p.preset,
+      label: p.label,
+      endpoint: p.endpoint,
+      has_token: p.tokenEnc !== null,
+      model_count: own.length,
+      enabled_models: own.filter((m) => m.enabled).map((m) => m.id),
+    };
+  });
+}
+
+export function configView(config: OperatorConfig): Record<string, unknown> {
+  const s = config.settings();
+  const models = config.models();
+  return {
+    settings: {
+      mode: s.mode,
+      currency: s.currency,
+      max_output_tokens: String(s.maxOutputTokens),
+      allowed_origins: s.allowedOrigins.join(','),
+      failover: s.failover ? 'on' : 'off',
+    },
+    setting_names: SETTING_NAMES,
+    currency: s.currency,
+    mode: s.mode,
+    active: config.active(),
+    providers: config.providers().map((p) => ({
+      id: p.id,
+      preset: p.preset,
+      endpoint: p.endpoint,
+      label: p.label,
+      has_token: p.tokenEnc !== null,
+      models: models.filter((m) => m.providerId === p.id).map(modelView),
+      created_at: iso(p.createdAt),
+      updated_at: iso(p.updatedAt),
+    })),
+  };
+}
+
+export function registerOperatorRoutes(deps: OperatorDeps): void {
+  const { ctx, store, config, keys, sessions, presets } = deps;
+
+  ctx.routes.plugin({
+    method: 'GET',
+    path: 'status',
+    access: ADMIN,
+    handler: () => {
+      const s = config.settings();
+      return {
+        active: config.active(),
+        mode: s.mode,
+        currency: s.currency,
+        providers: providerSummaries(config),
+        presets: presets.list().map((p) => ({ id: p.id, label: p.label, default_endpoint: p.defaultEndpoint, requires_token: p.requiresToken })),
+        key_count: store.activeKeyCount(),
+        sessions: sessions.count(),
+        public_routes_served: ctx.kernel.plugins.get(ctx.name)?.public_routes_enabled === true && ctx.kernel.plugins.publicRoutesAllowed(),
+      };
+    },
+  });
+
+  ctx.routes.plugin({ method: 'GET', path: 'config', access: ADMIN, handler: () => configView(config) });
+
+  ctx.routes.plugin<{ set?: unknown; provider?: unknown; active?: unknown }>({
+    method: 'POST',
+    path: 'configure',
+    access: ADMIN,
+    body: { type: 'object', properties: { set: {}, provider: {}, active: {} }, additionalProperties: false },
+    maxBodyBytes: 1024 * 1024,
+    handler: (req) => {
+      if (req.body.set === undefined && req.body.provider === undefined && req.body.active === undefined) {
+        throw new ApiError('validation_error', 400, 'configure needs at least one of set, provider, active', { field: 'body' });
+      }
+      const result = config.configure(req.body);
+      return { ...configView(config), changed: result.changed, warnings: result.warnings };
+    },
+  });
+
+  ctx.routes.plugin({
+    method: 'GET',
+    path: 'keys',
+    access: ADMIN,
+    handler: () => ({ keys: store.keys().map((k) => keys.view(k)) }),
+  });
+
+  ctx.routes.plugin<Record<string, unknown>>({
+    method: 'POST',
+    path: 'key-create',
+    access: ADMIN,
+    body: {
+      type: 'object',
+      properties: { label: {}, contact: {}, registered_pubkey: {}, ttl: {}, currency: {}, funding: {} },
+      additionalProperties: false,
+    },
+    fallbackCode: 'validation_error',
+    handler: (req) => {
+      const minted = keys.create(req.body);
+      const view = keys.view(minted.key);
+      return {
+        key_id: minted.key.id,
+        token: minted.token,
+        label: minted.key.label,
+        contact: view.contact,
+        funding: {
+          mode: minted.key.funding,
+          currency: minted.key.currency,
+          deposit_memo: topupMemo(minted.key.id),
+          contact: minted.key.contactHash,
+        },
+        currency: minted.key.currency,
+        registered_pubkey: minted.key.registeredPubkey,
+        expires_at: view.expires_at,
+        created_at: view.created_at,
+        warnings: minted.warnings,
+        note: 'The token is shown once; only its hash is stored.',
+      };
+    },
+  });
+
+  ctx.routes.plugin<{ id: number }>({
+    method: 'POST',
+    path: 'key-revoke',
+    access: ADMIN,
+    body: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'], additionalProperties: false },
+    handler: async (req) => {
+      const { key, warnings } = keys.revoke(req.body.id);
+      await sessions.endKey(key.id, 'the key was revoked');
+      return { id: key.id, revoked: true, revoked_at: iso(key.revokedAt), warnings };
+    },
+  });
+
+  ctx.routes.plugin<unknown, { limit?: number; key_id?: number }>({
+    method: 'GET',
+    path: 'usage',
+    access: ADMIN,
+    query: {
+      type: 'object',
+      properties: { limit: { type: 'integer', minimum: 1, maximum: USAGE_MAX }, key_id: { type: 'integer', minimum: 1 } },
+      additionalProperties: false,
+    },
+    handler: (req) => {
+      const limit = req.query.limit ?? USAGE_DEFAULT;
+      const keyId = req.query.key_id;
+      if (keyId !== undefined && !store.key(keyId)) throw new ApiError('key_not_found', 404, `no key ${keyId}`);
+      return {
+        limit,
+        key_id: keyId ?? null,
+        usage: store.usage(limit, keyId).map(operatorUsageView),
+        topups: store.topups(limit, keyId).map(topupView),
+      };
+    },
+  });
+}

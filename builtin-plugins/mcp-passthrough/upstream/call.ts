@@ -1,0 +1,232 @@
+/**
+ * One HTTP call to an upstream, whole or streamed. It never throws: the outcome says what came back (text, the
+ * usage the upstream reported, bytes both ways) and, when the call did not finish, why, so that billing can charge
+ * what was produced before a failure, a cancellation or the deadline.
+ *
+ * node:http(s) with keep-alive agents, not `ctx.kernel.outbound`: inference needs the answer as it streams, and pooled
+ * connections (the outbound mechanism buffers whole answers on one connection per request, right for its rare calls,
+ * not for a proxy whose added latency is measured in milliseconds). Not fetch either: its WHATWG streams cost about
+ * as much again per call as the rest of the passthrough.
+ */
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
+import { createParser } from 'eventsource-parser';
+import type { ProviderPreset, StreamItem, UpstreamCall } from './protocol.js';
+
+/** A whole (non-streamed) answer larger than this is refused: no chat completion comes near it. */
+export const MAX_WHOLE_ANSWER_BYTES = 16 * 1024 * 1024;
+/** An error body is read up to this for its message. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+export type FailureCode = 'cancelled' | 'upstream_timeout' | 'upstream_unreachable' | 'upstream_error';
+
+export interface CallFailure {
+  code: FailureCode;
+  message: string;
+  /** The upstream's HTTP status when it answered with an error. */
+  status?: number;
+}
+
+export interface CallOutcome {
+  text: string;
+  /** Text deltas received (streamed calls). */
+  deltas: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  finishReason: string | null;
+  requestBytes: number;
+  responseBytes: number;
+  failure: CallFailure | null;
+}
+
+export interface CallOptions {
+  /** Aborted when the customer cancels (notifications/cancelled, a closed connection, the session ending). */
+  cancel: AbortSignal;
+  /** Aborted at the request deadline. */
+  deadline: AbortSignal;
+  onDelta?: (text: string) => void;
+}
+
+/** Connection pools of one plugin load; `close` drops them (the plugin stopping). */
+export class UpstreamAgents {
+  readonly http = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  readonly https = new https.Agent({ keepAlive: true, maxSockets: 256 });
+
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+}
+
+function post(agents: UpstreamAgents, url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch (err) {
+      reject(err);
+      return;
+    }
+    const secure = target.protocol === 'https:';
+    const req = (secure ? https : http).request(
+      target,
+      {
+        method: 'POST',
+        agent: secure ? agents.https : agents.http,
+        // Uncompressed: the stream is parsed as it arrives, and transfer is metered as received.
+        headers: { ...headers, 'accept-encoding': 'identity', 'content-length': String(Buffer.byteLength(body, 'utf8')) },
+        signal,
+      },
+      resolve,
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function readCapped(res: IncomingMessage, cap: number, counted: (n: number) => void): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    counted(chunk.length);
+    if (size > cap) {
+      res.destroy();
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseJson(buf: Buffer | null): unknown {
+  if (!buf) return null;
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
+export async function callUpstream(agents: UpstreamAgents, preset: ProviderPreset, call: UpstreamCall, options: CallOptions): Promise<CallOutcome> {
+  const spec = preset.protocol.request(call);
+  const out: CallOutcome = {
+    text: '',
+    deltas: 0,
+    inputTokens: null,
+    outputTokens: null,
+    finishReason: null,
+    requestBytes: Buffer.byteLength(spec.body, 'utf8'),
+    responseBytes: 0,
+    failure: null,
+  };
+  const signal = AbortSignal.any([options.cancel, options.deadline]);
+  const aborted = (): CallFailure | null => {
+    if (options.cancel.aborted) return { code: 'cancelled', message: 'the call was cancelled' };
+    if (options.deadline.aborted) return { code: 'upstream_timeout', message: 'the upstream did not answer within the request timeout' };
+    return null;
+  };
+  const counted = (n: number): void => void (out.responseBytes += n);
+
+  let res: IncomingMessage;
+  try {
+    res = await post(agents, spec.url, spec.headers, spec.body, signal);
+  } catch (err) {
+    out.failure = aborted() ?? { code: 'upstream_unreachable', message: `the upstream could not be reached (${causeOf(err)})` };
+    return out;
+  }
+
+  try {
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      const body = parseJson(await readCapped(res, MAX_ERROR_BODY_BYTES, counted).catch(() => null));
+      const said = preset.protocol.errorMessage(body);
+      out.failure = { code: 'upstream_error', status, message: `the upstream answered HTTP ${status}${said ? `: ${said}` : ''}` };
+      return out;
+    }
+    const type = res.headers['content-type'] ?? '';
+    if (!call.stream || !type.includes('text/event-stream')) {
+      const raw = await readCapped(res, MAX_WHOLE_ANSWER_BYTES, counted);
+      if (!raw) {
+        out.failure = { code: 'upstream_error', message: `the upstream answer exceeds ${MAX_WHOLE_ANSWER_BYTES} bytes` };
+        return out;
+      }
+      const body = parseJson(raw);
+      const answer = preset.protocol.parse(body);
+      const said = body !== null && !answer.text && answer.usage.outputTokens === null ? preset.protocol.errorMessage(body) : null;
+      if (body === null || said) {
+        out.failure = { code: 'upstream_error', message: said ? `the upstream reported: ${said}` : 'the upstream answer is not JSON' };
+        return out;
+      }
+      out.text = answer.text;
+      out.inputTokens = answer.usage.inputTokens;
+      out.outputTokens = answer.usage.outputTokens;
+      out.finishReason = answer.finishReason;
+      if (out.text && options.onDelta) {
+        out.deltas = 1;
+        options.onDelta(out.text);
+      }
+      return out;
+    }
+    await readStream(preset, res, out, options, counted);
+    return out;
+  } catch (err) {
+    out.failure = aborted() ?? { code: 'upstream_error', message: `the upstream connection failed (${causeOf(err)})` };
+    return out;
+  }
+}
+
+async function readStream(
+  preset: ProviderPreset,
+  body: IncomingMessage,
+  out: CallOutcome,
+  options: CallOptions,
+  counted: (n: number) => void,
+): Promise<void> {
+  const decoder = preset.protocol.streamDecoder();
+  let done = false;
+  const apply = (item: StreamItem): void => {
+    switch (item.type) {
+      case 'delta':
+        out.text += item.text;
+        out.deltas++;
+        options.onDelta?.(item.text);
+        break;
+      case 'usage':
+        if (item.inputTokens !== undefined) out.inputTokens = item.inputTokens;
+        if (item.outputTokens !== undefined) out.outputTokens = item.outputTokens;
+        break;
+      case 'finish':
+        out.finishReason = item.reason;
+        break;
+      case 'error':
+        out.failure ??= { code: 'upstream_error', message: `the upstream reported: ${item.message}` };
+        break;
+      case 'done':
+        done = true;
+        break;
+    }
+  };
+  const parser = createParser({ onEvent: (event) => decoder.decode(event).forEach(apply) });
+  const text = new StringDecoder('utf8');
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    counted(chunk.length);
+    parser.feed(text.write(chunk));
+    // Read on past the last event to the body's end: leaving early would cost the pooled connection.
+    if (out.failure) {
+      body.destroy();
+      break;
+    }
+  }
+  if (!done && !out.failure && out.finishReason === null) {
+    out.failure = { code: 'upstream_error', message: 'the upstream stream ended before the answer was complete' };
+  }
+}
+
+function causeOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (cause && typeof cause.code === 'string') return cause.code;
+  if (cause && typeof cause.message === 'string') return cause.message;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,162 @@
+/**
+ * node-cli commands of the routing plugin (Document 2, "p2p"); each is one call of the P2P approval routes:
+ *
+ *   p2p                          the routed payments still deciding (searching or awaiting approval)
+ *   p2p candidates <hash>        the routes found for one, cheapest first, numbered from 1
+ *   p2p approve <hash> [index]   pays along the route of that number (none needed when there is one)
+ *   p2p reject <hash>            cancels it; the routes offered are released
+ *
+ * Amounts of these routes are integer minor units (Document 1); human output shows them as decimals.
+ */
+import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
+
+interface Pending {
+  hash: string;
+  status: string;
+  amount: number | string;
+  currency: string;
+  destination_address: string;
+  rp2p_amount: number | string | null;
+  fast: number;
+  candidate_count: number;
+  created_at: string;
+}
+
+interface Candidate {
+  id: number;
+  sender_address: string | null;
+  amount: number | string;
+  fee_amount: number | string;
+  hops: number;
+}
+
+interface Candidates {
+  hash: string;
+  amount: number | string;
+  currency: string;
+  fast: number;
+  candidates: Candidate[];
+}
+
+/** Integer minor units as a trimmed decimal ("10300000000" → "103"). */
+function decimal(minor: unknown): string {
+  if (minor === null || minor === undefined) return '';
+  const v = BigInt(String(minor));
+  const whole = v / 100_000_000n;
+  const frac = (v % 100_000_000n).toString().padStart(8, '0').replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : `${whole}`;
+}
+
+function hashOf(raw: string): string {
+  const hash = raw.trim().toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new CliError('INVALID_PARAMS', `the hash is 64 hex characters, got "${raw}"`);
+  return hash;
+}
+
+async function list(ctx: CliContext): Promise<void> {
+  const data = await ctx.api.get<{ transactions: Pending[]; count: number }>('/api/v1/p2p');
+  const show = await cliDisplay(ctx);
+  ctx.out.success(data, () => {
+    ctx.out.table(
+      data.transactions,
+      [
+        { key: 'hash', header: 'HASH', format: (v) => `${String(v).slice(0, 16)}…` },
+        { key: 'status', header: 'STATUS' },
+        { key: 'amount', header: 'AMOUNT', align: 'right', format: (v) => show.amount(decimal(v)) },
+        { key: 'currency', header: 'CCY' },
+        { key: 'rp2p_amount', header: 'BEST TOTAL', align: 'right', format: (v) => (v === null ? '-' : show.amount(decimal(v))) },
+        { key: 'candidate_count', header: 'ROUTES', align: 'right' },
+        { key: 'fast', header: 'MODE', format: (v) => (v ? 'fast' : 'best-fee') },
+        { key: 'destination_address', header: 'DESTINATION', maxWidth: 40 },
+        { key: 'created_at', header: 'CREATED', format: show.date },
+      ],
+      { title: `Routed payments deciding: ${data.count}`, empty: 'No routed payment is waiting.' },
+    );
+  });
+}
+
+async function candidates(ctx: CliContext, hash: string): Promise<Candidates> {
+  return ctx.api.get<Candidates>(`/api/v1/p2p/candidates/${hash}`);
+}
+
+export default defineCliCommands({
+  plugin: 'routing',
+  register(program, ctx) {
+    const p2p = program
+      .command('p2p')
+      .summary('routed payments waiting for approval: list, candidates, approve, reject')
+      .description(
+        'With autoAcceptTransaction off a routed payment waits here once its routes are found (fast mode: the first ' +
+          'one; best-fee: all of them). approve pays along one route (its number in `p2p candidates`, needed when ' +
+          'there are several); reject cancels the payment. With no subcommand: list. Rate: 30 per 60 s.',
+      );
+
+    p2p
+      .command('list', { isDefault: true })
+      .summary('routed payments searching or awaiting approval')
+      .action(() => list(ctx));
+
+    p2p
+      .command('candidates')
+      .summary('the routes found for a payment, cheapest first')
+      .argument('<hash>')
+      .action(async (raw: string) => {
+        const data = await candidates(ctx, hashOf(raw));
+        const show = await cliDisplay(ctx);
+        const rows = data.candidates.map((c, i) => ({ ...c, index: i + 1 }));
+        ctx.out.success(data, () => {
+          ctx.out.line(`${show.amount(decimal(data.amount))} ${data.currency}, ${data.fast ? 'fast' : 'best-fee'} mode`);
+          ctx.out.table(
+            rows,
+            [
+              { key: 'index', header: '#', align: 'right' },
+              { key: 'amount', header: 'TOTAL', align: 'right', format: (v) => show.amount(decimal(v)) },
+              { key: 'fee_amount', header: 'FEE', align: 'right', format: (v) => show.amount(decimal(v)) },
+              { key: 'hops', header: 'HOPS', align: 'right' },
+              { key: 'sender_address', header: 'VIA', maxWidth: 48 },
+              { key: 'id', header: 'ID', align: 'right' },
+            ],
+            { empty: 'No route was found (yet).' },
+          );
+        });
+      });
+
+    p2p
+      .command('approve')
+      .summary('pay along a route (its number in `p2p candidates`)')
+      .argument('<hash>')
+      .argument('[index]', 'the route number, from 1 (needed when there are several)')
+      .action(async (raw: string, index: string | undefined) => {
+        const hash = hashOf(raw);
+        let candidateId: number | undefined;
+        if (index !== undefined) {
+          if (!/^\d+$/.test(index.trim()) || Number(index) < 1) throw new CliError('INVALID_PARAMS', `the route number is a positive integer, got "${index}"`);
+          const list = (await candidates(ctx, hash)).candidates;
+          const chosen = list[Number(index) - 1];
+          if (!chosen) throw new CliError('INVALID_PARAMS', `there is no route ${index}: ${list.length} route(s) were found`);
+          candidateId = chosen.id;
+        }
+        const data = await ctx.api.post<{ message: string; hash: string; candidate_id: number; txid: string }>('/api/v1/p2p/approve', {
+          hash,
+          ...(candidateId !== undefined ? { candidate_id: candidateId } : {}),
+        });
+        ctx.out.success(data, () => {
+          ctx.out.line(data.message);
+          ctx.out.kv([
+            ['hash', data.hash],
+            ['route', data.candidate_id],
+            ['txid', data.txid],
+          ], { indent: 2 });
+        });
+      });
+
+    p2p
+      .command('reject')
+      .summary('cancel a routed payment waiting for approval')
+      .argument('<hash>')
+      .action(async (raw: string) => {
+        const data = await ctx.api.post<{ message: string; hash: string }>('/api/v1/p2p/reject', { hash: hashOf(raw) });
+        ctx.out.success(data, data.message);
+      });
+  },
+});

@@ -1,0 +1,138 @@
+/**
+ * Export benchmark (prints figures, asserts nothing): GET /api/v1/export/transactions over N transactions (default
+ * 1,000,000; BENCH_EXPORT_ROWS), the node in its own process, the client reading as fast as it can on loopback.
+ *
+ * The rows go in through the ledger's own store (LedgerStore.insert) in one transaction on the node's database while
+ * no node runs; then the node starts in a child process and the export streams. Figures: rows per second from the
+ * request to the last byte, and the node's resident memory (VmRSS sampled every 10 ms; VmHWM is the process's peak
+ * since its start) against the issue's goal of 250,000 rows/s under 150 MB.
+ */
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { LedgerStore } from '../../builtin-plugins/ledger/store.js';
+import { SignedClient } from '../../kernel/cli/rest-client.js';
+import { startTestNode, tempDataDir } from '../support/node.js';
+
+const MB = 1024 * 1024;
+
+/** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM); NaN where /proc is not there. */
+function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+const mb = (bytes: number): string => (Number.isNaN(bytes) ? '-' : `${(bytes / MB).toFixed(1)} MB`);
+
+/** N settled-looking transactions with 50 unknown counterparties, spread over the past year, through the ledger's store. */
+export function seedTransactions(dataDir: string, rows: number): number {
+  const db = new Database(join(dataDir, 'node.db'));
+  // Room for the indexes while they grow: the node itself keeps SQLite's default cache.
+  db.pragma('cache_size = -262144');
+  const store = new LedgerStore(db);
+  const own = 'a'.repeat(64);
+  const contacts = Array.from({ length: 50 }, () => randomBytes(32).toString('hex'));
+  const ids = randomBytes(32 * rows);
+  const statuses = ['completed', 'completed', 'completed', 'completed', 'completed', 'completed', 'failed', 'rejected', 'cancelled'] as const;
+  const now = Date.now();
+  const start = performance.now();
+  db.transaction(() => {
+    for (let i = 0; i < rows; i++) {
+      const contact = contacts[i % contacts.length]!;
+      const sent = i % 3 !== 0;
+      const txid = ids.toString('hex', i * 32, i * 32 + 32);
+      const amount = BigInt(1 + (i % 5000)) * 1_000_000n + BigInt(i % 97);
+      const createdAt = now - (rows - i) * 30_000;
+      store.insert({
+        txid,
+        type: sent ? 'sent' : 'received',
+        status: statuses[i % statuses.length]!,
+        contactHash: contact,
+        counterpartyPublicKey: null,
+        fromHash: sent ? own : contact,
+        toHash: sent ? contact : own,
+        amount,
+        currency: i % 4 === 0 ? 'USD' : 'VWL',
+        timeMicros: createdAt * 1000,
+        salt: 'f'.repeat(32),
+        prevTxid: i > 0 ? ids.toString('hex', (i - 1) * 32, i * 32) : null,
+        description: i % 7 === 0 ? null : `invoice ${i} for services`,
+        expiresAt: null,
+        content: `{"amount":"${amount}","currency":"VWL","from":"${own}","memo":"standard","prev":null,"salt":"${'f'.repeat(32)}","time":${createdAt * 1000},"to":"${contact}","txid":"${txid}","v":1}`,
+        senderSignature: 'S'.repeat(86),
+        recipientSignature: 'R'.repeat(86),
+        senderAddress: 'https://node-a.example:8443',
+        receiverAddress: 'https://node-b.example:8443',
+        refundOf: null,
+        now: createdAt,
+      });
+    }
+  })();
+  db.close();
+  return (performance.now() - start) / 1000;
+}
+
+export async function benchExport(rows: number): Promise<void> {
+  const dataDir = tempDataDir();
+  try {
+    const initial = await startTestNode({ dataDir });
+    await initial.stop();
+    const seconds = seedTransactions(dataDir, rows);
+    console.log(`  ${rows.toLocaleString('en-US')} transactions inserted through LedgerStore.insert in one transaction: ${seconds.toFixed(1)} s`);
+    await measureExports(dataDir, rows);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Starts the node on a seeded data directory in a child process and times the exports. */
+export async function measureExports(dataDir: string, rows: number): Promise<void> {
+  {
+    const child = fork(new URL('./export-node.js', import.meta.url), [dataDir], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const [creds] = (await once(child, 'message')) as [{ baseUrl: string; keyId: string; secret: string }];
+    const pid = child.pid!;
+    const client = new SignedClient(creds);
+    try {
+      const runs: [string, Record<string, string>][] = [
+        ['CSV, slim (the default)', {}],
+        ['NDJSON, slim', { format: 'json' }],
+        ['CSV, full', { view: 'full' }],
+      ];
+      for (const [label, query] of runs) {
+        const before = procStatus(pid, 'VmRSS');
+        let peak = before;
+        const sampler = setInterval(() => (peak = Math.max(peak, procStatus(pid, 'VmRSS'))), 10);
+        const started = performance.now();
+        const res = await client.open('GET', '/api/v1/export/transactions', { query });
+        if (res.status !== 200 || !res.body) throw new Error(`export answered ${res.status}: ${await res.text()}`);
+        let lines = 0;
+        let bytes = 0;
+        for await (const chunk of res.body) {
+          bytes += chunk.length;
+          for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+        }
+        const elapsed = (performance.now() - started) / 1000;
+        clearInterval(sampler);
+        peak = Math.max(peak, procStatus(pid, 'VmRSS'));
+        const exported = lines - (query.format === 'json' ? 0 : 1);
+        console.log(
+          `  ${label.padEnd(24)} ${exported.toLocaleString('en-US')} rows, ${mb(bytes)} in ${elapsed.toFixed(2)} s: ` +
+            `${Math.round(exported / elapsed).toLocaleString('en-US')} rows/s, ${(bytes / MB / elapsed).toFixed(0)} MB/s; ` +
+            `node RSS ${mb(before)} before, peak ${mb(peak)} during (goal: 250,000 rows/s, RSS < 150 MB)`,
+        );
+        if (exported !== rows) console.log(`  warning: expected ${rows} rows`);
+      }
+      console.log(`  node process peak RSS since its start (VmHWM): ${mb(procStatus(pid, 'VmHWM'))}`);
+    } finally {
+      child.send('stop');
+      await once(child, 'exit');
+    }
+  }
+}

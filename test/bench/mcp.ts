@@ -1,0 +1,175 @@
+/**
+ * Benchmark of mcp-passthrough (BENCH_ONLY=mcp): what the passthrough adds over calling the fake upstream directly,
+ * non-streamed (whole call) and streamed (time to the first text delta), p50 of sequential calls on loopback; then
+ * billed calls per second with 50 concurrent MCP sessions (SDK clients in a worker thread). Every call is billed:
+ * priced model, prepaid keys funded by real top-up payments. It prints figures and asserts nothing.
+ *
+ * The direct and passthrough figures use the same minimal client (fetch, keep-alive), so their difference is the
+ * node's work: authentication, session, the SDK's JSON-RPC handling, reservation, the upstream call, settlement.
+ */
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
+import { startTestNode, type TestNode } from '../support/node.js';
+import type { McpLoadJob, McpLoadResult } from './mcp-worker.js';
+
+const PLUGIN = '/api/v1/plugins/mcp-passthrough';
+
+async function ok(t: TestNode, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await t.admin.request<any>(method, path, body === undefined ? {} : { body });
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+async function until<T>(probe: () => Promise<T>, accept: (v: T) => boolean, what: string): Promise<T> {
+  const end = Date.now() + 60_000;
+  for (;;) {
+    const v = await probe();
+    if (accept(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function setUp(keyCount: number): Promise<{ seller: TestNode; customer: TestNode; fake: FakeUpstream; tokens: string[] }> {
+  const fake = await startFakeUpstream();
+  const [seller, customer] = await Promise.all([startTestNode(), startTestNode()]);
+  await ok(seller, 'POST', '/api/v1/plugins/mcp-passthrough/enable');
+  await seller.restart();
+  for (const t of [seller, customer]) await ok(t, 'PUT', '/api/v1/system/settings', { rate_limit_enabled: false });
+  await ok(seller, 'POST', '/api/v1/contacts', { address: customer.node.baseUrl, name: 'customer', fee_percent: 0, credit_limit: '1000000', currency: 'VWL' });
+  await until(() => ok(customer, 'GET', '/api/v1/contacts/pending'), (d) => d.counts.incoming === 1, 'the contact request');
+  await ok(customer, 'POST', `/api/v1/contacts/${seller.node.identity.pubkeyHash}/decisions`, {
+    decisions: [{ currency: 'VWL', action: 'accept', fee: 0, credit: '1000' }],
+    is_new_contact: true,
+    contact_address: seller.node.baseUrl,
+    contact_name: 'seller',
+  });
+  await until(() => ok(seller, 'GET', '/api/v1/contacts/customer'), (d) => d.contact?.status === 'accepted', 'the acceptance');
+  await ok(seller, 'POST', `${PLUGIN}/configure`, {
+    provider: {
+      id: 'fake',
+      preset: 'openai-compatible',
+      endpoint: fake.openaiUrl,
+      models: [{ id: 'bench', enabled: true, pricing_mode: 'manual', manual_in_per_1m: '1.5', manual_out_per_1m: '6', manual_xfer_per_gb: '0.1' }],
+    },
+    active: { provider: 'fake', model: 'bench' },
+  });
+  const tokens: string[] = [];
+  for (let i = 0; i < keyCount; i++) {
+    const key = await ok(seller, 'POST', `${PLUGIN}/key-create`, { label: `bench ${i}`, contact: 'customer' });
+    tokens.push(key.token);
+    await ok(customer, 'POST', '/api/v1/wallet/send', { address: seller.node.baseUrl, amount: '10', currency: 'VWL', description: `mcp-topup:${key.key_id}` });
+  }
+  await until(() => ok(seller, 'GET', `${PLUGIN}/keys`), (d) => d.keys.every((k: any) => k.balance === '10'), 'the top-ups');
+  return { seller, customer, fake, tokens };
+}
+
+const MESSAGES = [{ role: 'user', content: 'benchmark the passthrough' }];
+
+/** A minimal MCP client over fetch: one session, then raw tools/call posts. */
+async function rawSession(url: string, token: string) {
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: base,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  });
+  await init.text();
+  const headers = { ...base, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+  await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  let id = 1;
+  return (progress: boolean) =>
+    fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: id++,
+        method: 'tools/call',
+        params: { name: 'chat.completion', arguments: { messages: MESSAGES, max_output_tokens: 16 }, ...(progress ? { _meta: { progressToken: id } } : {}) },
+      }),
+    });
+}
+
+/** Reads a streamed body until `marker` appears; returns the time it did, then drains the rest. */
+async function timeTo(res: Response, marker: string, t0: number): Promise<number> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let seen = '';
+  let at = NaN;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen += decoder.decode(value, { stream: true });
+    if (Number.isNaN(at) && seen.includes(marker)) at = performance.now() - t0;
+  }
+  if (Number.isNaN(at)) throw new Error(`the answer never carried ${marker}: ${seen.slice(0, 300)}`);
+  return at;
+}
+
+async function sample(n: number, one: () => Promise<number>): Promise<number[]> {
+  for (let i = 0; i < Math.min(50, n); i++) await one();
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(await one());
+  return out.sort((a, b) => a - b);
+}
+
+const p = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+const ms = (v: number): string => `${v.toFixed(3)} ms`;
+
+function runWorker(job: McpLoadJob): Promise<McpLoadResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./mcp-worker.js', import.meta.url), { workerData: job });
+    worker.once('message', (msg: McpLoadResult | { error: string }) => {
+      if ('error' in msg) reject(new Error(msg.error));
+      else resolve(msg);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+export async function benchMcp(options: { samples: number; sessions: number; warmupMs: number; durationMs: number }): Promise<void> {
+  // Keys: two for the latency samples (each under its 600 posts a minute), one per concurrent session.
+  const { seller, customer, fake, tokens } = await setUp(2 + options.sessions);
+  const url = `${seller.node.baseUrl}/p/mcp-passthrough/mcp`;
+  const n = Math.min(options.samples, 500);
+  try {
+    const direct = (stream: boolean) => () => {
+      const t0 = performance.now();
+      return fetch(`${fake.openaiUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'bench', messages: MESSAGES, max_tokens: 16, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) }),
+      }).then((res) => (stream ? timeTo(res, '"content":"w1 "', t0) : res.text().then(() => performance.now() - t0)));
+    };
+    const wholeCall = await rawSession(url, tokens[0]!);
+    const streamCall = await rawSession(url, tokens[1]!);
+    const directWhole = await sample(n, direct(false));
+    const viaWhole = await sample(n, () => {
+      const t0 = performance.now();
+      return wholeCall(false).then((res) => timeTo(res, '"result"', t0));
+    });
+    const directFirst = await sample(n, direct(true));
+    const viaFirst = await sample(n, () => {
+      const t0 = performance.now();
+      return streamCall(true).then((res) => timeTo(res, 'notifications/progress', t0));
+    });
+    console.log(`  ${n} sequential calls each (after 50 warm-up), one client, keep-alive, loopback; every passthrough call billed`);
+    console.log(`  non-streamed, whole call:   direct p50 ${ms(p(directWhole, 0.5))}, passthrough p50 ${ms(p(viaWhole, 0.5))}, added p50 ${ms(p(viaWhole, 0.5) - p(directWhole, 0.5))} (p90 passthrough ${ms(p(viaWhole, 0.9))})`);
+    console.log(`  streamed, first text delta: direct p50 ${ms(p(directFirst, 0.5))}, passthrough p50 ${ms(p(viaFirst, 0.5))}, added p50 ${ms(p(viaFirst, 0.5) - p(directFirst, 0.5))} (p90 passthrough ${ms(p(viaFirst, 0.9))})`);
+
+    const load = await runWorker({ url, tokens: tokens.slice(2), warmupMs: options.warmupMs, durationMs: options.durationMs, maxCallsPerSession: 550 });
+    const sorted = Array.from(load.latencies).sort((a, b) => a - b);
+    console.log(
+      `  ${options.sessions} concurrent SDK sessions (worker thread): ${Math.round((load.calls / load.windowMs) * 1000)} billed calls/s over ${(load.windowMs / 1000).toFixed(1)} s, ` +
+        `latency p50 ${ms(p(sorted, 0.5))} p99 ${ms(p(sorted, 0.99))}, errors ${load.errors}${load.firstError ? ` (first: ${load.firstError.slice(0, 160)})` : ''}`,
+    );
+    const keys = (await ok(seller, 'GET', `${PLUGIN}/keys`)).keys as { balance: string }[];
+    console.log(`  after the run: ${keys.filter((k) => k.balance !== '10').length} of ${keys.length} keys charged; every balance >= 0: ${keys.every((k) => !k.balance.startsWith('-'))}`);
+  } finally {
+    await Promise.all([seller.destroy(), customer.destroy()]);
+    await fake.close();
+  }
+}

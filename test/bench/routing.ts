@@ -1,0 +1,125 @@
+/**
+ * Routed payment benchmarks (prints figures, asserts nothing). Every node runs in its own worker thread (its own event
+ * loop, as a node in its own process would), the REST client in the main thread; loopback, HTTPS between nodes.
+ *
+ *   latency     a line A-B-C-D-E-F (5 legs, relays charging 0.1 %), fast mode, one payment at a time: from the start of
+ *               POST /wallet/send on A to `completed` of the last leg at F (F's own completion stamp). Discovery,
+ *               the five prepares, the fulfilment and F's chain entry are all on that path. p50, p90, p99.
+ *   throughput  S senders and T receivers that are contacts of one relay R only: every payment is routed through R
+ *               (discovery, two hash-locked legs, two chain entries); routed payments per second from the first
+ *               request to the last completion at the receivers.
+ *
+ * Knobs (environment): BENCH_ROUTE_LATENCY_N (200), BENCH_ROUTE_SENDERS (2), BENCH_ROUTE_RECEIVERS (2),
+ * BENCH_ROUTE_TOTAL (1000), BENCH_ROUTE_IN_FLIGHT (16 per sender).
+ */
+import { availableParallelism } from 'node:os';
+import { BenchNode, connect, intEnv, pct, until } from './payments.js';
+
+const SETTINGS = {
+  rate_limit_enabled: false,
+  contact_status_enabled: false,
+  hop_budget_randomized: false,
+  max_p2p_level: 6,
+  p2p_rate_limit_per_minute: 1_000_000,
+};
+
+async function start(n: number): Promise<BenchNode[]> {
+  const nodes = await Promise.all(Array.from({ length: n }, () => BenchNode.start()));
+  await Promise.all(nodes.map((t) => t.ok('PUT', '/api/v1/system/settings', SETTINGS)));
+  return nodes;
+}
+
+/** The completion stamp (ms) of the leg of `hash` received at `t`, once completed. */
+async function completedAt(t: BenchNode, hash: string): Promise<number | null> {
+  const page = await t.ok('GET', '/api/v1/wallet/transactions', undefined, { type: 'received', limit: 5 });
+  const leg = (page.transactions as any[]).find((r) => r.memo === hash);
+  return leg?.status === 'completed' ? Date.parse(leg.completed_at) : null;
+}
+
+async function latency(n: number): Promise<void> {
+  const nodes = await start(6);
+  try {
+    for (let i = 0; i + 1 < nodes.length; i++) await connect(nodes[i]!, nodes[i + 1]!, `hop${i + 1}`);
+    // Each relay charges 0.1 % to the node before it.
+    for (let i = 1; i < nodes.length - 1; i++) {
+      await nodes[i]!.ok('PUT', `/api/v1/contacts/${nodes[i - 1]!.pubkeyHash}`, { currency: 'VWL', fee_percent: '0.1' });
+    }
+    const A = nodes[0]!;
+    const F = nodes[5]!;
+    const samples: number[] = [];
+    const rest: number[] = [];
+    const warmup = 10;
+    for (let i = 0; i < n + warmup; i++) {
+      const t0 = Date.now();
+      const p0 = performance.now();
+      const sent = await A.ok('POST', '/api/v1/wallet/send', { address: F.baseUrl, amount: '0.01', currency: 'VWL' });
+      const restMs = performance.now() - p0;
+      const done = await until('completion at F', () => completedAt(F, sent.p2p_hash), 10_000, 2);
+      if (i >= warmup) {
+        samples.push(done - t0);
+        rest.push(restMs);
+      }
+    }
+    samples.sort((a, b) => a - b);
+    rest.sort((a, b) => a - b);
+    console.log(
+      `  routed payment over 5 legs A → F, fast mode, from the REST call to completed at F (${n} one after another, ${warmup} warm-up; ms, node clocks):\n` +
+        `    p50 ${pct(samples, 50)} ms   p90 ${pct(samples, 90)} ms   p99 ${pct(samples, 99)} ms   min ${samples[0]} ms` +
+        `   (the REST answer, once the route is found and the first leg leaves: p50 ${pct(rest, 50).toFixed(1)} ms)`,
+    );
+  } finally {
+    await Promise.all(nodes.map((t) => t.stop()));
+  }
+}
+
+async function throughput(senders: number, receivers: number, total: number, inFlight: number): Promise<void> {
+  const [R, ...others] = await start(1 + senders + receivers);
+  const payers = others.slice(0, senders);
+  const payees = others.slice(senders);
+  try {
+    for (const [i, p] of payers.entries()) await connect(p, R!, `relay${i}`);
+    for (const [i, d] of payees.entries()) await connect(R!, d, `payee${i}`);
+    const received = async (): Promise<number> => {
+      const counts = await Promise.all(
+        payees.map(async (d) => (await d.ok('GET', '/api/v1/wallet/transactions', undefined, { type: 'received', status: 'completed', limit: 1 })).pagination.total as number),
+      );
+      return counts.reduce((s, c) => s + c, 0);
+    };
+    // Warm the connections (TLS sessions, statement caches) with one payment per pair.
+    for (const p of payers) for (const d of payees) await p.ok('POST', '/api/v1/wallet/send', { address: d.baseUrl, amount: '0.01', currency: 'VWL' });
+    const warm = senders * receivers;
+    await until('warm-up', async () => ((await received()) >= warm ? true : null), 30_000, 20);
+
+    const perSender = Math.ceil(total / senders);
+    const t0 = performance.now();
+    await Promise.all(
+      payers.map(async (p) => {
+        let next = 0;
+        const worker = async (): Promise<void> => {
+          while (next < perSender) {
+            const i = next++;
+            await p.ok('POST', '/api/v1/wallet/send', { address: payees[i % receivers]!.baseUrl, amount: '0.01', currency: 'VWL' });
+          }
+        };
+        await Promise.all(Array.from({ length: inFlight }, worker));
+      }),
+    );
+    const routed = performance.now() - t0;
+    const count = perSender * senders;
+    await until('all settled', async () => ((await received()) >= warm + count ? true : null), 300_000, 20);
+    const elapsed = performance.now() - t0;
+    console.log(
+      `  ${senders} sender(s) → relay R → ${receivers} receiver(s) (${1 + senders + receivers} nodes, one thread each), ${count} routed payments, ${inFlight} in flight per sender:\n` +
+        `    routes found and first legs sent in ${(routed / 1000).toFixed(2)} s; all completed at the receivers in ${(elapsed / 1000).toFixed(2)} s` +
+        ` -> ${(count / (elapsed / 1000)).toFixed(0)} routed payments/s through one relay`,
+    );
+  } finally {
+    await Promise.all([R!, ...others].map((t) => t.stop()));
+  }
+}
+
+export async function benchRouting(): Promise<void> {
+  console.log(`\n[routing] every node in its own worker thread, loopback, HTTPS between nodes (signed + sealed envelopes), ${availableParallelism()} CPUs`);
+  await latency(intEnv('BENCH_ROUTE_LATENCY_N', 200));
+  await throughput(intEnv('BENCH_ROUTE_SENDERS', 2), intEnv('BENCH_ROUTE_RECEIVERS', 2), intEnv('BENCH_ROUTE_TOTAL', 1000), intEnv('BENCH_ROUTE_IN_FLIGHT', 16));
+}
