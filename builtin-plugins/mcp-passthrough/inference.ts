@@ -25,7 +25,6 @@ import {
   estimateInputTokens,
   estimateTokens,
   inputTokenBound,
-  maxRates,
   ratesView,
   responseBytesBound,
   type Rates,
@@ -191,13 +190,14 @@ export class Inference {
     const requestBytes = Buffer.byteLength(JSON.stringify(args.messages), 'utf8') + 4096;
     const worst = tries.reduce<Minor>((m, c) => {
       const out = outputOf(c);
-      const most = charge(maxRates([c.rates]), { inputTokens: inputBound, outputTokens: out, transferBytes: requestBytes + responseBytesBound(out) });
+      const most = charge(c.rates, { inputTokens: inputBound, outputTokens: out, transferBytes: requestBytes + responseBytesBound(out) });
       return most > m ? most : m;
     }, 0n);
     const reservation = this.billing.reserve(key, worst);
 
     const startedAt = this.now();
-    const deadline = AbortSignal.timeout(this.timeoutMs);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
     let outcome: CallOutcome | null = null;
     let used: Candidate = tries[0]!;
     let failovers = 0;
@@ -215,7 +215,7 @@ export class Inference {
             maxOutputTokens: outputOf(c),
             stream: io.onDelta !== undefined,
           },
-          { cancel: io.cancel, deadline, ...(io.onDelta ? { onDelta: io.onDelta } : {}) },
+          { cancel: io.cancel, deadline: deadline.signal, ...(io.onDelta ? { onDelta: io.onDelta } : {}) },
         );
         const produced = outcome.text.length > 0 || outcome.deltas > 0;
         const retryable = outcome.failure && !produced && outcome.failure.code !== 'cancelled' && outcome.failure.code !== 'upstream_timeout';
@@ -225,6 +225,8 @@ export class Inference {
     } catch (err) {
       this.billing.release(reservation);
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
     const o = outcome!;
     const produced = o.text.length > 0 || o.deltas > 0;

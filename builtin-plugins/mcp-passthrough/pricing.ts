@@ -63,12 +63,6 @@ export function charge(rates: Rates, metered: Metered): Minor {
   return (tokens * 1000n + BigInt(metered.transferBytes) * rates.xferPerGb) / 1_000_000_000n;
 }
 
-/** The largest of each rate: a reservation covering any of several candidates. */
-export function maxRates(all: readonly Rates[]): Rates {
-  const max = (f: (r: Rates) => Minor): Minor => all.reduce((m, r) => (f(r) > m ? f(r) : m), 0n);
-  return { inPer1m: max((r) => r.inPer1m), outPer1m: max((r) => r.outPer1m), xferPerGb: max((r) => r.xferPerGb) };
-}
-
 export function ratesView(r: Rates): { in_price_per_1m: string; out_price_per_1m: string; xfer_price_per_gb: string } {
   return { in_price_per_1m: formatMinor(r.inPer1m), out_price_per_1m: formatMinor(r.outPer1m), xfer_price_per_gb: formatMinor(r.xferPerGb) };
 }

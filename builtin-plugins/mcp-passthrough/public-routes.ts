@@ -37,6 +37,19 @@ const json = (data: unknown, status = 200, headers: Record<string, string> = {})
 const failure = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): RawReply =>
   json({ ok: false, error: { code, message, ...extra } }, status, status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcp-passthrough"' } : {});
 
+function preflight(req: RouteRequest, path: string): RawReply {
+  const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
+  if (!origin) return new RawReply('', 'text/plain', 204, { Allow: path === 'mcp' ? 'POST, DELETE, OPTIONS' : 'POST, OPTIONS' });
+  return new RawReply('', 'text/plain', 204, {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Methods': path === 'mcp' ? 'POST, DELETE' : 'POST',
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID',
+    'Access-Control-Expose-Headers': 'Mcp-Session-Id, MCP-Protocol-Version',
+    'Access-Control-Max-Age': '600',
+    Vary: 'Origin',
+  });
+}
+
 function parseBody(req: RouteRequest): { ok: true; body: unknown } | { ok: false } {
   if (req.rawBody.length === 0) return { ok: true, body: {} };
   try {
@@ -53,6 +66,11 @@ export function registerPublicRoutes(deps: PublicDeps): void {
   ctx.routes.public({ method: 'POST', path: 'mcp', ...limited, handler: (req) => endpoint.handle(req) });
   ctx.routes.public({ method: 'DELETE', path: 'mcp', ...limited, handler: (req) => endpoint.handle(req) });
   ctx.routes.public({ method: 'GET', path: 'mcp', ...limited, maxBodyBytes: 4096, handler: (req) => endpoint.handle(req) });
+  // A preflight carries no bearer, so it cannot know a key's own origins: it permits the shape of the request, and
+  // the request itself is then checked with its bearer and Origin like any other.
+  for (const path of ['mcp', 'chat']) {
+    ctx.routes.public({ method: 'OPTIONS', path, rateLimitPerMinute: 600, maxBodyBytes: 0, handler: (req) => preflight(req, path) });
+  }
 
   /** The key of the request's bearer, or the 401 answer. */
   const authenticate = (req: RouteRequest): KeyRow | RawReply => keys.authenticate(req.headers.authorization) ?? failure(401, 'unauthorized', 'a valid customer bearer token is required');

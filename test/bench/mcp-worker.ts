@@ -53,7 +53,8 @@ async function run(job: McpLoadJob): Promise<McpLoadResult> {
           }
         } catch (err) {
           errors++;
-          firstError ??= err instanceof Error ? err.message : String(err);
+          const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+          firstError ??= `${err instanceof Error ? err.message : String(err)}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
         }
       }
     }),

@@ -4,6 +4,7 @@
  * deadline, reservations that concurrent calls cannot overspend, top-ups matched to the bound contact, credit on the
  * contact's line, pilot admission, and 1,000 calls that reconcile exactly.
  */
+import { setMaxListeners } from 'node:events';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerWords, startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
@@ -195,6 +196,8 @@ describe('funds', () => {
     const probe = await chat(mcp, { ...args, max_output_tokens: 100000 });
     expect(probe.r.error.code).toBe('insufficient_funds');
     const controller = new AbortController();
+    // Twelve calls listen to one signal: more than Node's default warning threshold, on purpose.
+    setMaxListeners(20, controller.signal);
     const outcomes: ('started' | 'refused')[] = [];
     const calls = Array.from({ length: 12 }, () =>
       mcp.client

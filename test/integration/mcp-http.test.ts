@@ -143,6 +143,19 @@ describe('browser Origin rules', () => {
     expect(chat.body.error.code).toBe('origin_not_allowed');
   });
 
+  it('answers the CORS preflight of the MCP endpoint and legacy chat', async () => {
+    const res = await fetch(`${base(seller)}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, mcp-session-id' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(res.headers.get('access-control-allow-methods')).toBe('POST, DELETE');
+    expect(res.headers.get('access-control-allow-headers')).toContain('Mcp-Session-Id');
+    const chat = await fetch(`${base(seller)}/chat`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+    expect(chat.headers.get('access-control-allow-methods')).toBe('POST');
+  });
+
   it('a key override replaces the operator default for that key; the Origin never replaces the bearer', async () => {
     await post('admin-origins', token, { allowed_origins: ['https://evil.example'] });
     try {

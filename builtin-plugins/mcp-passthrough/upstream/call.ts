@@ -121,7 +121,29 @@ export async function callUpstream(agents: UpstreamAgents, preset: ProviderPrese
     responseBytes: 0,
     failure: null,
   };
-  const signal = AbortSignal.any([options.cancel, options.deadline]);
+  // One signal for the request, released when the call ends (AbortSignal.any keeps its sources' listeners longer).
+  const combined = new AbortController();
+  const stop = (): void => combined.abort();
+  if (options.cancel.aborted || options.deadline.aborted) combined.abort();
+  options.cancel.addEventListener('abort', stop, { once: true });
+  options.deadline.addEventListener('abort', stop, { once: true });
+  try {
+    return await exchange(agents, preset, call, options, out, spec, combined.signal);
+  } finally {
+    options.cancel.removeEventListener('abort', stop);
+    options.deadline.removeEventListener('abort', stop);
+  }
+}
+
+async function exchange(
+  agents: UpstreamAgents,
+  preset: ProviderPreset,
+  call: UpstreamCall,
+  options: CallOptions,
+  out: CallOutcome,
+  spec: { url: string; headers: Record<string, string>; body: string },
+  signal: AbortSignal,
+): Promise<CallOutcome> {
   const aborted = (): CallFailure | null => {
     if (options.cancel.aborted) return { code: 'cancelled', message: 'the call was cancelled' };
     if (options.deadline.aborted) return { code: 'upstream_timeout', message: 'the upstream did not answer within the request timeout' };

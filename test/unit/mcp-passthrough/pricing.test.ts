@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { charge, customerRates, estimateInputTokens, inputTokenBound, maxRates, rate, responseBytesBound } from '../../../builtin-plugins/mcp-passthrough/pricing.js';
+import { charge, customerRates, estimateInputTokens, inputTokenBound, rate, responseBytesBound } from '../../../builtin-plugins/mcp-passthrough/pricing.js';
 import type { ModelRow } from '../../../builtin-plugins/mcp-passthrough/store.js';
 
 const row = (over: Partial<ModelRow>): ModelRow => ({
@@ -45,6 +45,5 @@ describe('pricing', () => {
     expect(inputTokenBound(messages)).toBe(6 + 16 + 0 + 16 + 16);
     expect(estimateInputTokens(messages)).toBe(2 + 4 + 0 + 4);
     expect(responseBytesBound(10)).toBe(8192 + 5120);
-    expect(maxRates([{ inPer1m: 1n, outPer1m: 9n, xferPerGb: 0n }, { inPer1m: 5n, outPer1m: 2n, xferPerGb: 3n }])).toEqual({ inPer1m: 5n, outPer1m: 9n, xferPerGb: 3n });
   });
 });

@@ -1,2 +1,0 @@
-export const MCP_SERVICE = 'mcp-passthrough';
-//# sourceMappingURL=api.js.map
