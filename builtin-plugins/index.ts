@@ -22,6 +22,8 @@ import paymentRequests from './payment-requests/index.js';
 import paymentRequestsManifest from './payment-requests/plugin.json' with { type: 'json' };
 import pluginsAdmin from './plugins-admin/index.js';
 import pluginsAdminManifest from './plugins-admin/plugin.json' with { type: 'json' };
+import pluginGateway from './plugin-gateway/index.js';
+import pluginGatewayManifest from './plugin-gateway/plugin.json' with { type: 'json' };
 import routing from './routing/index.js';
 import routingManifest from './routing/plugin.json' with { type: 'json' };
 import system from './system/index.js';
@@ -43,6 +45,7 @@ export const builtinPlugins: readonly BuiltinPlugin[] = [
   plugin(paymentRequestsManifest, paymentRequests),
   plugin(routingManifest, routing),
   plugin(paybackMethodsManifest, paybackMethods),
+  plugin(pluginGatewayManifest, pluginGateway),
   plugin(analyticsManifest, analytics),
   plugin(exportsManifest, exportsPlugin),
   plugin(backupsManifest, backups),

@@ -32,6 +32,7 @@ import { DEFAULT_MESSAGES_PER_KEY_PER_MINUTE } from './peers/inbound.js';
 import { PeerLayer } from './peers/layer.js';
 import { builtinContextFactory } from './plugins/context.js';
 import { PluginHost, type BuiltinPlugin } from './plugins/host.js';
+import { SandboxHost } from './plugins/sandbox/host.js';
 import { ServiceRegistry } from './plugins/services.js';
 import { kernelSettings } from './settings-catalog.js';
 import { SettingsRegistry } from './settings.js';
@@ -146,6 +147,16 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   const jobs = new JobRunner(logs.logger('jobs'), clock);
   jobs.register('kernel', { name: 'nonce-prune', processor: 'cleanup', everyMs: 60_000, run: () => void nonces.prune(Date.now() / 1000) });
   jobs.register('kernel', { name: 'key-last-used', everyMs: 5_000, run: () => keys.flushLastUsed() });
+  // Third-party plugins (isolated-vm); made before listening, so a bad NODE_PLUGINS_* value stops the start at once.
+  const sandbox = new SandboxHost({
+    db,
+    dataDir: config.dataDir,
+    env,
+    logs,
+    clock,
+    registerScopes: (scopes) => keys.registerScopes(scopes),
+    knownScopes: () => keys.knownScopes(),
+  });
 
   let host: PluginHost | null = null;
   // One reader for REST and peer bodies alike: the in-flight budget of a client address covers both.
@@ -332,10 +343,12 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
       kernel,
       peers,
       services: () => services,
+      sandbox,
       banner,
       registerScopes: (scopes) => keys.registerScopes(scopes),
     }),
     log,
+    sandbox,
   );
   const table = new RouteTable();
   try {

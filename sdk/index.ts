@@ -63,7 +63,8 @@ export class ApiError extends Error {
 // ---------------------------------------------------------------------------------------------------------
 // Routes
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+/** OPTIONS: a public route answering browsers' CORS preflight itself (`/api/` preflights are the kernel's). */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
 
 /** A JSON schema (ajv, draft 2020-12 subset). Kept loose on purpose: ajv checks it when the route mounts. */
 export type JsonSchema = Record<string, unknown>;
@@ -269,13 +270,8 @@ export interface Migration {
   up: string | ((db: import('better-sqlite3').Database) => void);
 }
 
-/** The key-value store a sandboxed plugin gets instead of SQL. */
-export interface KeyValueStore {
-  get<T = unknown>(key: string): T | undefined;
-  set(key: string, value: unknown): void;
-  delete(key: string): void;
-  list(prefix?: string): string[];
-}
+/** The key-value store a sandboxed plugin gets instead of SQL (sdk/sandbox.ts). */
+export type { SandboxStore as KeyValueStore } from './sandbox.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Identity (builtin plugins only)
@@ -486,6 +482,8 @@ export interface PluginContext {
   readonly clock: Clock;
   /** Mechanisms of the kernel that only builtin plugins reach (key store, plugin host, lifecycle). */
   readonly kernel: KernelApi;
+  /** What this plugin offers third-party (sandboxed) plugins: gateway operations, public events, extension points. */
+  readonly sandbox: SandboxBridgeApi;
   /**
    * Called when the plugin stops; release timers and handles here. `restart`: an in-process restart reloads the
    * plugins; `shutdown`: the node stops (the listener and the background jobs have stopped, the database is open).
@@ -498,15 +496,60 @@ export interface PluginContext {
   banner(lines: readonly string[]): void;
 }
 
-/** What a sandboxed plugin gets (the isolated-vm host implements it). */
-export interface SandboxPluginContext {
-  readonly name: string;
-  readonly routes: Pick<RoutesApi, 'plugin' | 'public'>;
-  readonly store: KeyValueStore;
-  readonly events: EventsApi;
-  readonly settings: SettingsApi;
-  readonly log: Logger;
-  readonly clock: Clock;
+/** What a sandboxed plugin gets (the isolated-vm host implements it): sdk/sandbox.ts, docs/plugins.md. */
+export type { SandboxPluginContext } from './sandbox.js';
+
+/** The sandboxed plugin a gateway operation serves. */
+export interface SandboxCaller {
+  plugin: string;
+}
+
+/**
+ * A contract a sandboxed plugin put into an extension point (`ctx.contribute`): its JSON data properties, and
+ * functions that run in the plugin's isolate, synchronously, with JSON in and out. A call that fails (throws, loops,
+ * runs out of memory, answers something else than JSON) throws a `SandboxCallError`; the plugin's own exceptions
+ * too. After repeated failures every call throws at once.
+ */
+export interface SandboxContribution {
+  plugin: string;
+  point: string;
+  id: string;
+  contract: Record<string, unknown>;
+}
+
+export class SandboxCallError extends Error {
+  constructor(
+    readonly plugin: string,
+    /** threw, cpu_limit, wall_limit, memory_limit, output_limit, bad_output, unavailable */
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SandboxCallError';
+  }
+}
+
+/** What a builtin plugin opens for sandboxed contributions; `accept` throws to refuse one. */
+export interface ExtensionSlot {
+  accept(contribution: SandboxContribution): void;
+  /** Undoes an accepted contribution whose plugin then failed to start. */
+  withdraw?(contribution: SandboxContribution): void;
+}
+
+/**
+ * How builtin plugins serve third-party (sandboxed) plugins. The kernel carries the calls; the builtin plugin
+ * decides what it exposes, so what a third party can reach reads in one place per feature.
+ */
+export interface SandboxBridgeApi {
+  /**
+   * Serves gateway operation `op` to sandboxed plugins that list it in their manifest's `permissions`. Arguments
+   * and result are JSON; throw `ApiError` (4xx) to refuse. One builtin plugin serves an operation.
+   */
+  gateway(op: string, handler: (args: unknown, caller: SandboxCaller) => unknown | Promise<unknown>): void;
+  /** Publishes a public event to the sandboxed plugins subscribed to it: its payload must hold nothing secret. */
+  publish(event: string, payload: Record<string, unknown>): void;
+  /** Opens an extension point sandboxed plugins fill with `ctx.contribute(point, contract)`. */
+  extensionPoint(point: string, slot: ExtensionSlot): void;
 }
 
 export type StopReason = 'restart' | 'shutdown';
@@ -573,6 +616,43 @@ export interface PluginStatusRow {
   public_routes: string[];
   public_routes_enabled: boolean;
   error: string | null;
+  /** Third-party plugins only (`builtin: false`): what the operator weighs before enabling one. */
+  sandbox?: SandboxPluginInfo;
+}
+
+/** The sandbox side of a third-party plugin's row (docs/api/keys-and-plugins.md). */
+export interface SandboxPluginInfo {
+  entry: string;
+  /** Gateway operations it may call. */
+  permissions: string[];
+  scopes: string[];
+  /** Public routes with the limits the node enforces before the plugin runs. */
+  public_route_limits: { path: string; method: string; rate_per_minute: number; max_body_bytes: number }[];
+  /** Extension point → contribution ids. */
+  contributes: Record<string, string[]>;
+  /** trusted (signed by a trusted key), untrusted (valid signature, key not trusted), unsigned, invalid (tampered). */
+  signature: { status: 'trusted' | 'untrusted' | 'unsigned' | 'invalid'; signer: string | null; public_key: string | null; reason: string | null };
+  /** Whether the node runs plugins that are not trusted (NODE_PLUGINS_DEV_MODE). */
+  development_mode: boolean;
+  /** The limits its next start gets: the operator's (or the defaults), lowered by the manifest's own. */
+  limits: { memory_mb: number; cpu_ms: number; store_kb: number; store_keys: number };
+  store: { bytes: number; keys: number };
+  settings: Record<string, unknown>;
+  /** Failed calls since it started (recent window); `failed` status after too many. */
+  failures: number;
+}
+
+/** A third-party plugin to install: the files, as text. */
+export interface PluginBundle {
+  /** plugin.json, byte for byte (the signature covers these bytes). */
+  manifest: string;
+  /** The entry module named by the manifest. */
+  entry: string;
+  /** plugin.sig, or null for an unsigned plugin. */
+  signature: string | null;
+  changelog?: string | null;
+  /** Replace an installed (disabled) plugin of the same name, keeping its data. */
+  replace?: boolean;
 }
 
 export interface PluginHostMechanism {
@@ -581,6 +661,12 @@ export interface PluginHostMechanism {
   setEnabled(name: string, enabled: boolean): PluginStatusRow;
   setPublicRoutes(name: string, enabled: boolean): PluginStatusRow;
   remove(name: string): void;
+  /** Checks the manifest and the signature, then writes the plugin into the plugins directory, disabled. */
+  install(bundle: PluginBundle): PluginStatusRow;
+  /** The operator's limits of a third-party plugin (applied at its next start); null values go back to the defaults. */
+  setLimits(name: string, limits: { memory_mb?: number | null; cpu_ms?: number | null; store_kb?: number | null }): PluginStatusRow;
+  /** Values of a third-party plugin's declared settings (applied at once). */
+  setSettings(name: string, values: Record<string, unknown>): PluginStatusRow;
   /** Whether the node-wide NODE_PUBLIC_PLUGIN_ROUTES ceiling lets public routes be served at all. */
   publicRoutesAllowed(): boolean;
 }

@@ -96,3 +96,10 @@ export const RAIL_ID_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
 
 /** Why `registerRail` refused: a malformed rail or id, a core id, or an id already registered. */
 export type RailRegistrationCode = 'invalid_rail' | 'invalid_rail_id' | 'core_rail_id' | 'duplicate_rail_id';
+
+/**
+ * The extension point through which third-party (sandboxed) plugins add rails: `ctx.contribute('payback_rail', rail)`
+ * in setup, with the rail id listed under `contributes.payback_rail` in plugin.json. The payback-methods plugin calls
+ * such a rail exactly like a core one; its functions run in the plugin's isolate (docs/plugins.md).
+ */
+export const PAYBACK_RAIL_POINT = 'payback_rail';

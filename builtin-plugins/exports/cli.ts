@@ -142,7 +142,12 @@ async function runExport(ctx: CliContext, rawEntity: string, opts: Options): Pro
   const file = resolve(opts.output ?? suggestedName(headers.get('content-disposition'), entity, format));
   // An export holds the wallet's history: readable by its owner only, as the node's own files are.
   const out = createWriteStream(file, { flags: 'w', mode: 0o600 });
-  await once(out, 'open');
+  try {
+    await once(out, 'open');
+  } catch (err) {
+    await body[Symbol.asyncIterator]().return?.();
+    throw new CliError('INVALID_PARAMS', `cannot write ${file}: ${(err as Error).message}`);
+  }
   const counter = new RecordCounter(csv);
   let bytes = 0;
   try {

@@ -83,7 +83,12 @@ function amountColumns<R>(prefix: string, of: (row: R) => Minor): Column<R>[] {
   ];
 }
 
-export function transactionColumns(view: View, names: Names): Column<ExportedTx>[] {
+/** Where a routed payment came from, when this node is its destination (the router knows); null otherwise. */
+export type OriginOf = (txid: string) => string | null;
+
+const ROUTE_STANDARD = 'standard';
+
+export function transactionColumns(view: View, names: Names, originOf: OriginOf = () => null): Column<ExportedTx>[] {
   type R = ExportedTx;
   const slim: Column<R>[] = [
     col<R>('txid', 'text', (r) => r.txid),
@@ -101,16 +106,26 @@ export function transactionColumns(view: View, names: Names): Column<ExportedTx>
   return [
     ...slim,
     col<R>('routing_marker', 'text', (r) => d(r).memo),
-    col<R>('tx_type', 'text', (r) => r.txType),
+    col<R>('tx_type', 'text', (r) => d(r).txType),
     col<R>('sender_address', 'text', (r) => d(r).senderAddress),
     col<R>('receiver_address', 'text', (r) => d(r).receiverAddress),
     col<R>('sender_signature', 'token', (r) => d(r).senderSignature),
     col<R>('recipient_signature', 'token', (r) => d(r).recipientSignature),
     col<R>('signed_message_content', 'verbatim', (r) => d(r).content),
     col<R>('previous_txid', 'text', (r) => d(r).prevTxid),
-    // A direct payment's sender and recipient are its ends; a relayed leg's ends are the route's (routing, later).
-    col<R>('initial_sender_address', 'text', (r) => (r.type === 'relay' ? null : d(r).senderAddress)),
-    col<R>('end_recipient_address', 'text', (r) => (r.type === 'relay' ? null : d(r).receiverAddress)),
+    // A direct payment's two ends are its sender and recipient. A routed leg (its memo is the route's hash) has them
+    // only where this node is one: the originator is the sender of its first leg, the destination the recipient of
+    // its last, and the router remembers where a payment it delivered came from. A relay is told neither end.
+    col<R>('initial_sender_address', 'text', (r) => {
+      const x = d(r);
+      if (x.memo === ROUTE_STANDARD || r.type === 'sent') return r.type === 'relay' ? null : x.senderAddress;
+      return r.type === 'received' ? originOf(r.txid) : null;
+    }),
+    col<R>('end_recipient_address', 'text', (r) => {
+      const x = d(r);
+      if (x.memo === ROUTE_STANDARD || r.type === 'received') return r.type === 'relay' ? null : x.receiverAddress;
+      return null;
+    }),
     col<R>('recovery_count', 'int', (r) => d(r).recoveryCount),
     col<R>('expires_at', 'date', (r) => exportDate(d(r).expiresAt)),
     col<R>('source_table', 'text', (r) => r.source),

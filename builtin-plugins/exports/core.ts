@@ -77,7 +77,8 @@ export function prepareExport(entity: Entity, q: ExportQuery, s: Services): Prep
         ...(q.to !== undefined ? { to: q.to } : {}),
         detail: q.view === 'full',
       });
-      return prepared(rows, transactionColumns(q.view, names), q);
+      const router = s.ledger.router();
+      return prepared(rows, transactionColumns(q.view, names, (txid) => router?.originOf(txid) ?? null), q);
     }
     case 'payment_requests': {
       const names = acceptedNames(s.contacts);

@@ -87,6 +87,8 @@ export interface NewLeg {
   /** Kept on this node's row only, never signed or sent (the originator's own note of its payment). */
   description?: string | null;
   recipientAddress?: string | null;
+  /** A routed refund: the received transaction it returns (the router counts routed refunds, by what they deliver). */
+  refundOf?: string | null;
 }
 
 export interface AcceptedLeg {
@@ -138,7 +140,6 @@ export interface ExportedTx {
   source: TxSource;
   txid: string;
   type: TxDirection;
-  txType: string;
   status: TxStatus;
   contactHash: string;
   amount: Minor;
@@ -147,6 +148,7 @@ export interface ExportedTx {
   createdAt: number;
   /** Null unless the filter asked for `detail`. */
   detail: {
+    txType: string;
     memo: string;
     senderAddress: string | null;
     receiverAddress: string | null;
@@ -195,8 +197,9 @@ export interface LedgerService {
   /** Completed totals with one contact in one currency. */
   balance(contactHash: string, currency: string): { received: Minor; sent: Minor };
   /**
-   * What refunds of a received transaction add up to: completed, in flight (pending, sending), and failed ones that
-   * may have reached the contact (in doubt: they can still complete when resent, so they are not refundable twice).
+   * What direct refunds of a received transaction add up to: completed, in flight (pending, sending), and failed ones
+   * that may have reached the contact (in doubt: they can still complete when resent, so they are not refundable
+   * twice). Routed refunds are the router's (`PaymentRouter.refundsInFlight`).
    */
   refunded(txid: string): Minor;
   /**
@@ -291,6 +294,11 @@ export interface PaymentRouter {
   send(payment: RoutedPayment): Promise<RoutedOutcome>;
   /** Where a received routed payment came from (its originator's address), for a refund; null when unknown. */
   originOf(txid: string): string | null;
+  /**
+   * What routed refunds of a received transaction deliver, unless they failed or were cancelled (searching, awaiting
+   * approval, on their way or completed): the ledger's `refunded` counts direct refunds only.
+   */
+  refundsInFlight(txid: string): Minor;
 }
 
 /** Events published after commit (ctx.events): payload `{ txid, type, status, contact_hash, currency }`. */

@@ -85,7 +85,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
         recipientSignature: null,
         senderAddress: core.ownAddress(),
         receiverAddress: leg.recipientAddress ?? core.contactAddress(leg.contactHash),
-        refundOf: null,
+        refundOf: leg.refundOf ?? null,
         now,
         memo: leg.routeHash,
         relay: leg.relay,

@@ -1,5 +1,5 @@
 import { definePlugin } from '../../sdk/index.js';
-import { PAYBACK_SERVICE } from '../../sdk/payback-rail.js';
+import { PAYBACK_RAIL_POINT, PAYBACK_SERVICE } from '../../sdk/payback-rail.js';
 import type { ContactsService } from '../contacts/api.js';
 import { PaybackCore } from './core.js';
 import { FetchFlow } from './messages.js';
@@ -22,5 +22,6 @@ export default definePlugin({
     flow.register();
     registerRoutes(core, flow);
     ctx.services.provide(PAYBACK_SERVICE, registry.service());
+    ctx.sandbox.extensionPoint(PAYBACK_RAIL_POINT, registry.sandboxSlot());
   },
 });

@@ -3,6 +3,7 @@
  * the `payback` service. Core ids cannot be shadowed. Every call into a rail goes through the guarded helpers
  * below, so a faulty plugin rail fails its own inputs instead of the request.
  */
+import type { ExtensionSlot } from '../../sdk/index.js';
 import {
   RAIL_ID_PATTERN,
   type PaybackRail,
@@ -54,6 +55,20 @@ export class RailRegistry {
       if (!isFn(candidate[fn])) throw new RailRegistrationError('invalid_rail', `rail "${id}" lacks ${fn}()`);
     }
     this.#rails.set(id, { rail, core: false });
+  }
+
+  /**
+   * The slot of the `payback_rail` extension point: rails of third-party (sandboxed) plugins register through it
+   * like any other plugin rail (core ids refused, an id once). Their functions are calls into the plugin's isolate,
+   * so they may throw or answer garbage, which the guarded helpers below already absorb.
+   */
+  sandboxSlot(): ExtensionSlot {
+    return {
+      accept: (c) => this.register({ ...c.contract, id: c.id } as unknown as PaybackRail),
+      withdraw: (c) => {
+        if (!this.#rails.get(c.id)?.core) this.#rails.delete(c.id);
+      },
+    };
   }
 
   get(id: string): PaybackRail | undefined {

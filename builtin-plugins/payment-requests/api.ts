@@ -48,4 +48,18 @@ export interface PaymentRequestsService {
    * sequence in `id` order when archival lands. A row that cannot be read faithfully throws from the iteration.
    */
   exportRequests(filter?: RequestExportFilter): Iterable<ExportedRequest>;
+  /**
+   * Asks an accepted contact to pay, as POST /api/v1/requests does, with its checks and errors (invalid_amount,
+   * invalid_currency, invalid_description, contact_not_found, ambiguous_contact, contact_not_accepted, self_send).
+   * For the plugin gateway: third-party plugins reach it as `payment_requests.create`.
+   */
+  create(input: { contact: string; amount: unknown; currency: unknown; description?: unknown }): CreatedRequest;
+}
+
+export interface CreatedRequest {
+  requestId: string;
+  contactHash: string;
+  amount: Minor;
+  currency: string;
+  status: RequestStatus;
 }

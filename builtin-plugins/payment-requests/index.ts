@@ -5,6 +5,7 @@ import type { PaymentRequestsService } from './api.js';
 import { MSG_TYPE, RequestsCore } from './core.js';
 import { registerRequestRoutes } from './routes.js';
 import { RequestStore, migrations } from './store.js';
+import { checkAmount, checkCurrency, checkDescription } from '../wallet/amounts.js';
 
 export default definePlugin({
   setup(ctx) {
@@ -33,6 +34,16 @@ export default definePlugin({
 
     const service: PaymentRequestsService = {
       exportRequests: (filter = {}) => store.exportRows(filter),
+      create: (input) => {
+        const row = core.create({
+          contact: input.contact,
+          amount: checkAmount(input.amount),
+          currency: checkCurrency(ctx, input.currency),
+          description: checkDescription(input.description),
+          addressType: null,
+        });
+        return { requestId: row.requestId, contactHash: row.contactHash, amount: row.amount, currency: row.currency, status: row.status };
+      },
     };
     ctx.services.provide('payment-requests', service);
   },

@@ -6,9 +6,15 @@
  *   plugin enable|disable <name>
  *   plugin public-routes <name> on|off
  *   plugin uninstall <name>
+ *   plugin install <folder or archive> [--replace]
+ *   plugin limits <name> [--memory MB] [--cpu MS] [--store KB] [--reset]
+ *   plugin settings <name> [key=value ...]
  */
-import { defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import { resolve } from 'node:path';
+import type { SandboxPluginInfo } from '../../sdk/index.js';
+import { defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
 import { allPages } from '../system/paging.js';
+import { BundleError, readBundle } from './bundle.js';
 
 interface PluginRow {
   name: string;
@@ -26,6 +32,16 @@ interface PluginRow {
   public_routes_served?: boolean;
   restart_required?: boolean;
   error?: string | null;
+  sandbox?: SandboxPluginInfo;
+}
+
+/** A setting value from the command line: JSON when it parses (numbers, true, false), else the text itself. */
+function settingValue(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 const RESTART_NOTE = 'Restart the node to apply: node-cli restart';
@@ -44,6 +60,7 @@ function list(ctx: CliContext, data: { plugins: PluginRow[] }): void {
       { key: 'enabled', header: 'ENABLED' },
       { key: 'status', header: 'STATUS' },
       { key: 'license', header: 'LICENSE' },
+      { key: 'builtin', header: 'SOURCE', format: (v, row) => (v ? 'builtin' : `installed, ${row.sandbox?.signature.status ?? 'unsigned'}`) },
       {
         key: 'public_routes',
         header: 'PUBLIC ROUTES',
@@ -104,6 +121,17 @@ export default defineCliCommands({
               ['Routes switch', p.public_routes?.length ? (p.public_routes_enabled ? 'on' : 'off') : null],
               ['Restart needed', p.restart_required],
               ['Error', p.error],
+              ...(p.sandbox
+                ? ([
+                    ['Signature', `${p.sandbox.signature.status}${p.sandbox.signature.signer ? ` (${p.sandbox.signature.signer})` : ''}`],
+                    ['Permissions', p.sandbox.permissions],
+                    ['Contributes', Object.entries(p.sandbox.contributes).map(([point, ids]) => `${point}: ${ids.join(', ')}`)],
+                    ['Limits', `${p.sandbox.limits.memory_mb} MB, ${p.sandbox.limits.cpu_ms} ms CPU a call, store ${p.sandbox.limits.store_kb} KB`],
+                    ['Store', `${p.sandbox.store.bytes} bytes in ${p.sandbox.store.keys} keys`],
+                    ['Settings', Object.entries(p.sandbox.settings).map(([k, v]) => `${k}=${JSON.stringify(v)}`)],
+                    ['Failures', p.sandbox.failures],
+                  ] as [string, unknown][])
+                : []),
             ],
             { title: `Plugin ${p.name}` },
           ),
@@ -121,9 +149,11 @@ export default defineCliCommands({
             restart_required?: boolean;
             public_routes_gated?: boolean;
             public_routes_message?: string;
+            permissions_message?: string;
           }>(pluginPath(name, verb));
           ctx.out.success(data, () => {
             ctx.out.line(data.message.replace(/\s*POST \/api\/v1\/system\/restart to apply\.?/, ''));
+            if (data.permissions_message) ctx.out.line(data.permissions_message);
             if (data.public_routes_message) ctx.out.line(data.public_routes_message);
             if (data.restart_required) ctx.out.line(RESTART_NOTE);
           });
@@ -139,6 +169,75 @@ export default defineCliCommands({
         const enabled = SWITCH[state.toLowerCase()];
         if (enabled === undefined) return ctx.fail('INVALID_PARAMS', `expected on or off, got "${state}"`);
         const data = await ctx.api.post<{ message: string }>(pluginPath(name, 'public-routes'), { enabled });
+        ctx.out.success(data, data.message);
+      });
+
+    plugin
+      .command('install')
+      .summary('install a third-party plugin from a folder or an archive (the node checks it first; it stays disabled)')
+      .argument('<path>', 'a plugin folder (plugin.json, its entry, plugin.sig) or a .tar.gz of one')
+      .option('--replace', 'replace the installed plugin of the same name (disabled, not running), keeping its data')
+      .action(async (path: string, opts: { replace?: boolean }) => {
+        let bundle;
+        try {
+          bundle = readBundle(resolve(path));
+        } catch (err) {
+          if (err instanceof BundleError) return ctx.fail('INVALID_PARAMS', `${path}: ${err.message}`);
+          throw err;
+        }
+        const data = await ctx.api.post<{ plugin: PluginRow }>('/api/v1/plugins', { ...bundle, ...(opts.replace ? { replace: true } : {}) });
+        const p = data.plugin;
+        ctx.out.success(data, () => {
+          ctx.out.line(`Plugin ${p.name} ${p.version} installed, disabled (signature: ${p.sandbox?.signature.status ?? 'unsigned'}).`);
+          if (p.sandbox?.permissions.length) ctx.out.line(`It asks for: ${p.sandbox.permissions.join(', ')}`);
+          ctx.out.line(`Enable it with: node-cli plugin enable ${p.name}, then ${RESTART_NOTE.charAt(0).toLowerCase()}${RESTART_NOTE.slice(1)}`);
+        });
+      });
+
+    plugin
+      .command('limits')
+      .summary("set a third-party plugin's memory, CPU-per-call and store limits (applied at its next start)")
+      .argument('<name>')
+      .option('--memory <mb>', 'memory of its isolate, MB', parseIntOption('--memory', 1))
+      .option('--cpu <ms>', 'CPU time of one call, ms', parseIntOption('--cpu', 1))
+      .option('--store <kb>', 'size of its key-value store, KB', parseIntOption('--store', 1))
+      .option('--reset', 'back to the defaults')
+      .action(async (name: string, opts: { memory?: number; cpu?: number; store?: number; reset?: boolean }) => {
+        const body = opts.reset
+          ? { memory_mb: null, cpu_ms: null, store_kb: null }
+          : {
+              ...(opts.memory !== undefined ? { memory_mb: opts.memory } : {}),
+              ...(opts.cpu !== undefined ? { cpu_ms: opts.cpu } : {}),
+              ...(opts.store !== undefined ? { store_kb: opts.store } : {}),
+            };
+        if (Object.keys(body).length === 0) return ctx.fail('INVALID_PARAMS', 'give --memory, --cpu, --store or --reset');
+        const data = await ctx.api.post<{ message: string; limits: SandboxPluginInfo['limits'] }>(pluginPath(name, 'limits'), body);
+        ctx.out.success(data, () => {
+          ctx.out.line(`${name}: ${data.limits.memory_mb} MB, ${data.limits.cpu_ms} ms CPU a call, store ${data.limits.store_kb} KB.`);
+          ctx.out.line(RESTART_NOTE);
+        });
+      });
+
+    plugin
+      .command('settings')
+      .summary("show or change a third-party plugin's settings (key=value; value null restores the default)")
+      .argument('<name>')
+      .argument('[pairs...]', 'key=value (JSON values: numbers, true, false, null; anything else is text)')
+      .action(async (name: string, pairs: string[]) => {
+        if (pairs.length === 0) {
+          const data = await ctx.api.get<{ plugin: PluginRow }>(pluginPath(name));
+          const settings = data.plugin.sandbox?.settings ?? {};
+          return ctx.out.success({ plugin: name, settings }, () =>
+            ctx.out.kv(Object.entries(settings).map(([k, v]) => [k, JSON.stringify(v)]), { title: `Settings of ${name}` }),
+          );
+        }
+        const body: Record<string, unknown> = {};
+        for (const pair of pairs) {
+          const at = pair.indexOf('=');
+          if (at < 1) return ctx.fail('INVALID_PARAMS', `expected key=value, got "${pair}"`);
+          body[pair.slice(0, at)] = settingValue(pair.slice(at + 1));
+        }
+        const data = await ctx.api.post<{ message: string }>(pluginPath(name, 'settings'), body);
         ctx.out.success(data, data.message);
       });
 

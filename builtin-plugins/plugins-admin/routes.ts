@@ -1,11 +1,14 @@
-import { ApiError } from '../../sdk/index.js';
-import type { PluginContext, PluginHostMechanism, PluginStatusRow } from '../../sdk/index.js';
+import { ApiError, created } from '../../sdk/index.js';
+import type { PluginBundle, PluginContext, PluginHostMechanism, PluginStatusRow } from '../../sdk/index.js';
 import { pageOf, pageQuery, type PageQuery } from '../../sdk/paging.js';
 import { pluginView, publicRoutesGate, publicRoutesServed, restartRequired } from './present.js';
 
 const ADMIN = { scope: 'admin' } as const;
 const PLUGIN_NAME = /^[a-z0-9][a-z0-9-_]{0,63}$/;
 const RESTART_HINT = 'POST /api/v1/system/restart to apply.';
+/** A plugin's files travel as JSON text: a 4 MiB entry, escaped, plus the manifest and signature, fits. */
+const MAX_INSTALL_BODY = 10 * 1024 * 1024;
+const LIMIT = { type: ['integer', 'null'] } as const;
 
 /** Looks a plugin up by its path name: 400 invalid_name for a malformed name, 404 unknown_plugin. */
 function requirePlugin(host: PluginHostMechanism, name: string): PluginStatusRow {
@@ -66,6 +69,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
           restart_required: restart,
           message,
           ...(gate ? { public_routes_gated: true, public_routes_message: gate } : {}),
+          ...(enabled && row.sandbox ? permissionsNotice(row) : {}),
         };
       },
     });
@@ -104,6 +108,65 @@ export function registerPluginRoutes(ctx: PluginContext): void {
     },
   });
 
+  ctx.routes.add<PluginBundle>({
+    method: 'POST',
+    path: '/api/v1/plugins',
+    access: ADMIN,
+    maxBodyBytes: MAX_INSTALL_BODY,
+    body: {
+      type: 'object',
+      required: ['manifest', 'entry'],
+      properties: {
+        manifest: { type: 'string' },
+        entry: { type: 'string' },
+        signature: { type: ['string', 'null'] },
+        changelog: { type: ['string', 'null'] },
+        replace: { type: 'boolean' },
+      },
+      additionalProperties: false,
+    },
+    fallbackCode: 'validation_error',
+    handler: (req) => {
+      const row = host.install({ ...req.body, signature: req.body.signature ?? null });
+      ctx.log.info(`plugin ${row.name} installed`, { by: req.auth?.keyId, version: row.version, signature: row.sandbox?.signature.status });
+      return created(
+        { plugin: pluginView(row, host) },
+        `Plugin ${row.name} ${row.version} installed, disabled. Enable it (POST /api/v1/plugins/${row.name}/enable), then ${RESTART_HINT}`,
+      );
+    },
+  });
+
+  ctx.routes.add<{ memory_mb?: number | null; cpu_ms?: number | null; store_kb?: number | null }>({
+    method: 'POST',
+    path: '/api/v1/plugins/:name/limits',
+    access: ADMIN,
+    body: { type: 'object', properties: { memory_mb: LIMIT, cpu_ms: LIMIT, store_kb: LIMIT }, additionalProperties: false },
+    fallbackCode: 'validation_error',
+    handler: (req) => {
+      const name = req.params.name!;
+      requirePlugin(host, name);
+      const row = host.setLimits(name, req.body);
+      ctx.log.info(`plugin ${name} limits changed`, { by: req.auth?.keyId, ...req.body });
+      return { plugin: name, limits: row.sandbox!.limits, restart_required: true, message: `Limits of ${name} recorded. They apply when it starts next: ${RESTART_HINT}` };
+    },
+  });
+
+  ctx.routes.add<Record<string, unknown>>({
+    method: 'POST',
+    path: '/api/v1/plugins/:name/settings',
+    access: ADMIN,
+    body: { type: 'object' },
+    fallbackCode: 'validation_error',
+    handler: (req) => {
+      const name = req.params.name!;
+      requirePlugin(host, name);
+      if (Object.keys(req.body).length === 0) throw new ApiError('no_fields', 400, 'Nothing to update: send {"<setting>": value, ...}');
+      const row = host.setSettings(name, req.body);
+      ctx.log.info(`plugin ${name} settings changed`, { by: req.auth?.keyId, keys: Object.keys(req.body) });
+      return { plugin: name, settings: row.sandbox!.settings, message: `Settings of ${name} saved; the plugin reads them at once.` };
+    },
+  });
+
   ctx.routes.add({
     method: 'DELETE',
     path: '/api/v1/plugins/:name',
@@ -116,6 +179,21 @@ export function registerPluginRoutes(ctx: PluginContext): void {
       return { plugin: name, deleted: true, message: `Plugin ${name} deleted.` };
     },
   });
+}
+
+/** What a third-party plugin may reach, told at enable so the operator weighs it (docs/plugins.md). */
+function permissionsNotice(row: PluginStatusRow): Record<string, unknown> {
+  const s = row.sandbox!;
+  const reach = s.permissions.length ? s.permissions.join(', ') : 'no core service';
+  const contributes = Object.entries(s.contributes).map(([point, ids]) => `${point} ${ids.join(', ')}`);
+  return {
+    permissions: s.permissions,
+    signature: s.signature,
+    permissions_message:
+      `Plugin ${row.name} runs sandboxed (${s.limits.memory_mb} MB, ${s.limits.cpu_ms} ms CPU per call) and may call: ${reach}` +
+      (contributes.length ? `; it adds ${contributes.join('; ')}` : '') +
+      (s.signature.status === 'trusted' ? `; signed by ${s.signature.signer}.` : `; NOT signed by a trusted key (${s.signature.status}), allowed by NODE_PLUGINS_DEV_MODE.`),
+  };
 }
 
 function whyNotServed(row: PluginStatusRow, host: PluginHostMechanism): string {

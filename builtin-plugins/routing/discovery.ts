@@ -265,33 +265,42 @@ export class Discovery {
 
   handleCancel = (m: InboundPeerMessage): Record<string, unknown> => {
     const { hash, budget } = parseCancel(m.payload);
-    const from = m.sender.pubkeyHash;
-    const state = this.#states.get(hash);
-    if (!state) return { status: 'ignored' };
-    this.#release(from, state.req.currency, hash, budget);
-    state.offers.delete(`${from}:${budget}`);
-    const search = state.searches.get(budget);
-    const asker = search?.askers.get(from);
-    if (search && asker) {
-      asker.cancelled = true;
-      asker.offer = null;
-      asker.waiting = false;
-      this.#prune(state, search);
-    }
+    if (!this.#states.has(hash)) return { status: 'ignored' };
+    this.dropOffer(hash, budget, m.sender.pubkeyHash);
     return { status: 'cancelled' };
   };
 
   /** Marks the search an incoming leg was prepared on: the route is fixed, every other offer of the search can go. */
   markUsed(hash: string, budget: number, asker: string): void {
+    const found = this.#unreserve(hash, budget, asker);
+    const offer = found?.asker.offer;
+    if (!found || !offer) return;
+    found.search.used = offer.via;
+    this.#prune(found.state, found.search);
+  }
+
+  /**
+   * The asker does not need the offer (it cancelled, or its prepare was refused: that payment will not use the route):
+   * its reservation goes at once, and with it, once nobody else needs them, the offers downstream.
+   */
+  dropOffer(hash: string, budget: number, asker: string): void {
+    const found = this.#unreserve(hash, budget, asker);
+    if (!found) return;
+    found.asker.cancelled = true;
+    found.asker.offer = null;
+    found.asker.waiting = false;
+    this.#prune(found.state, found.search);
+  }
+
+  /** Releases what was reserved for an asker's offer; its search and asker record, when there are. */
+  #unreserve(hash: string, budget: number, from: string): { state: RouteState; search: Search; asker: Asker } | null {
     const state = this.#states.get(hash);
-    if (!state) return;
-    this.#release(asker, state.req.currency, hash, budget);
-    state.offers.delete(`${asker}:${budget}`);
+    if (!state) return null;
+    this.#release(from, state.req.currency, hash, budget);
+    state.offers.delete(`${from}:${budget}`);
     const search = state.searches.get(budget);
-    const offer = search?.askers.get(asker)?.offer;
-    if (!search || !offer) return;
-    search.used = offer.via;
-    this.#prune(state, search);
+    const asker = search?.askers.get(from);
+    return search && asker ? { state, search, asker } : null;
   }
 
   /** What this search offered an asker (the route a prepare from it must follow). */

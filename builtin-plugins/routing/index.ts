@@ -64,6 +64,17 @@ export default definePlugin({
       },
     });
 
+    ctx.jobs.register({
+      name: 'retention',
+      processor: 'cleanup',
+      everyMs: 3_600_000,
+      run: () => {
+        const days = Number(ctx.settings.get('cleanupRp2pRetentionDays') ?? 30);
+        const pruned = ctx.db.tx(() => store.prune(ctx.clock.now() - days * 86_400_000));
+        if (pruned.candidates || pruned.notes) ctx.log.info('old route candidates and notes removed', pruned);
+      },
+    });
+
     ctx.onStop(() => {
       offFinal();
       offRouter();

@@ -9,7 +9,7 @@
 import { PeerDeliveryError, PeerRefusal, type InboundPeerMessage, type PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
-import type { Discovery } from './discovery.js';
+import type { Discovery, RouteState } from './discovery.js';
 import { conditionOf, MSG, parseFulfil, parsePrepare, parseReject, REFUSAL } from './protocol.js';
 import type { LegRow, RoutingStore } from './store.js';
 
@@ -81,7 +81,34 @@ export class Legs {
     const state = this.discovery.state(p.hash);
     if (!state || state.role === 'origin' || !state.condition) throw new PeerRefusal(REFUSAL.unknownRoute, 'no route with this hash is known here (expired, or this node restarted)');
     const now = this.ctx.clock.now();
-    const reply = this.ctx.db.tx((): Record<string, unknown> => {
+    let reply: Record<string, unknown>;
+    try {
+      reply = this.#lockAndPass(m, p, state, now);
+    } catch (err) {
+      if (err instanceof PeerRefusal) this.discovery.dropOffer(p.hash, p.budget, from);
+      throw err;
+    }
+    this.discovery.markUsed(p.hash, p.budget, from);
+    if (typeof reply.out !== 'string') return reply;
+    const inTxid = reply.in as string;
+    this.#answering.add(inTxid);
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.send(reply.out) ?? Promise.resolve(), new Promise<void>((r) => (timer = setTimeout(r, HOLD_MS)))]);
+      clearTimeout(timer);
+    } finally {
+      this.#answering.delete(inTxid);
+    }
+    return this.#prepareAnswer(this.store.leg(inTxid)!);
+  };
+
+  /**
+   * In one transaction: the incoming leg locked (the ledger checks it and the credit), then either fulfilled at once
+   * (this node is the destination) or passed on as this node's own leg along the route it offered the payer.
+   */
+  #lockAndPass(m: InboundPeerMessage, p: ReturnType<typeof parsePrepare>, state: RouteState, now: number): Record<string, unknown> {
+    const from = m.sender.pubkeyHash;
+    return this.ctx.db.tx((): Record<string, unknown> => {
       const accepted = this.ledger.acceptLeg(m.sender, { content: p.statement, signature: p.signature }, {
         relay: state.role === 'relay',
         reserved: this.discovery.reservedFor(from, state.req.currency, p.hash),
@@ -142,19 +169,7 @@ export class Legs {
       });
       return { status: 'locked', recipient_signature: accepted.recipientSignature, out: out.tx.txid, in: leg.txid };
     });
-    this.discovery.markUsed(p.hash, p.budget, from);
-    if (typeof reply.out !== 'string') return reply;
-    const inTxid = reply.in as string;
-    this.#answering.add(inTxid);
-    try {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.send(reply.out) ?? Promise.resolve(), new Promise<void>((r) => (timer = setTimeout(r, HOLD_MS)))]);
-      clearTimeout(timer);
-    } finally {
-      this.#answering.delete(inTxid);
-    }
-    return this.#prepareAnswer(this.store.leg(inTxid)!);
-  };
+  }
 
   #prepareAnswer(leg: LegRow): Record<string, unknown> {
     if (leg.state === 'rejected') throw new PeerRefusal(REFUSAL.rejected, leg.reason ?? 'the leg was rejected');

@@ -3,7 +3,7 @@
  * choice (fast: the first route; best-fee: the cheapest once every branch answered), approval when
  * autoAcceptTransaction is off (Document 1, "Routing behavior"), and the first leg.
  */
-import { ApiError, formatMinor, PeerRefusal, type InboundPeerMessage, type PluginContext } from '../../sdk/index.js';
+import { ApiError, formatMinor, PeerRefusal, type InboundPeerMessage, type Minor, type PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService, LedgerTx, LegStatement, PaymentRouter, RoutedOutcome, RoutedPayment } from '../ledger/api.js';
 import type { Branch, Discovery, SearchListener } from './discovery.js';
@@ -48,6 +48,7 @@ export class Payments implements PaymentRouter {
   // ---- PaymentRouter
 
   async send(p: RoutedPayment): Promise<RoutedOutcome> {
+    if (this.ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
     const own = this.ctx.identity.pubkeyHash;
     if (!this.contacts.accepted(p.currency).some((c) => c.pubkeyHash && c.pubkeyHash !== own)) {
       throw new ApiError('no_route', 400, `No route to ${p.address} in ${p.currency}: no contact holds an accepted ${p.currency} line with this node`);
@@ -97,6 +98,10 @@ export class Payments implements PaymentRouter {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  refundsInFlight(txid: string): Minor {
+    return this.store.refundsOf(txid);
   }
 
   originOf(txid: string): string | null {
@@ -169,6 +174,8 @@ export class Payments implements PaymentRouter {
     try {
       this.execute(payment.hash, candidates[0]!.id);
     } catch (err) {
+      const reason = `p2p_error: ${err instanceof Error ? err.message : String(err)}`;
+      this.ctx.db.tx(() => this.store.patchPayment(payment.hash, { status: 'failed', failureReason: reason }, this.ctx.clock.now()));
       this.#fail(payment.hash, err);
       return;
     }
@@ -200,6 +207,7 @@ export class Payments implements PaymentRouter {
         relay: false,
         description: payment.description,
         recipientAddress: payment.destination,
+        refundOf: payment.refundOf,
       });
       this.#recordFirstLeg(hash, payment.budget - 1, c, prepared.tx, prepared.statement, expiresAt, now);
       this.store.patchPayment(hash, { status: 'executing', txid: prepared.tx.txid, candidateId }, now);
@@ -238,8 +246,12 @@ export class Payments implements PaymentRouter {
   /** The operator refuses the payment: cancelled, and every route offered is released. */
   reject(hash: string, reason: string): void {
     const payment = this.store.payment(hash)!;
-    this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'cancelled', failureReason: reason }, this.ctx.clock.now()));
-    for (const c of this.store.candidates(hash)) this.#cancel(hash, c.contactHash, payment.budget);
+    const candidates = this.store.candidates(hash);
+    this.ctx.db.tx(() => {
+      this.store.patchPayment(hash, { status: 'cancelled', failureReason: reason }, this.ctx.clock.now());
+      this.store.deleteCandidates(hash);
+    });
+    for (const c of candidates) this.#cancel(hash, c.contactHash, payment.budget);
     this.#answer(hash);
   }
 
@@ -283,8 +295,12 @@ export class Payments implements PaymentRouter {
 
   sweep(now: number): void {
     for (const p of this.store.expiredPayments(now)) {
-      this.ctx.db.tx(() => this.store.patchPayment(p.hash, { status: p.status === 'searching' && this.store.candidates(p.hash).length === 0 ? 'failed' : 'cancelled', failureReason: 'expired: no route was chosen within p2pExpiration' }, now));
-      for (const c of this.store.candidates(p.hash)) this.#cancel(p.hash, c.contactHash, p.budget);
+      const candidates = this.store.candidates(p.hash);
+      this.ctx.db.tx(() => {
+        this.store.patchPayment(p.hash, { status: candidates.length === 0 ? 'failed' : 'cancelled', failureReason: 'expired: no route was chosen within p2pExpiration' }, now);
+        this.store.deleteCandidates(p.hash);
+      });
+      for (const c of candidates) this.#cancel(p.hash, c.contactHash, p.budget);
       this.#fail(p.hash, new ApiError('no_route', 400, `No route found for ${p.hash} within p2pExpiration`));
     }
   }

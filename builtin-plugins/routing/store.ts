@@ -302,6 +302,14 @@ export class RoutingStore {
     return { rows: rows.map(paymentOf), total };
   }
 
+  /** What routed refunds of a received transaction deliver, unless they failed or were cancelled. */
+  refundsOf(txid: string): Minor {
+    const r = this.#stmt(
+      `SELECT SUM(amount_whole) AS w, SUM(amount_frac) AS f FROM routing_payments WHERE refund_of = ? AND status NOT IN ('cancelled', 'failed')`,
+    ).get(txid) as { w: bigint | null; f: bigint | null };
+    return fromParts(r.w ?? 0n, r.f ?? 0n);
+  }
+
   /** Open payments whose discovery deadline passed. */
   expiredPayments(now: number): PaymentRow[] {
     const rows = this.#stmt(`SELECT * FROM routing_payments WHERE status IN ('searching', 'awaiting_approval') AND expires_at <= ?`).all(now) as Record<
@@ -330,6 +338,23 @@ export class RoutingStore {
       `SELECT * FROM routing_candidates WHERE hash = ? ORDER BY amount_whole, amount_frac, hops, id`,
     ).all(hash) as Record<string, unknown>[];
     return rows.map(candidateOf);
+  }
+
+  /** Drops a payment's candidates (rejected or expired: Document 1's "candidates cleaned up"). */
+  deleteCandidates(hash: string): void {
+    this.#stmt('DELETE FROM routing_candidates WHERE hash = ?').run(hash);
+  }
+
+  /**
+   * Retention (cleanupRp2pRetentionDays): candidates of payments decided before `before`, and destinations' notes as
+   * old. Legs stay: they are the record of what moved.
+   */
+  prune(before: number): { candidates: number; notes: number } {
+    const candidates = this.#stmt(
+      `DELETE FROM routing_candidates WHERE hash IN (SELECT hash FROM routing_payments WHERE status IN ('completed', 'cancelled', 'failed') AND updated_at < ?)`,
+    ).run(before).changes;
+    const notes = this.#stmt('DELETE FROM routing_notes WHERE created_at < ?').run(before).changes;
+    return { candidates, notes };
   }
 
   candidate(id: number): CandidateRow | null {

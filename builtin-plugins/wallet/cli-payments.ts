@@ -201,9 +201,9 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .argument('[amount]', 'part of it (default: everything not yet refunded)')
     .action(async (txid: string, amount: string | undefined) => {
       const r = await asSend('Refund failed', () =>
-        ctx.api.post<Record<string, unknown> & { refund_txid: string }>('/api/v1/wallet/refund', { txid, ...(amount !== undefined ? { amount } : {}) }),
+        ctx.api.post<Record<string, unknown> & { refund_txid: string | null }>('/api/v1/wallet/refund', { txid, ...(amount !== undefined ? { amount } : {}) }),
       );
-      const tx = await outcome(ctx, r.refund_txid);
+      const tx = r.refund_txid ? await outcome(ctx, r.refund_txid) : null;
       failOnOutcome(ctx, tx, 'Refund');
       const data = { ok: true, ...r, payment_status: tx?.status ?? 'pending' };
       const show = await cliDisplay(ctx);

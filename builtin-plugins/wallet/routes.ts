@@ -260,50 +260,59 @@ export function registerWalletRoutes(ctx: PluginContext): void {
       properties: { txid: { type: 'string' }, amount: { type: ['string', 'number', 'null'] } },
     },
     errorCodes: { txid: 'invalid_refund', amount: 'invalid_amount' },
-    handler: (req) => {
+    handler: async (req) => {
       const bad = (message: string): ApiError => new ApiError('invalid_refund', 400, message);
       const txid = String(req.body.txid).trim().toLowerCase();
       if (!TXID.test(txid)) throw bad('txid must be a 64-character hex transaction id');
       const raw = req.body.amount;
       const wantsAll = raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '');
       const requested = wantsAll ? null : checkAmount(raw);
-      return ctx.db.tx(() => {
-        const original = ledger.get(txid);
-        if (!original) throw bad(`Unknown transaction ${txid}`);
-        if (original.type !== 'received') throw bad(`Transaction ${txid} was not received by this wallet: only received payments can be refunded`);
-        if (original.status !== 'completed') throw bad(`Transaction ${txid} is ${original.status}, not settled: only completed payments can be refunded`);
-        const already = ledger.refunded(txid);
-        const remainder = original.amount - already;
-        if (remainder <= 0n) throw bad(`Transaction ${txid} is already fully refunded`);
-        const amount = requested ?? remainder;
-        if (amount > remainder) {
-          throw bad(`Refund of ${formatMinor(amount)} exceeds the remainder ${formatMinor(remainder)} ${original.currency} (received ${formatMinor(original.amount)}, already refunded or in flight ${formatMinor(already)})`);
-        }
-        const currency = checkCurrency(ctx, original.currency);
-        const to = resolveRecipient(ctx, contacts, original.contactHash, currency);
-        const refund = ledger.send({
-          contactHash: to.pubkeyHash,
-          amount,
-          currency,
-          description: `refund of ${txid}`,
-          refundOf: txid,
-          recipientAddress: to.address,
-        });
-        const remaining = remainder - amount;
-        return {
-          status: remaining === 0n ? 'fully_refunded' : 'partially_refunded',
-          message: `Refund of ${formatMinor(amount)} ${currency} to ${to.name} accepted for delivery`,
-          original_txid: txid,
-          refund_txid: refund.txid,
-          amount: formatMinor(amount),
-          currency,
-          original_amount: formatMinor(original.amount),
-          already_refunded: formatMinor(already),
-          remaining: formatMinor(remaining),
-          fully_refunded: remaining === 0n,
-          note: 'A refund is an ordinary payment back to the sender; refunds still in flight count toward the total, and a refund that is rejected frees its amount again.',
-        };
+      const router = ledger.router();
+      // Checked and sent in one synchronous turn: a second refund of the same payment sees this one counted.
+      const original = ledger.get(txid);
+      if (!original) throw bad(`Unknown transaction ${txid}`);
+      if (original.type !== 'received') throw bad(`Transaction ${txid} was not received by this wallet: only received payments can be refunded`);
+      if (original.status !== 'completed') throw bad(`Transaction ${txid} is ${original.status}, not settled: only completed payments can be refunded`);
+      const already = ledger.refunded(txid) + (router?.refundsInFlight(txid) ?? 0n);
+      const remainder = original.amount - already;
+      if (remainder <= 0n) throw bad(`Transaction ${txid} is already fully refunded`);
+      const amount = requested ?? remainder;
+      if (amount > remainder) {
+        throw bad(`Refund of ${formatMinor(amount)} exceeds the remainder ${formatMinor(remainder)} ${original.currency} (received ${formatMinor(original.amount)}, already refunded or in flight ${formatMinor(already)})`);
+      }
+      const currency = checkCurrency(ctx, original.currency);
+      const remaining = remainder - amount;
+      const answer = (to: string, refundTxid: string | null, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+        status: remaining === 0n ? 'fully_refunded' : 'partially_refunded',
+        message: `Refund of ${formatMinor(amount)} ${currency} to ${to} accepted for delivery`,
+        original_txid: txid,
+        refund_txid: refundTxid,
+        amount: formatMinor(amount),
+        currency,
+        original_amount: formatMinor(original.amount),
+        already_refunded: formatMinor(already),
+        remaining: formatMinor(remaining),
+        fully_refunded: remaining === 0n,
+        note: 'A refund is an ordinary payment back to the sender; refunds still in flight count toward the total, and a refund that is rejected frees its amount again.',
+        ...extra,
       });
+      if (original.condition) {
+        // A routed payment goes back over a route to its originator; the return route's fees are paid on top.
+        const origin = router?.originOf(txid) ?? null;
+        if (!router || !origin) throw bad(`Transaction ${txid} came over a route from a sender whose address this node never learned: it cannot be refunded`);
+        const routed = await router.send({ address: origin, amount, currency, description: `refund of ${txid}`, refundOf: txid });
+        return answer(origin, routed.txid, {
+          type: 'p2p',
+          p2p_hash: routed.hash,
+          routing_status: routed.status,
+          ...(routed.total !== null ? { total: formatMinor(routed.total), fee: formatMinor(routed.total - amount) } : {}),
+        });
+      }
+      const to = resolveRecipient(ctx, contacts, original.contactHash, currency);
+      const refund = ctx.db.tx(() =>
+        ledger.send({ contactHash: to.pubkeyHash, amount, currency, description: `refund of ${txid}`, refundOf: txid, recipientAddress: to.address }),
+      );
+      return answer(to.name, refund.txid);
     },
   });
 }

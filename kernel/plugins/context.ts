@@ -18,6 +18,7 @@ import type { SettingsRegistry } from '../settings.js';
 import type { RouteTable } from '../http/route-table.js';
 import type { PeerLayer } from '../peers/layer.js';
 import type { BuiltinPlugin, ContextFactory } from './host.js';
+import type { SandboxHost } from './sandbox/host.js';
 import type { ServiceRegistry } from './services.js';
 
 export interface ContextDeps {
@@ -32,6 +33,8 @@ export interface ContextDeps {
   kernel: KernelApi;
   peers: PeerLayer;
   services: () => ServiceRegistry;
+  /** Third-party plugins: what builtin plugins offer them goes through `ctx.sandbox`. */
+  sandbox: SandboxHost;
   /** Startup banner lines per plugin (RunningNode.banner). */
   banner: Map<string, readonly string[]>;
   registerScopes(scopes: readonly string[]): void;
@@ -41,7 +44,7 @@ export interface ContextDeps {
  * Actions of `/api/v1/plugins/<name>/<action>` that the plugin admin routes own (and the empty action, which
  * would shadow `/api/v1/plugins/<name>`): a plugin serving one of them could fake its own disabling.
  */
-export const RESERVED_PLUGIN_ACTIONS: ReadonlySet<string> = new Set(['', 'enable', 'disable', 'public-routes']);
+export const RESERVED_PLUGIN_ACTIONS: ReadonlySet<string> = new Set(['', 'enable', 'disable', 'public-routes', 'settings', 'limits']);
 
 /**
  * The full context of a builtin plugin. Everything a plugin registers (routes, jobs, settings, event
@@ -131,6 +134,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       log: deps.logs.logger(name),
       clock: deps.clock,
       kernel: deps.kernel,
+      sandbox: deps.sandbox.bridgeFor(name),
       onStop: (fn) => void stopHooks.push(fn),
       banner: (lines) => {
         if (lines.length) deps.banner.set(name, [...lines]);
@@ -144,6 +148,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       for (const hook of stopHooks.reverse()) await hook(reason);
       for (const off of unsubscribes) off();
       peer.release();
+      deps.sandbox.releaseOwner(name);
       await deps.jobs.removeOwner(name);
       deps.settings.undeclare(settingKeys);
       deps.banner.delete(name);

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type {
   Logger,
+  PluginBundle,
   PluginContext,
   PluginDefinition,
   PluginHostMechanism,
@@ -12,6 +13,7 @@ import { ApiError } from '../errors.js';
 import { writeFileAtomic } from '../fs-atomic.js';
 import type { RouteTable } from '../http/route-table.js';
 import { orderByDependencies } from './order.js';
+import type { SandboxFlags, SandboxHost } from './sandbox/host.js';
 
 export const PLUGIN_NAME = /^[a-z0-9][a-z0-9-_]{0,63}$/;
 
@@ -23,6 +25,9 @@ export interface BuiltinPlugin {
 interface FlagState {
   enabled: boolean;
   public_routes: boolean;
+  /** Third-party plugins: the operator's limits and setting values. */
+  limits?: SandboxFlags['limits'];
+  settings?: SandboxFlags['settings'];
 }
 
 interface Loaded {
@@ -39,7 +44,9 @@ export type ContextFactory = (
 /**
  * Hosts builtin plugins: persisted enable flags, dependency order through `requires`/`provides`, and a
  * load/unload cycle that a restart repeats. Enable and disable only persist the flag; they take effect at
- * the next load (POST /system/restart), so a running node never half-changes.
+ * the next load (POST /system/restart), so a running node never half-changes. Third-party plugins (the
+ * sandbox host) share the flags, the rows and the cycle: they start after every builtin plugin, whose offers
+ * (gateway operations, extension points) they use.
  */
 export class PluginHost implements PluginHostMechanism {
   #flags: Record<string, FlagState>;
@@ -52,11 +59,22 @@ export class PluginHost implements PluginHostMechanism {
     private readonly publicCeiling: 'allow' | 'deny',
     private readonly makeContext: ContextFactory,
     private readonly log: Logger,
+    private readonly sandbox: SandboxHost | null = null,
   ) {
     this.#flags = existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as Record<string, FlagState>) : {};
+    sandbox?.attach({
+      get: (name) => this.#thirdPartyFlags(name),
+      update: (name, change) => this.#write({ ...this.#flags, [name]: { ...this.#thirdPartyFlags(name), ...change } }),
+      drop: (name) => {
+        const next = { ...this.#flags };
+        delete next[name];
+        this.#write(next);
+      },
+    });
   }
 
   async load(table: RouteTable): Promise<void> {
+    this.sandbox?.beginGeneration();
     const enabled = this.builtins.filter((p) => this.#isEnabled(p));
     const { ordered, failed } = orderByDependencies(enabled.map((p) => p.manifest));
     this.#running = new Map(this.builtins.map((p) => [p.manifest.name, { enabled: false, error: null }]));
@@ -85,10 +103,12 @@ export class PluginHost implements PluginHostMechanism {
         if (manifest.essential) throw err;
       }
     }
+    await this.sandbox?.load(table);
   }
 
   /** Stops loaded plugins in reverse start order (`shutdown` when the node stops, `restart` when they reload). */
   async unload(reason: StopReason): Promise<void> {
+    await this.sandbox?.unload();
     for (const loaded of this.#loaded.reverse()) {
       await loaded.stop(reason).catch((err: unknown) => this.log.error(`plugin ${loaded.name} failed to stop`, { error: String(err) }));
     }
@@ -96,16 +116,24 @@ export class PluginHost implements PluginHostMechanism {
   }
 
   list(): PluginStatusRow[] {
-    return this.builtins.map((p) => this.#row(p)).sort((a, b) => a.name.localeCompare(b.name));
+    const builtin = this.builtins.map((p) => this.#row(p));
+    // A folder named like a builtin plugin never runs (install refuses the name); the builtin's row stands.
+    const thirdParty = (this.sandbox?.rows() ?? []).filter((r) => !this.#find(r.name));
+    return [...builtin, ...thirdParty].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   get(name: string): PluginStatusRow | null {
     const p = this.#find(name);
-    return p ? this.#row(p) : null;
+    return p ? this.#row(p) : (this.sandbox?.row(name) ?? null);
   }
 
   setEnabled(name: string, enabled: boolean): PluginStatusRow {
     const p = this.#require(name);
+    if (!p) {
+      if (enabled) this.sandbox!.checkEnable(name);
+      this.#persist(name, { enabled });
+      return this.sandbox!.row(name)!;
+    }
     if (!enabled && p.manifest.essential) {
       throw new ApiError('plugin_essential', 400, `Plugin ${name} is essential to the node and cannot be disabled`);
     }
@@ -116,13 +144,32 @@ export class PluginHost implements PluginHostMechanism {
   setPublicRoutes(name: string, enabled: boolean): PluginStatusRow {
     const p = this.#require(name);
     this.#persist(name, { public_routes: enabled });
-    return this.#row(p);
+    return p ? this.#row(p) : this.sandbox!.row(name)!;
   }
 
   remove(name: string): void {
     const p = this.#require(name);
+    if (!p) return this.sandbox!.remove(name);
     if (this.#isEnabled(p)) throw new ApiError('plugin_enabled', 400, `Disable plugin ${name} before deleting it`);
     throw new ApiError('plugin_builtin', 400, `Plugin ${name} is built into the node and cannot be deleted; it stays disabled`);
+  }
+
+  install(bundle: PluginBundle): PluginStatusRow {
+    if (!this.sandbox) throw new ApiError('plugin_loader_unavailable', 500, 'Third-party plugins are not available on this node');
+    const name = this.sandbox.install(bundle, (n) => !!this.#find(n));
+    return this.sandbox.row(name)!;
+  }
+
+  setLimits(name: string, limits: { memory_mb?: number | null; cpu_ms?: number | null; store_kb?: number | null }): PluginStatusRow {
+    if (this.#require(name)) throw new ApiError('plugin_builtin', 400, `Plugin ${name} is builtin: it runs in the node's process, without sandbox limits`);
+    this.sandbox!.setLimits(name, limits);
+    return this.sandbox!.row(name)!;
+  }
+
+  setSettings(name: string, values: Record<string, unknown>): PluginStatusRow {
+    if (this.#require(name)) throw new ApiError('plugin_builtin', 400, `Plugin ${name} is builtin: its settings are node settings (PUT /api/v1/system/settings)`);
+    this.sandbox!.setSettings(name, values);
+    return this.sandbox!.row(name)!;
   }
 
   publicRoutesAllowed(): boolean {
@@ -131,8 +178,10 @@ export class PluginHost implements PluginHostMechanism {
 
   /** Public routes are served only while the ceiling allows, the plugin runs and its own switch is on. */
   publicRoutesOpen(name: string): boolean {
+    if (!this.publicRoutesAllowed()) return false;
     const p = this.#find(name);
-    return !!p && this.publicRoutesAllowed() && this.#running.get(name)?.enabled === true && this.#publicSwitch(p);
+    if (!p) return !!this.sandbox?.isServing(name) && (this.#flags[name]?.public_routes ?? true);
+    return this.#running.get(name)?.enabled === true && this.#publicSwitch(p);
   }
 
   #providedByRunning(service: string): boolean {
@@ -181,19 +230,29 @@ export class PluginHost implements PluginHostMechanism {
     return this.builtins.find((p) => p.manifest.name === name);
   }
 
-  #require(name: string): BuiltinPlugin {
+  /** The builtin plugin of that name, or null for an installed third-party one; throws for neither. */
+  #require(name: string): BuiltinPlugin | null {
     if (!PLUGIN_NAME.test(name)) throw new ApiError('invalid_name', 400, `Invalid plugin name: ${name}`);
     const p = this.#find(name);
-    if (!p) throw new ApiError('unknown_plugin', 404, `Plugin not found: ${name}`);
-    return p;
+    if (p) return p;
+    if (this.sandbox?.has(name)) return null;
+    throw new ApiError('unknown_plugin', 404, `Plugin not found: ${name}`);
   }
 
   #persist(name: string, change: Partial<FlagState>): void {
     const p = this.#require(name);
-    const next = {
-      ...this.#flags,
-      [name]: { enabled: this.#isEnabled(p), public_routes: this.#publicSwitch(p), ...change },
-    };
+    const current: FlagState = p
+      ? { enabled: this.#isEnabled(p), public_routes: this.#publicSwitch(p) }
+      : this.#thirdPartyFlags(name);
+    this.#write({ ...this.#flags, [name]: { ...current, ...change } });
+  }
+
+  /** A third-party plugin is disabled until enabled, and its public-routes switch is on, as a builtin's. */
+  #thirdPartyFlags(name: string): FlagState {
+    return this.#flags[name] ?? { enabled: false, public_routes: true };
+  }
+
+  #write(next: Record<string, FlagState>): void {
     try {
       writeFileAtomic(this.stateFile, JSON.stringify(next, null, 2) + '\n');
     } catch {

@@ -74,6 +74,9 @@ describe('node-cli export', () => {
     const format = await nodeCli(A, ['export', 'transactions', '--format', 'xml', '-o', file]);
     expect([format.code, format.body.error.code, format.body.error.status, format.body.error.field]).toEqual([1, 'validation_error', 400, 'format']);
     expect(readdirSync(dir)).not.toContain('refused.csv');
+    const nowhere = await nodeCli(A, ['export', 'contacts', '-o', join(dir, 'missing', 'contacts.csv')]);
+    expect([nowhere.code, nowhere.body.error.code]).toEqual([1, 'INVALID_PARAMS']);
+    expect(nowhere.body.error.message).toMatch(/^cannot write .*missing\/contacts\.csv: ENOENT/);
   });
 
   it('without -o: the name the node suggests, in the current directory', async () => {

@@ -240,9 +240,11 @@ describe('an expired leg releases its lock everywhere', () => {
     await waitFor(() => legsOf(B, sent.p2p_hash), (l) => l.length === 2, 'B locked its legs');
     await new Promise((r) => setTimeout(r, 1700));
     await ok(D, 'POST', '/api/v1/system/in');
-    const [a, b] = await legsSettled([A, B], sent.p2p_hash).catch(async () => [await legsOf(A, sent.p2p_hash), await legsOf(B, sent.p2p_hash)]);
-    for (const l of [...a!, ...b!]) expect(l.status).toBe('cancelled');
-    expect(b!.some((l) => /expired/.test(l.failure_reason ?? ''))).toBe(true);
+    const final = (legs: any[]): boolean => legs.every((l) => l.status === 'cancelled');
+    const a = await waitFor(() => legsOf(A, sent.p2p_hash), final, 'A released its leg', 20_000);
+    const b = await waitFor(() => legsOf(B, sent.p2p_hash), final, 'B released its legs', 20_000);
+    expect([a.length, b.length]).toEqual([1, 2]);
+    expect(b.some((l) => /expired/.test(l.failure_reason ?? ''))).toBe(true);
     expect(await legsOf(D, sent.p2p_hash)).toEqual([]);
     // The 80 B had locked on A's line and D on B's are free again: the same payment fits.
     await ok(A, 'PUT', '/api/v1/system/settings', { auto_accept_transaction: true });

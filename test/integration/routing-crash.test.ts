@@ -6,20 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { call, connect, feeEarnings, legsOf, netOf, ok, setFee, waitFor, withFee } from './routing-support.js';
+import { call, connect, feeEarnings, legsOf, netOf, ok, rng, setFee, waitFor, withFee } from './routing-support.js';
 
 const SEED = Number(process.env.ROUTING_SEED ?? 4242);
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe(`a relay stopped mid-payment (seed ${SEED})`, () => {
   // A pays D over B (0.5 %, the cheaper) or C (1 %); B is stopped and restarted while payments flow.
@@ -66,11 +55,16 @@ describe(`a relay stopped mid-payment (seed ${SEED})`, () => {
       );
       // B goes down at a random point: in discovery (odd waves), or once the routes are chosen, while prepares,
       // fulfilments and chain entries are on their way (even waves: the sends answer when the first leg leaves A).
+      // In waves 2 and 3 C is cut off: every route goes through B, and a B that restarted without its searches
+      // refuses the legs it offered (the payment is then released everywhere).
+      const alone = wave === 2 || wave === 3;
+      if (alone) await ok(C, 'POST', '/api/v1/system/out');
       const answers = wave % 2 === 0 ? await calls : null;
       await new Promise((r) => setTimeout(r, Math.floor(random() * (answers ? 25 : 40))));
       await B.stop();
       await new Promise((r) => setTimeout(r, Math.floor(random() * 400)));
       await B.restart({ NODE_PORT: String(port) });
+      if (alone) await ok(C, 'POST', '/api/v1/system/in');
       for (const { r, amount } of answers ?? (await calls)) {
         if (r.status === 200) sent.push({ hash: r.body.data.p2p_hash, amount });
         else {
@@ -132,4 +126,23 @@ describe(`a relay stopped mid-payment (seed ${SEED})`, () => {
     expect(nets[3]!.eq(atD)).toBe(true);
     expect(new Decimal(await feeEarnings(B)).eq(viaB)).toBe(true);
   }, 300_000);
+
+  it('B restarted between discovery and execution refuses the leg it no longer knows: released everywhere, nothing moved', async () => {
+    await ok(C, 'POST', '/api/v1/system/out');
+    await ok(A, 'PUT', '/api/v1/system/settings', { auto_accept_transaction: false });
+    const nets = await Promise.all([A, B, D].map((t) => netOf(t)));
+    const held = await call(A, 'POST', '/api/v1/wallet/send', { address: D.node.baseUrl, amount: '7', currency: 'VWL' });
+    expect(held.body.data.status).toBe('awaiting_approval');
+    await B.stop();
+    await B.restart({ NODE_PORT: String(B.node.port) });
+    await ok(A, 'POST', '/api/v1/p2p/approve', { hash: held.body.data.p2p_hash });
+    const legs = await waitFor(() => legsOf(A, held.body.data.p2p_hash), (l) => l[0]?.status === 'cancelled', 'the first leg released');
+    expect(legs[0].failure_reason).toMatch(/route_unknown/);
+    expect(await legsOf(B, held.body.data.p2p_hash)).toEqual([]);
+    expect(await legsOf(D, held.body.data.p2p_hash)).toEqual([]);
+    const after = await Promise.all([A, B, D].map((t) => netOf(t)));
+    after.forEach((n, i) => expect(n.eq(nets[i]!)).toBe(true));
+    await ok(A, 'PUT', '/api/v1/system/settings', { auto_accept_transaction: true });
+    await ok(C, 'POST', '/api/v1/system/in');
+  });
 });

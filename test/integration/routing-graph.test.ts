@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { call, connect, dec, hashOf, legsOf, ok, setFee, waitFor, withFee } from './routing-support.js';
+import { call, connect, dec, hashOf, legsOf, ok, rng, setFee, waitFor, withFee } from './routing-support.js';
 
 const intEnv = (name: string, fallback: number): number => {
   const n = Number(process.env[name]);
@@ -22,18 +22,6 @@ const N = intEnv('ROUTING_NODES', 25);
 const RUNS = intEnv('ROUTING_RUNS', 10);
 const MAX_LEVEL = intEnv('ROUTING_MAX_LEVEL', 5);
 const FEES = ['0', '0.1', '0.25', '0.5', '1', '2', '3'];
-
-/** mulberry32: a small seeded generator, so a failing graph replays from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Graph {
   edges: [number, number][];

@@ -99,3 +99,15 @@ export function withFee(amount: Decimal, percent: string | number): Decimal {
   const fee = amount.times(percent).div(100).toDecimalPlaces(8, Decimal.ROUND_DOWN);
   return amount.plus(fee.isZero() ? new Decimal('0.00000001') : fee);
 }
+
+/** mulberry32: a small seeded generator, so a failing random test replays from its seed. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -76,6 +76,30 @@ describe('routing along a line A-B-C-D-E-F', () => {
     expect(delta.reduce((s, d) => s.plus(d), dec(0)).isZero()).toBe(true);
   });
 
+  it('a routed payment is refunded over a route back to its originator, the return fees on top', async () => {
+    const A = nodes[0]!;
+    const F = nodes[5]!;
+    await setFee(nodes[4]!, F, '0.5');
+    const sent = await routedSend(A, F, '10');
+    await legsSettled(nodes, sent.p2p_hash);
+    const received = (await legsOf(F, sent.p2p_hash))[0];
+    await waitFor(() => ok(F, 'GET', '/api/v1/p2p'), () => true, 'F up');
+    const [netA, netF] = [await netOf(A), await netOf(F)];
+    const part = await ok(F, 'POST', '/api/v1/wallet/refund', { txid: received.txid, amount: '4' });
+    expect(part).toMatchObject({ status: 'partially_refunded', type: 'p2p', amount: '4', remaining: '6', total: withFee(dec(4), '0.5').toFixed() });
+    const back = await legsSettled([...nodes].reverse(), part.p2p_hash);
+    expect(back[5]![0]).toMatchObject({ type: 'received', amount: '4' });
+    await waitFor(async () => (await legsOf(A, part.p2p_hash))[0].description, (d) => d === `refund of ${received.txid}`, 'the refund note at A');
+    expect((await netOf(A)).minus(netA).toFixed()).toBe('4');
+    expect((await netOf(F)).minus(netF).toFixed()).toBe(withFee(dec(4), '0.5').neg().toFixed());
+    const over = await call(F, 'POST', '/api/v1/wallet/refund', { txid: received.txid, amount: '7' });
+    expect(over.body.error.code).toBe('invalid_refund');
+    const rest = await ok(F, 'POST', '/api/v1/wallet/refund', { txid: received.txid });
+    expect(rest).toMatchObject({ status: 'fully_refunded', amount: '6', already_refunded: '4' });
+    await legsSettled([...nodes].reverse(), rest.p2p_hash);
+    await setFee(nodes[4]!, F, 0);
+  });
+
   it('a fee below 1e-8 is charged as 1e-8, and the originator refuses a route above its maxFee', async () => {
     const [A, B, C] = nodes as [TestNode, TestNode, TestNode];
     // B charges A 1 % of 0.00000003 (truncated to 0): the minimum fee instead, a third of the amount.

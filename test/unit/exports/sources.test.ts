@@ -59,14 +59,13 @@ describe('ledger: exportRows', () => {
       source: 'live',
       txid: rows[0]!.txid,
       type: 'received',
-      txType: 'standard',
       status: 'completed',
       contactHash: hash('b'),
       amount: 5n,
       currency: 'VWL',
       description: 'payment 0',
       createdAt: 0,
-      detail: { memo: 'standard', senderAddress: 'http://a', receiverAddress: 'http://b', senderSignature: 'sig', recipientSignature: null, content: '{"n":0}', prevTxid: null, recoveryCount: 0, expiresAt: null },
+      detail: { txType: 'standard', memo: 'standard', senderAddress: 'http://a', receiverAddress: 'http://b', senderSignature: 'sig', recipientSignature: null, content: '{"n":0}', prevTxid: null, recoveryCount: 0, expiresAt: null },
     });
     expect([...store.exportRows({}, 4)].every((r) => r.detail === null)).toBe(true);
   });
