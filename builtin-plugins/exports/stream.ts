@@ -29,11 +29,6 @@ export class ExportStream<R> extends Readable {
     this.#first = first;
   }
 
-  /** Rows written so far. */
-  get count(): number {
-    return this.#count;
-  }
-
   override _read(): void {
     if (this.#finished) return;
     // Lines are joined into one flat string per chunk, and the stream keeps strings (encoding utf8): the socket
