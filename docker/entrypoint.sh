@@ -50,4 +50,5 @@ TORRC
   env -u RESTORE -u RESTORE_FILE tor -f "$TOR_DIR/torrc" --defaults-torrc /dev/null &
 fi
 
-exec node /app/dist/kernel/main.js
+# --no-node-snapshot: isolated-vm (third-party plugins) asks for it on Node 20 and later (docs/plugins.md, Running).
+exec node --no-node-snapshot /app/dist/kernel/main.js

@@ -4,7 +4,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const SOURCES = ['kernel', 'sdk', 'builtin-plugins', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = ['kernel', 'sdk', 'builtin-plugins', 'plugins', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 const STAMP = 'dist/kernel/main.js';
 
 function newest(path) {
@@ -20,4 +20,5 @@ const source = Math.max(...SOURCES.filter((p) => existsSync(p)).map(newest));
 if (source > built) {
   process.stderr.write('wallet-node: building (dist/ is missing or out of date)\n');
   execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit' });
+  execSync('node scripts/build-plugins.js', { stdio: 'inherit' });
 }

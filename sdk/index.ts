@@ -640,6 +640,8 @@ export interface SandboxPluginInfo {
   settings: Record<string, unknown>;
   /** Failed calls since it started (recent window); `failed` status after too many. */
   failures: number;
+  /** Its isolate: running, restarting (a new one starts after a failure; calls wait or fail meanwhile), stopped. */
+  isolate: 'running' | 'restarting' | 'stopped';
 }
 
 /** A third-party plugin to install: the files, as text. */

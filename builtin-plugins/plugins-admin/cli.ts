@@ -35,14 +35,8 @@ interface PluginRow {
   sandbox?: SandboxPluginInfo;
 }
 
-/** A setting value from the command line: JSON when it parses (numbers, true, false), else the text itself. */
-function settingValue(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
+/** A setting value from the command line: `null` restores the default; the node reads the rest in the setting's type. */
+const settingValue = (text: string): string | null => (text === 'null' ? null : text);
 
 const RESTART_NOTE = 'Restart the node to apply: node-cli restart';
 
@@ -222,7 +216,7 @@ export default defineCliCommands({
       .command('settings')
       .summary("show or change a third-party plugin's settings (key=value; value null restores the default)")
       .argument('<name>')
-      .argument('[pairs...]', 'key=value (JSON values: numbers, true, false, null; anything else is text)')
+      .argument('[pairs...]', 'key=value (numbers and true/false are read in the setting\'s type; null restores the default)')
       .action(async (name: string, pairs: string[]) => {
         if (pairs.length === 0) {
           const data = await ctx.api.get<{ plugin: PluginRow }>(pluginPath(name));

@@ -70,7 +70,7 @@ export class PluginHost implements PluginHostMechanism {
         delete next[name];
         this.#write(next);
       },
-    });
+    }, (name) => !!this.#find(name));
   }
 
   async load(table: RouteTable): Promise<void> {

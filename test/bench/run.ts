@@ -5,6 +5,7 @@
  *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts),
  *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,routing,backup,export: all),
  *   BENCH_EXPORT_ROWS (1000000), BENCH_MCP_SAMPLES (400), BENCH_MCP_SESSIONS (50); BENCH_ONLY also takes mcp.
+ *   BENCH_SANDBOX_SAMPLES (3000), BENCH_SANDBOX_IDLE (20); BENCH_ONLY also takes sandbox.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runAuthBench } from './auth.js';
@@ -14,6 +15,7 @@ import { benchMcp } from './mcp.js';
 import { benchPayments } from './payments.js';
 import { runContactRoundTripBench, runPeerMessageBench } from './peer.js';
 import { benchRouting } from './routing.js';
+import { benchSandbox } from './sandbox.js';
 import type { ClientKind } from './load-worker.js';
 import { runStatusBench, STATUS_PATH } from './status.js';
 
@@ -82,6 +84,10 @@ async function main(): Promise<void> {
       warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000,
       durationMs: intEnv('BENCH_DURATION_S', 10) * 1000,
     });
+  }
+  if (wanted('sandbox')) {
+    console.log('\n[sandbox] third-party plugins in isolated-vm: added latency of a sandboxed route over a builtin one, memory per idle isolate');
+    await benchSandbox();
   }
   console.log(`\nload average ${load()}`);
 }

@@ -35,6 +35,13 @@ export function bundleOf(dir: string, key: AuthorKey | null, edit: { manifest?: 
   };
 }
 
+/** The bundle signed afresh over its current manifest and entry (an author's new release). */
+export function resigned(bundle: PluginBundle, key: AuthorKey): PluginBundle {
+  const m = JSON.parse(bundle.manifest) as { name: string; entry?: string };
+  const signature = signPlugin({ name: m.name, manifest: Buffer.from(bundle.manifest), entryName: m.entry ?? 'index.js', entry: Buffer.from(bundle.entry) }, key.privatePem);
+  return { ...bundle, signature: JSON.stringify(signature) };
+}
+
 export const fixture = (name: string): string => join(FIXTURES, name);
 
 /** Appends the author's key to the node's trusted keys (the operator's file in the data directory). */
@@ -74,4 +81,26 @@ export async function enable(t: TestNode, ...names: string[]): Promise<void> {
 export async function run(t: TestNode, author: AuthorKey, ...names: string[]): Promise<void> {
   for (const name of names) await install(t, bundleOf(fixture(name), author));
   await enable(t, ...names);
+}
+
+/**
+ * An example plugin of plugins/<name>/ as its author ships it: index.ts compiled (as `npm run build` does into
+ * dist/plugins/<name>/, here straight from the source so the test never runs a stale build), plugin.json beside it,
+ * and plugin.sig written by the author's key (npm run plugin:sign).
+ */
+export async function builtExample(name: string, key: AuthorKey | null): Promise<string> {
+  const ts = (await import('typescript')).default;
+  const source = join(REPO, 'plugins', name);
+  const out = mkdtempSync(join(tmpdir(), `wallet-node-example-${name}-`));
+  const compiled = ts.transpileModule(readFileSync(join(source, 'index.ts'), 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    fileName: 'index.ts',
+  });
+  writeFileSync(join(out, 'index.js'), compiled.outputText);
+  writeFileSync(join(out, 'plugin.json'), readFileSync(join(source, 'plugin.json')));
+  if (key) {
+    const bundle = bundleOf(out, key);
+    writeFileSync(join(out, 'plugin.sig'), bundle.signature!);
+  }
+  return out;
 }

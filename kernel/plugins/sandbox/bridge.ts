@@ -25,7 +25,7 @@ export class SandboxBridge {
   forOwner(owner: string): SandboxBridgeApi {
     return {
       gateway: (op, handler) => {
-        if (!OP.test(op)) throw new Error(`plugin ${owner} offers gateway operation "${op}": names look like contacts.lookup`);
+        if (!OP.test(op)) throw new Error(`plugin ${owner} offers gateway operation "${op}": names look like <service>.<operation>`);
         const taken = this.#gateway.get(op);
         if (taken) throw new Error(`gateway operation ${op} is offered twice (by ${taken.owner} and ${owner})`);
         this.#gateway.set(op, { owner, handler });

@@ -19,10 +19,10 @@ import type { Db } from '../../db/open.js';
 import { ApiError } from '../../errors.js';
 import type { RouteTable } from '../../http/route-table.js';
 import type { LogSink } from '../../log.js';
-import { isEventName, SandboxBridge } from './bridge.js';
+import { isEventName, MAX_EVENT_BYTES, SandboxBridge } from './bridge.js';
 import { parseFromPlugin, type CallOutcome, type HostHandler, type Registrations } from './isolate.js';
 import { SandboxStores } from './kv-store.js';
-import { checkActionPath, ManifestError, parseManifest, PLUGIN_NAME, settingProblem, type ThirdPartyManifest } from './manifest.js';
+import { checkActionPath, coerceSetting, ManifestError, parseManifest, PLUGIN_NAME, settingProblem, type ThirdPartyManifest } from './manifest.js';
 import { RunningPlugin } from './running.js';
 import { readTrustedKeys, SIGNATURE_FILE, TRUSTED_KEYS_FILE, verifyPlugin, type SignatureVerdict } from './signature.js';
 
@@ -112,9 +112,13 @@ export class SandboxHost {
   readonly devMode: boolean;
   readonly #stores: SandboxStores;
   #flags: FlagAccess | null = null;
+  #isBuiltin: (name: string) => boolean = () => false;
   #bridge: SandboxBridge;
   #loaded = new Map<string, Loaded>();
+  /** Names of every plugin folder at the last load: a plugin may not require another third-party plugin's scope. */
+  #thirdPartyNames = new Set<string>();
   #teardown: (() => void)[] = [];
+  #snapshotWarned = false;
   readonly #logRate = new Map<string, { minute: number; count: number }>();
   readonly #log;
 
@@ -130,9 +134,10 @@ export class SandboxHost {
     if (this.devMode) this.#log.warn('NODE_PLUGINS_DEV_MODE is on: plugins that are unsigned or not signed by a trusted key may run');
   }
 
-  /** Called once by the plugin host that owns plugins-state.json. */
-  attach(flags: FlagAccess): void {
+  /** Called once by the plugin host that owns plugins-state.json and knows the builtin plugins' names. */
+  attach(flags: FlagAccess, isBuiltin: (name: string) => boolean): void {
     this.#flags = flags;
+    this.#isBuiltin = isBuiltin;
   }
 
   // ---- what builtin plugins offer (ctx.sandbox), one bridge per load generation
@@ -183,6 +188,8 @@ export class SandboxHost {
       files.manifestText = readLimited(join(dir, 'plugin.json'), MAX_MANIFEST_BYTES);
       if (files.manifestText === null) throw new ManifestError('plugin.json is missing');
       files.manifest = parseManifest(files.manifestText);
+      // Install refuses such a name; a folder copied in by hand must not take over a builtin plugin's flag and routes.
+      if (this.#isBuiltin(name)) throw new ManifestError(`${name} is the name of a builtin plugin`);
       if (files.manifest.name !== name) throw new ManifestError(`the folder ${name} holds plugin "${files.manifest.name}": a plugin's folder bears its name`);
       files.entryText = readLimited(join(dir, files.manifest.entry), MAX_ENTRY_BYTES);
       if (files.entryText === null) throw new ManifestError(`the entry ${files.manifest.entry} is missing`);
@@ -210,7 +217,7 @@ export class SandboxHost {
   }
 
   has(name: string): boolean {
-    return existsSync(join(this.pluginsDir, name)) && PLUGIN_NAME.test(name);
+    return PLUGIN_NAME.test(name) && existsSync(join(this.pluginsDir, name));
   }
 
   rows(): PluginStatusRow[] {
@@ -248,6 +255,7 @@ export class SandboxHost {
       store: this.#stores.usage(f.name),
       settings: m ? this.#settingValues(m, flags) : {},
       failures: loaded?.running?.failures ?? 0,
+      isolate: loaded?.running?.isolate ?? 'stopped',
     };
     return {
       name: f.name,
@@ -344,9 +352,10 @@ export class SandboxHost {
         delete next[key];
         continue;
       }
-      const problem = settingProblem(def, value);
+      const coerced = coerceSetting(def, value);
+      const problem = settingProblem(def, coerced);
       if (problem) throw new ApiError('validation_error', 400, `${key}: ${problem}`, { field: key });
-      next[key] = value;
+      next[key] = coerced;
     }
     this.#flags!.update(name, { settings: next });
   }
@@ -449,7 +458,9 @@ export class SandboxHost {
    */
   async load(table: RouteTable): Promise<void> {
     this.#loaded = new Map();
-    for (const files of this.scan()) {
+    const folders = this.scan();
+    this.#thirdPartyNames = new Set(folders.map((f) => f.name));
+    for (const files of folders) {
       if (!this.#flagsOf(files.name).enabled) continue;
       const refusal = this.#refusal(files);
       if (refusal) {
@@ -457,8 +468,21 @@ export class SandboxHost {
         this.#log.error(`plugin ${files.name} not started: ${refusal}`);
         continue;
       }
+      this.#warnSnapshot();
       await this.#start(files, table);
     }
+  }
+
+  /**
+   * isolated-vm asks Node 20 and later to run with --no-node-snapshot: V8 may share snapshot data between isolates,
+   * which can crash a process whose isolates were made from different snapshots (docs/plugins.md, "Running").
+   */
+  #warnSnapshot(): void {
+    if (this.#snapshotWarned) return;
+    this.#snapshotWarned = true;
+    const flag = '--no-node-snapshot';
+    if (process.execArgv.includes(flag) || (process.env.NODE_OPTIONS ?? '').includes(flag)) return;
+    this.#log.warn(`Node runs without ${flag}, which isolated-vm asks for on Node 20 and later: set NODE_OPTIONS=${flag} where third-party plugins run`);
   }
 
   async #start(files: PluginFiles, table: RouteTable): Promise<void> {
@@ -473,7 +497,7 @@ export class SandboxHost {
         version: m.version,
         entryName: m.entry,
         source: files.entryText!,
-        limits: { memoryMb: limits.memory_mb, cpuMs: limits.cpu_ms, wallMs: Math.max(10_000, limits.cpu_ms * 10), maxOutput: MAX_OUTPUT },
+        limits: { memoryMb: limits.memory_mb, cpuMs: limits.cpu_ms, wallMs: Math.max(3_000, limits.cpu_ms * 10), maxOutput: MAX_OUTPUT },
         host: this.#hostOps(m, limits),
         now: () => this.deps.clock.now(),
         log: this.#log,
@@ -521,16 +545,10 @@ export class SandboxHost {
     this.#loaded = new Map();
   }
 
-  /** Heap in use by the isolates of a running plugin (benchmark). */
-  async heapUsed(name: string): Promise<number | null> {
-    const r = this.#loaded.get(name)?.running;
-    return r ? r.heapUsed() : null;
-  }
-
   /** Everything a plugin's setup registered must stay inside what it may do; the first breach stops it. */
   #checkRegistrations(m: ThirdPartyManifest, r: Registrations): void {
     const ownScopes = new Set(m.scopes);
-    const others = new Set(this.scan().filter((f) => f.name !== m.name).map((f) => f.name));
+    const others = new Set([...this.#thirdPartyNames].filter((n) => n !== m.name));
     const coreScope = (s: string): boolean => this.deps.knownScopes().includes(s) && !others.has(s.split(':')[0]!);
     for (const route of r.routes) {
       if (route.kind !== 'plugin' && route.kind !== 'public') throw new Error(`it registered a route of kind ${String(route.kind)}`);
@@ -624,7 +642,10 @@ export class SandboxHost {
       },
       'settings.all': () => this.#settingValues(m, this.#flagsOf(name)),
       'events.publish': (a) => {
-        if (!isEventName(a.event) || a.event.includes('.')) throw new ApiError('invalid_event', 400, 'An event name is 1-64 of a-z, 0-9, - and _; others see it as <plugin>.<event>');
+        if (!isEventName(a.event) || a.event.includes('.') || a.event.length > 64) {
+          throw new ApiError('invalid_event', 400, 'An event name is 1-64 of a-z, 0-9, - and _; others see it as <plugin>.<event>');
+        }
+        if (Buffer.byteLength(JSON.stringify(a.payload ?? null)) > MAX_EVENT_BYTES) throw new ApiError('event_too_large', 400, `An event payload is at most ${MAX_EVENT_BYTES} bytes of JSON`);
         this.#bridge.publish(`${name}.${a.event}`, a.payload ?? null);
         return null;
       },

@@ -115,10 +115,10 @@ export class PluginIsolate {
     return this.#disposed || this.#isolate.isDisposed;
   }
 
-  /** Bytes of the isolate's heap in use (the benchmark's memory per idle isolate). */
-  async heapUsed(): Promise<number> {
+  /** The isolate's heap: bytes in use, and bytes of memory it holds (the benchmark's memory per idle isolate). */
+  async heap(): Promise<{ used: number; physical: number }> {
     const s = await this.#isolate.getHeapStatistics();
-    return s.used_heap_size + s.externally_allocated_size;
+    return { used: s.used_heap_size + s.externally_allocated_size, physical: s.total_physical_size + s.externally_allocated_size };
   }
 
   /** One asynchronous call (setup, a route, an event), after the calls queued before it. */

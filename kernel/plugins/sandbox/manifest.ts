@@ -24,7 +24,7 @@ const FIELDS = new Set([
   'contributes', 'settings', 'limits', 'has_changelog',
 ]);
 /** Fields only builtin (trusted, in-process) plugins have; a third-party manifest naming one is refused. */
-const BUILTIN_ONLY = new Set(['requires', 'provides', 'essential', 'enabled_by_default', 'payback_types']);
+const BUILTIN_ONLY = new Set(['requires', 'provides', 'essential', 'enabled_by_default']);
 
 /**
  * Actions of `/api/v1/plugins/<name>/...` the plugin admin routes own (the empty one would be `/api/v1/plugins/<name>`
@@ -115,6 +115,18 @@ function checkSettings(raw: unknown[]): SandboxSettingManifest[] {
   });
 }
 
+/**
+ * A value as an operator types it (`times=3`, `enabled=true`) in the setting's own type; anything else unchanged
+ * (the check that follows refuses it).
+ */
+export function coerceSetting(def: SandboxSettingManifest, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if ((def.type === 'integer' || def.type === 'number') && /^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+  if (def.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  return value;
+}
+
 /** Why `value` is not a valid value of the setting, or null. Strings are at most 1024 characters. */
 export function settingProblem(def: SandboxSettingManifest, value: unknown): string | null {
   switch (def.type) {
@@ -163,7 +175,7 @@ export function parseManifest(text: string): ThirdPartyManifest {
     return s;
   });
   const permissions = list(m, 'permissions', 32).map((p, i) => {
-    if (typeof p !== 'string' || !PERMISSION.test(p)) throw new ManifestError(`permissions[${i}] must name a gateway operation such as contacts.lookup`);
+    if (typeof p !== 'string' || !PERMISSION.test(p)) throw new ManifestError(`permissions[${i}] must name a gateway operation (<service>.<operation>)`);
     return p;
   });
   const routeKeys = new Set<string>();

@@ -42,6 +42,8 @@ export class RunningPlugin {
   /** While a replacement isolate starts, calls wait for it. */
   #primaryReady: Promise<void> | null = null;
   #contractsStarting = false;
+  /** Unloaded: a replacement isolate that finishes starting now is disposed at once. */
+  #stopped = false;
   readonly #shape: string;
 
   private constructor(
@@ -58,6 +60,12 @@ export class RunningPlugin {
     const { isolate, registrations } = await PluginIsolate.start(spec);
     const running = new RunningPlugin(spec, isolate, registrations);
     if (registrations.contracts.length > 0) {
+      if (registrations.routes.length === 0 && registrations.events.length === 0) {
+        // Nothing will ever call it asynchronously: the one isolate serves the contracts (half the memory).
+        running.#contracts = isolate;
+        running.#primary = null;
+        return running;
+      }
       try {
         running.#contracts = await running.#startContracts();
       } catch (err) {
@@ -68,16 +76,15 @@ export class RunningPlugin {
     return running;
   }
 
+  /** running, or restarting while a replacement isolate starts, or stopped once failed. */
+  get isolate(): 'running' | 'restarting' | 'stopped' {
+    if (this.state === 'failed') return 'stopped';
+    return this.#primaryReady || this.#contractsStarting ? 'restarting' : 'running';
+  }
+
   get failures(): number {
     const since = this.spec.now() - FAILURE_WINDOW_MS;
     return this.#failures.filter((t) => t >= since).length;
-  }
-
-  /** Bytes of heap in use by its isolates (the benchmark). */
-  async heapUsed(): Promise<number> {
-    let total = 0;
-    for (const i of [this.#primary, this.#contracts]) if (i && !i.disposed) total += await i.heapUsed();
-    return total;
   }
 
   /** A route or event call. Failures come back as ApiError plugin_error (500) or plugin_unavailable (503). */
@@ -108,6 +115,7 @@ export class RunningPlugin {
   }
 
   stop(): void {
+    this.#stopped = true;
     this.#primary?.dispose();
     this.#contracts?.dispose();
     this.#primary = null;
@@ -155,7 +163,7 @@ export class RunningPlugin {
         if (shapeOf(registrations) !== this.#shape) {
           isolate.dispose();
           this.#stopFailed('its setup registered other routes, events or contracts when its isolate was made again');
-        } else if (this.state === 'failed') {
+        } else if (this.state === 'failed' || this.#stopped) {
           isolate.dispose();
         } else {
           this.#primary = isolate;
@@ -175,7 +183,7 @@ export class RunningPlugin {
     this.#startContracts().then(
       (isolate) => {
         this.#contractsStarting = false;
-        if (this.state === 'failed') isolate.dispose();
+        if (this.state === 'failed' || this.#stopped) isolate.dispose();
         else this.#contracts = isolate;
       },
       (err: unknown) => {
