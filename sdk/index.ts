@@ -1,9 +1,9 @@
 /**
- * The plugin contract. Builtin plugins (trusted, in-process) and third-party plugins (isolated-vm, later)
- * implement the same shape: a manifest (`plugin.json`) and an entry that default-exports
- * `definePlugin({ setup(ctx) { ... } })`. Builtin plugins get the full context; sandboxed ones a narrowed one
- * (`SandboxPluginContext`): only their own route namespaces, a key-value store, public events, their settings
- * and a log.
+ * The plugin contract. Builtin plugins (trusted, in-process) and third-party plugins (isolated-vm) implement the
+ * same shape: a manifest (`plugin.json`) and an entry that default-exports `definePlugin({ setup(ctx) { ... } })`.
+ * Builtin plugins get the full context; sandboxed ones a narrowed one (`SandboxPluginContext`, sdk/sandbox.ts):
+ * their own route namespaces, a key-value store, public events, their settings, a log, the gateway operations they
+ * list and contributions to extension points (docs/plugins.md).
  */
 import type { Readable } from 'node:stream';
 

@@ -104,7 +104,8 @@ export class PluginIsolate {
       const outcome = await self.call({ kind: 'setup', now: spec.now() });
       if (outcome.kind === 'api') throw new SandboxCallError(spec.name, 'threw', `setup threw ApiError ${String(outcome.code)}: ${String(outcome.message)}`);
       if (outcome.kind !== 'ok') throw new SandboxCallError(spec.name, 'bad_output', 'setup answered a reply');
-      return { isolate: self, registrations: outcome.value as Registrations };
+      if (!isRegistrations(outcome.value)) throw new SandboxCallError(spec.name, 'bad_output', 'setup reported registrations of an unknown shape');
+      return { isolate: self, registrations: outcome.value };
     } catch (err) {
       self.dispose();
       throw err instanceof SandboxCallError ? err : new SandboxCallError(spec.name, self.#reasonOf(err), message(err));
@@ -243,6 +244,22 @@ export class PluginIsolate {
     if ('big' in out) throw this.#fail('output_limit', `the answer (${String(out.big)} characters of JSON) is larger than ${this.limits.maxOutput}`);
     throw this.#fail('bad_output', typeof out.bad === 'string' ? out.bad : 'the plugin answered an unknown envelope');
   }
+}
+
+/** What the runtime reports after setup, checked: a plugin that tampered with its runtime could send anything. */
+function isRegistrations(v: unknown): v is Registrations {
+  const o = v as Registrations | null;
+  const str = (x: unknown): x is string => typeof x === 'string';
+  const obj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+  return (
+    obj(o) &&
+    Array.isArray(o.routes) &&
+    o.routes.every((r) => obj(r) && str(r.kind) && str(r.method) && str(r.path)) &&
+    Array.isArray(o.events) &&
+    o.events.every(str) &&
+    Array.isArray(o.contracts) &&
+    o.contracts.every((c) => obj(c) && str(c.point) && str(c.id) && Array.isArray(c.methods) && c.methods.every(str) && obj(c.data))
+  );
 }
 
 function message(err: unknown): string {
