@@ -40,7 +40,7 @@ export class Prompter {
 
   async ask(question: string): Promise<string> {
     const rl = this.#open();
-    // Questions name contacts and keys, so they get the escaping every other line of output gets.
+    // Questions quote text that others wrote (names, labels), so they get the escaping every other line of output gets.
     rl.setPrompt(escapeUnsafeText(question));
     rl.prompt();
     const queued = this.#lines.shift();

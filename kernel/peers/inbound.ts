@@ -117,10 +117,10 @@ export class PeerInbound {
   }
 
   /**
-   * Records a key this node itself sends to: the operator's plugins chose to deal with it (a contact, a peer on a
-   * route), so its messages are not held to the per-key budget meant for keys nobody here asked to hear from. A
-   * payment burst from a contact must not be refused, and a stranger cannot get here, as nothing sends to a key on
-   * a stranger's word alone. The per-address budget still counts everyone.
+   * Records a key this node itself sends to: the operator's plugins chose to deal with it, so its messages are not
+   * held to the per-key budget meant for keys nobody here asked to hear from. A burst from such a peer must not be
+   * refused, and a stranger cannot get here, as nothing sends to a key on a stranger's word alone. The per-address
+   * budget still counts everyone.
    */
   addressed(pubkeyHash: string): void {
     this.#addressed.delete(pubkeyHash);
