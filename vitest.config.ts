@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // isolated-vm (sandboxed plugins) needs it on Node 20 and later, as wallet-node runs.
+    execArgv: ['--no-node-snapshot'],
   },
 });

@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-import '../dist/kernel/cli/main.js';
+import '../dist/app/node-cli.js';

@@ -1,2 +1,2 @@
-#!/usr/bin/env node
-import '../dist/kernel/main.js';
+#!/usr/bin/env -S node --no-node-snapshot
+import '../dist/app/wallet-node.js';

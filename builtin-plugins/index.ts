@@ -1,5 +1,4 @@
-import type { BuiltinPlugin } from '../kernel/plugins/host.js';
-import type { PluginManifest } from '../sdk/index.js';
+import type { BuiltinPlugin, PluginManifest } from '../sdk/index.js';
 import analytics from './analytics/index.js';
 import analyticsManifest from './analytics/plugin.json' with { type: 'json' };
 import apiKeys from './api-keys/index.js';

@@ -51,4 +51,4 @@ TORRC
 fi
 
 # --no-node-snapshot: isolated-vm (third-party plugins) asks for it on Node 20 and later (docs/plugins.md, Running).
-exec node --no-node-snapshot /app/dist/kernel/main.js
+exec node --no-node-snapshot /app/dist/app/wallet-node.js

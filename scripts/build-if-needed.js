@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const SOURCES = ['kernel', 'sdk', 'builtin-plugins', 'plugins', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
-const STAMP = 'dist/kernel/main.js';
+const STAMP = 'dist/app/wallet-node.js';
 
 function newest(path) {
   const st = statSync(path);

@@ -564,6 +564,12 @@ export interface PluginDefinition {
   recover?(boot: BootRecoveryContext): void | Promise<void>;
 }
 
+/** A plugin the node is started with, in its own process (the builtin ones): its manifest and its definition. */
+export interface BuiltinPlugin {
+  manifest: PluginManifest;
+  definition: PluginDefinition;
+}
+
 export function definePlugin(definition: PluginDefinition): PluginDefinition {
   return definition;
 }

@@ -7,7 +7,7 @@
  *   apikey enable|disable|delete <key_id>
  */
 import { cliDisplay, defineCliCommands, parseIntOption, type CliContext, type CliDisplay } from '../../sdk/cli.js';
-import { allPages } from '../system/paging.js';
+import { allPages } from '../../sdk/cli-paging.js';
 
 interface KeyView {
   key_id: string;

@@ -8,7 +8,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import type { NodeAddresses, PeerHello } from '../../sdk/index.js';
-import { normalizeAddress } from '../../kernel/peers/transport.js';
+import { normalizeAddress } from '../../sdk/address.js';
 import type { ContactsCore } from './core.js';
 import { ADDRESS_COLUMN, type ContactRow } from './store.js';
 import { kindOf } from './validate.js';

@@ -11,7 +11,7 @@
  * plugin and each registers again. Without a balance provider every balance is zero; without a chain provider
  * the chain heads are empty and every chain is valid.
  */
-import type { Minor } from '../../kernel/money.js';
+import type { Minor } from '../../sdk/money.js';
 import type { NodeAddresses, PeerTarget } from '../../sdk/index.js';
 
 export type ContactStatus = 'pending' | 'accepted' | 'blocked';

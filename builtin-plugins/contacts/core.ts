@@ -4,8 +4,8 @@
  * ctx.db.tx); the outbox delivers it right after commit, retries, and parks it in the dead letter queue.
  */
 import { ApiError, type NodeAddresses, type PeerSender, type PeerTarget, type PluginContext } from '../../sdk/index.js';
-import { formatMinor, type Minor } from '../../kernel/money.js';
-import { normalizeAddress } from '../../kernel/peers/transport.js';
+import { formatMinor, type Minor } from '../../sdk/money.js';
+import { normalizeAddress } from '../../sdk/address.js';
 import type { BalanceProvider, BalanceTotals, ChainProvider } from './api.js';
 import { CONTACT_EVENTS } from './api.js';
 import { MSG, type AcceptPayload, type AddressesPayload, type CurrencyDeclinePayload, type DeclinePayload, type RequestPayload } from './protocol.js';
@@ -14,7 +14,7 @@ import { AddressTrust } from './address-trust.js';
 import { ADDRESS_COLUMN, type ContactRow, type ContactStore, type CurrencyRow } from './store.js';
 import { allowedMatch, checkAddress, checkCredit, checkFee, kindOf, settingCredit } from './validate.js';
 import { Decimal } from 'decimal.js';
-import { sameCurrency } from '../system/currency.js';
+import { sameCurrency } from '../../sdk/currency.js';
 
 export interface LineTerms {
   fee: string;

@@ -4,9 +4,9 @@
  * state already reached answers the same way without changing anything.
  */
 import { PeerRefusal, type InboundPeerMessage, type PeerReply, type QueuedPeerMessage } from '../../sdk/index.js';
-import { MAX_CREDIT, formatMinor, parseDecimal, type Minor } from '../../kernel/money.js';
-import { normalizeAddress } from '../../kernel/peers/transport.js';
-import { normalizeCurrency } from '../system/currency.js';
+import { MAX_CREDIT, formatMinor, parseDecimal, type Minor } from '../../sdk/money.js';
+import { normalizeAddress } from '../../sdk/address.js';
+import { normalizeCurrency } from '../../sdk/currency.js';
 import { CONTACT_EVENTS } from './api.js';
 import type { ContactsCore } from './core.js';
 import { MSG, type AcceptPayload, type CurrencyDeclinePayload, type RequestPayload } from './protocol.js';

@@ -10,8 +10,8 @@
  * while `contactStatusEnabled`.
  */
 import { PeerDeliveryError, PeerRefusal, type InboundPeerMessage } from '../../sdk/index.js';
-import { formatMinor, type Minor } from '../../kernel/money.js';
-import { normalizeCurrency, sameCurrency } from '../system/currency.js';
+import { formatMinor, type Minor } from '../../sdk/money.js';
+import { normalizeCurrency, sameCurrency } from '../../sdk/currency.js';
 import { CONTACT_EVENTS } from './api.js';
 import type { ContactsCore } from './core.js';
 import { wireSafe } from './messages.js';

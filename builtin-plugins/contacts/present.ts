@@ -2,7 +2,7 @@
  * JSON shapes of the contact resources (Document 1, "Contact" and "Contact currency row"), with our additions
  * documented in docs/api/contacts.md. Amounts are trimmed decimal strings; fee_percent is a JSON number.
  */
-import { formatMinor, type Minor } from '../../kernel/money.js';
+import { formatMinor, type Minor } from '../../sdk/money.js';
 import type { ContactRow, CurrencyRow } from './store.js';
 
 export const fmt = (v: Minor | null): string | null => (v === null ? null : formatMinor(v));

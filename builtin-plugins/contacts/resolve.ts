@@ -5,7 +5,7 @@
  * pick (the reference shipped that bug).
  */
 import { ApiError } from '../../sdk/index.js';
-import { normalizeAddress } from '../../kernel/peers/transport.js';
+import { normalizeAddress } from '../../sdk/address.js';
 import type { ContactRow, ContactStore } from './store.js';
 import { HASH_RULE } from './validate.js';
 

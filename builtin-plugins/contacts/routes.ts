@@ -2,7 +2,7 @@
  * The /api/v1/contacts routes of Document 1. Request rules, shapes and our decisions: docs/api/contacts.md.
  */
 import { ApiError, created, type Logger, type RouteRequest } from '../../sdk/index.js';
-import { formatMinor } from '../../kernel/money.js';
+import { formatMinor } from '../../sdk/money.js';
 import { MAX_PAGE_PARAM } from '../../sdk/paging.js';
 import type { ContactsCore, DecisionError, RequestTerms } from './core.js';
 import type { PingService } from './ping.js';

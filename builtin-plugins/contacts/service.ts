@@ -1,7 +1,7 @@
 /** The implementation of the `contacts` service (api.ts) over the plugin's store. */
-import type { Minor } from '../../kernel/money.js';
+import type { Minor } from '../../sdk/money.js';
 import type { PeerTarget } from '../../sdk/index.js';
-import { sameCurrency } from '../system/currency.js';
+import { sameCurrency } from '../../sdk/currency.js';
 import type { ContactCurrencyInfo, ContactInfo, ContactsService } from './api.js';
 import type { ContactsCore } from './core.js';
 import { addressesOf } from './present.js';

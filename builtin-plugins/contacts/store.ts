@@ -10,7 +10,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Migration } from '../../sdk/index.js';
-import { fromParts, toParts, type Minor } from '../../kernel/money.js';
+import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { AddressKind } from './validate.js';
 import type { ExportedContact } from './api.js';
 

@@ -7,9 +7,9 @@ import { Decimal } from 'decimal.js';
 import { ApiError } from '../../sdk/index.js';
 import { ExactNumber } from '../../sdk/money.js';
 import { hasUnsafeText } from '../../sdk/text.js';
-import { MAX_CREDIT, formatMinor, parseDecimal, type Minor } from '../../kernel/money.js';
-import { normalizeAddress } from '../../kernel/peers/transport.js';
-import { normalizeCurrency, sameCurrency } from '../system/currency.js';
+import { MAX_CREDIT, formatMinor, parseDecimal, type Minor } from '../../sdk/money.js';
+import { normalizeAddress } from '../../sdk/address.js';
+import { normalizeCurrency, sameCurrency } from '../../sdk/currency.js';
 
 export const NAME_RULE = /^[A-Za-z0-9 _-]{2,50}$/;
 export const HASH_RULE = /^[0-9a-fA-F]{64}$/;

@@ -18,7 +18,7 @@
  * identity fields, the condition and the lock's expiry, without `prev` (the chain may move while the leg is locked).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { MAX_AMOUNT, type Minor } from '../../kernel/money.js';
+import { MAX_AMOUNT, type Minor } from '../../sdk/money.js';
 
 export const CONTENT_VERSION = 1;
 export const TX_SIGN_DOMAIN = 'wn-tx-v1';

@@ -4,7 +4,7 @@
  */
 import type { NodeAddresses, PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
-import { sameCurrency } from '../system/currency.js';
+import { sameCurrency } from '../../sdk/currency.js';
 import type { LedgerTx, TxStatus } from './api.js';
 import { LEDGER_EVENTS } from './api.js';
 import { FINAL_STATUSES } from './api.js';

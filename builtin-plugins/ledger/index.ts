@@ -1,5 +1,5 @@
 import { definePlugin } from '../../sdk/index.js';
-import { formatMinor } from '../../kernel/money.js';
+import { formatMinor } from '../../sdk/money.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { SystemService } from '../system/api.js';
 import { balanceProvider, chainIsLinear, chainProvider } from './chain.js';

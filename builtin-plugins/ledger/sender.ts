@@ -11,7 +11,7 @@
  *      or failed (a delivery failure also parks the payment in the dead letter queue: dead-letters.ts).
  */
 import { PeerDeliveryError, type PeerReply } from '../../sdk/index.js';
-import { backoffMs } from '../../kernel/peers/outbox.js';
+import { backoffMs } from '../../sdk/retry.js';
 import { buildContent, parseContent, signedBytes, ContentError, MEMO_STANDARD } from './content.js';
 import type { LedgerCore } from './core.js';
 import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters } from './dead-letters.js';

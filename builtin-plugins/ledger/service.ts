@@ -2,7 +2,7 @@
  * The `ledger` service object (see api.ts).
  */
 import { ApiError } from '../../sdk/index.js';
-import { MAX_AMOUNT, type Minor } from '../../kernel/money.js';
+import { MAX_AMOUNT, type Minor } from '../../sdk/money.js';
 import type { LedgerService, LedgerTx, NewPayment, TxFilter } from './api.js';
 import { deriveTxid, newSalt, nowMicros } from './content.js';
 import { unconfirmed } from './dead-letters.js';

@@ -10,7 +10,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Migration } from '../../sdk/index.js';
-import { fromParts, toParts, type Minor } from '../../kernel/money.js';
+import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { BalanceRecord, LedgerActivity, LedgerTx, TxDirection, TxFilter, TxStatus } from './api.js';
 import type { ExportedTx, TxExportFilter, TxSource } from './api.js';
 

@@ -21,7 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { CliError, cliDisplay, defineCliCommands, parseIntOption, type CliContext, type CliDisplay, type CliQuery } from '../../sdk/cli.js';
 import type { RailCatalogEntry, RailField } from '../../sdk/payback-rail.js';
-import { allPages } from '../system/paging.js';
+import { allPages } from '../../sdk/cli-paging.js';
 import type { MethodView as MethodViewBase, ReceivedView } from './present.js';
 
 /** A method as the REST API answers it; reveal adds the plaintext fields. */

@@ -12,9 +12,7 @@
  * opened by anyone afterwards.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { decryptAtRest, encryptAtRest } from '../../kernel/crypto/at-rest.js';
-import { rawPublicKey } from '../../kernel/crypto/keys.js';
-import { open, seal, type Sealed } from '../../kernel/crypto/seal.js';
+import { decryptAtRest, encryptAtRest, open, rawPublicKey, seal, type Sealed } from '../../sdk/crypto.js';
 import { isPlainObject } from './validate.js';
 
 export class FieldCipher {

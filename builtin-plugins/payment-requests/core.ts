@@ -7,10 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ApiError, PeerRefusal, type InboundPeerMessage, type PeerTarget, type PluginContext } from '../../sdk/index.js';
-import { MAX_AMOUNT, formatMinor, type Minor } from '../../kernel/money.js';
+import { MAX_AMOUNT, formatMinor, type Minor } from '../../sdk/money.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService, LedgerTx } from '../ledger/api.js';
-import { checkCurrency, resolveRecipient } from '../wallet/amounts.js';
+import { checkCurrency } from '../../sdk/amounts.js';
+import { resolveRecipient } from '../wallet/api.js';
 import { paymentDescription } from './note.js';
 import type { RequestRow, RequestStore } from './store.js';
 

@@ -5,7 +5,7 @@ import type { PaymentRequestsService } from './api.js';
 import { MSG_TYPE, RequestsCore } from './core.js';
 import { registerRequestRoutes } from './routes.js';
 import { RequestStore, migrations } from './store.js';
-import { checkAmount, checkCurrency, checkDescription } from '../wallet/amounts.js';
+import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 
 export default definePlugin({
   setup(ctx) {

@@ -1,7 +1,7 @@
 /**
  * JSON shapes of payment requests (Document 1, "Payment request"). Timestamps are `YYYY-MM-DD HH:MM:SS` (UTC).
  */
-import { formatMinor } from '../../kernel/money.js';
+import { formatMinor } from '../../sdk/money.js';
 import type { RequestRow } from './store.js';
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC. */

@@ -3,8 +3,8 @@
  */
 import { ApiError, Reply, created, type PluginContext } from '../../sdk/index.js';
 import { pageParams, pageQuery } from '../../sdk/paging.js';
-import { formatMinor } from '../../kernel/money.js';
-import { checkAmount, checkCurrency, checkDescription } from '../wallet/amounts.js';
+import { formatMinor } from '../../sdk/money.js';
+import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 import type { RequestsCore } from './core.js';
 import { requestView } from './present.js';
 

@@ -6,7 +6,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { Migration } from '../../sdk/index.js';
-import { fromParts, toParts, type Minor } from '../../kernel/money.js';
+import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { ExportedRequest, RequestExportFilter } from './api.js';
 
 export type RequestStatus = 'pending' | 'sending' | 'approved' | 'failed' | 'declined' | 'cancelled' | 'expired';

@@ -13,7 +13,7 @@
 import { resolve } from 'node:path';
 import type { SandboxPluginInfo } from '../../sdk/index.js';
 import { defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
-import { allPages } from '../system/paging.js';
+import { allPages } from '../../sdk/cli-paging.js';
 import { BundleError, readBundle } from './bundle.js';
 
 interface PluginRow {

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { SettingDefinition } from '../../sdk/index.js';
-import { normalizeCurrency, sameCurrency } from './currency.js';
+import { normalizeCurrency, sameCurrency } from '../../sdk/currency.js';
 import { DATE_FORMATS, DEFAULT_DATE_FORMAT } from './display.js';
 
 /**

@@ -4,11 +4,12 @@
  */
 import { ApiError, type PluginContext } from '../../sdk/index.js';
 import { MAX_PAGE_PARAM, pageParams, pageQuery } from '../../sdk/paging.js';
-import { formatMinor, type Minor } from '../../kernel/money.js';
+import { formatMinor, type Minor } from '../../sdk/money.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService, LedgerTx, TxDirection } from '../ledger/api.js';
-import { sameCurrency } from '../system/currency.js';
-import { checkAmount, checkCurrency, checkDescription, contactAddress, resolveRecipient, sendTarget } from './amounts.js';
+import { sameCurrency } from '../../sdk/currency.js';
+import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
+import { contactAddress, resolveRecipient, sendTarget } from './recipient.js';
 
 export interface CurrencyTotal {
   currency: string;

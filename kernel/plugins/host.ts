@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type {
+  BuiltinPlugin,
   Logger,
   PluginBundle,
   PluginContext,
-  PluginDefinition,
   PluginHostMechanism,
-  PluginManifest,
   PluginStatusRow,
   StopReason,
 } from '../../sdk/index.js';
@@ -17,10 +16,7 @@ import type { SandboxFlags, SandboxHost } from './sandbox/host.js';
 
 export const PLUGIN_NAME = /^[a-z0-9][a-z0-9-_]{0,63}$/;
 
-export interface BuiltinPlugin {
-  manifest: PluginManifest;
-  definition: PluginDefinition;
-}
+export type { BuiltinPlugin } from '../../sdk/index.js';
 
 interface FlagState {
   enabled: boolean;

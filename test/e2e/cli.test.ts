@@ -63,7 +63,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null> | T | nul
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist/kernel/cli/main.js')) || !existsSync(join(ROOT, 'dist/kernel/main.js'))) {
+  if (!existsSync(join(ROOT, 'dist/app/node-cli.js')) || !existsSync(join(ROOT, 'dist/app/wallet-node.js'))) {
     throw new Error('dist/ is missing: run `npm run build` before the e2e tests (CI builds first)');
   }
   dataDir = mkdtempSync(join(tmpdir(), 'node-cli-e2e-data-'));

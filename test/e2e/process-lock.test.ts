@@ -234,6 +234,6 @@ describe('what a running wallet-node exposes', () => {
     for (const path of ['data/node.db', 'data-bob/node.db', 'data2/cli.json', 'debug-report-20260101T120000Z.json', 'debug-report-20260101T120000Z-2.json']) {
       expect(ignored(path), path).toBe(true);
     }
-    expect(ignored('kernel/main.ts')).toBe(false);
+    expect(ignored('app/wallet-node.ts')).toBe(false);
   });
 });

@@ -151,7 +151,7 @@ describe('kill -9 of the sender mid-payment', () => {
   };
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist/kernel/main.js'))) throw new Error('dist/ is missing: run `npm run build` before the e2e tests (CI builds first)');
+    if (!existsSync(join(ROOT, 'dist/app/wallet-node.js'))) throw new Error('dist/ is missing: run `npm run build` before the e2e tests (CI builds first)');
     relay = new Relay();
     const relayPort = await freePort();
     await relay.listen(relayPort);

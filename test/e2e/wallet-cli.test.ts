@@ -52,7 +52,7 @@ describe('node-cli payments', () => {
   let B: TestNode;
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist/kernel/cli/main.js'))) throw new Error('dist/ is missing: run `npm run build` first (CI builds first)');
+    if (!existsSync(join(ROOT, 'dist/app/node-cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (CI builds first)');
     [A, B] = await Promise.all([startTestNode(), startTestNode()]);
     await connect(A, B, { creditAtoB: '100', creditBtoA: '100' });
   }, 60_000);

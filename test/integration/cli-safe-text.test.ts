@@ -45,7 +45,7 @@ describe('node-cli shows peer-supplied text harmlessly', () => {
   let C: TestNode;
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist/kernel/cli/main.js'))) throw new Error('dist/ is missing: run `npm run build` first (CI builds first)');
+    if (!existsSync(join(ROOT, 'dist/app/node-cli.js'))) throw new Error('dist/ is missing: run `npm run build` first (CI builds first)');
     [A, B, C] = await Promise.all([startTestNode(), startTestNode(), startTestNode()]);
     await connect(A, B, { creditAtoB: '100', creditBtoA: '100' });
     expect((await settled(B, await send(B, 'Alice', '3', 'VWL', HOSTILE), A)).status).toBe('completed');

@@ -14,7 +14,7 @@ export const DAEMON = join(ROOT, 'bin/wallet-node.js');
 export const CLI = join(ROOT, 'bin/node-cli.js');
 
 export function requireBuild(): void {
-  if (!existsSync(join(ROOT, 'dist/kernel/main.js')) || !existsSync(join(ROOT, 'dist/kernel/cli/main.js'))) {
+  if (!existsSync(join(ROOT, 'dist/app/wallet-node.js')) || !existsSync(join(ROOT, 'dist/app/node-cli.js'))) {
     throw new Error('dist/ is missing: run `npm run build` before these tests (CI builds first)');
   }
 }
@@ -61,7 +61,7 @@ export interface Daemon {
  */
 export function spawnDaemon(env: Record<string, string>, options: { args?: string[]; shell?: string } = {}): Daemon {
   let output = '';
-  const args = [DAEMON, ...(options.args ?? [])];
+  const args = ['--no-node-snapshot', DAEMON, ...(options.args ?? [])];
   const fullEnv = cleanEnv({ NODE_BIND: '127.0.0.1', NODE_TEST_MODE: 'true', NODE_PEER_PRIVATE_ADDRESSES: 'true', ...env });
   const proc =
     options.shell === undefined

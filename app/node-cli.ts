@@ -2,9 +2,9 @@
  * `node-cli` entry (bin/node-cli.js). The kernel names no feature: every command comes from the registry of
  * builtin plugin contributions, which lists each plugin's `cli.ts`.
  */
-import { builtinCliContributions, builtinCliRateLimits, identifyNode } from '../../builtin-plugins/cli-commands.js';
-import { nodeVersion } from '../version.js';
-import { runCli } from './run.js';
+import { builtinCliContributions, builtinCliRateLimits, identifyNode } from '../builtin-plugins/cli-commands.js';
+import { nodeVersion } from '../kernel/version.js';
+import { runCli } from '../kernel/cli/run.js';
 
 // A reader that stops early (`node-cli history | head -n 1`) closes the pipe: its choice, not a failure of the command,
 // so node-cli ends quietly instead of dying on the write error with a stack trace.

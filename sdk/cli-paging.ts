@@ -1,10 +1,8 @@
-import type { CliApi, CliQuery } from '../../sdk/cli.js';
-import { MAX_PAGE_LIMIT } from '../../sdk/paging.js';
+import type { CliApi, CliQuery } from './cli.js';
+import { MAX_PAGE_LIMIT } from './paging.js';
 
 /**
- * The node-cli side of Document 1's paging (the node side is `sdk/paging.ts`), shared by the list commands of the
- * admin plugins (API keys, plugins). It lives beside the system plugin's api.ts: other plugins import it like that
- * module, as plain code (it reads nothing of the system plugin).
+ * The node-cli side of Document 1's paging (the node side is `paging.ts`), for the list commands of plugins.
  *
  * `allPages`: every row of a paged list route, fetched 100 at a time. `rows` are the rows of every page (found
  * under `data[field]`); `data` is the last page's `data`, for the route's other fields.

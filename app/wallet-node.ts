@@ -6,8 +6,8 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, eraseEnvironmentVariable, loadConfig, type NodeConfig } from './config.js';
-import { DataDirInUseError, lockDataDir, type DataDirLock } from './db/open.js';
+import { ConfigError, eraseEnvironmentVariable, loadConfig, type NodeConfig } from '../kernel/config.js';
+import { DataDirInUseError, lockDataDir, type DataDirLock } from '../kernel/db/open.js';
 
 /** How long the memory-only file of `wallet-node seed` lives when stdout is not a terminal (Document 2's 300 s). */
 export const SECRET_FILE_TTL_SECONDS = 300;
@@ -74,7 +74,7 @@ function secretFileTtl(): number {
  */
 async function showSeed(dataDir: string): Promise<void> {
   const ttl = secretFileTtl();
-  const [{ IdentityError, openExistingIdentity }, { LocalMachine }] = await Promise.all([import('./identity.js'), import('./cli/local.js')]);
+  const [{ IdentityError, openExistingIdentity }, { LocalMachine }] = await Promise.all([import('../kernel/identity.js'), import('../kernel/cli/local.js')]);
   let identity;
   try {
     identity = openExistingIdentity(dataDir);
@@ -133,7 +133,7 @@ async function startDaemon(dataDirFlag: string | null): Promise<void> {
     throw err;
   }
   const firstStart = !existsSync(join(config.dataDir, 'node.db'));
-  const [{ startNode }, { builtinPlugins }] = await Promise.all([import('./node.js'), import('../builtin-plugins/index.js')]);
+  const [{ startNode }, { builtinPlugins }] = await Promise.all([import('../kernel/node.js'), import('../builtin-plugins/index.js')]);
   const node = await startNode(config, { builtins: builtinPlugins, echoLogs: true, lock });
   const a = node.addresses();
   const seedCommand = `npx wallet-node seed --data-dir ${config.dataDir}`;

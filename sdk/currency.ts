@@ -2,9 +2,6 @@
  * Currency codes as Document 1 (convention 5) and Document 2 (currency rules) define them: 3-10 characters
  * A-Z, a-z, 0-9, matched case-insensitively; a recognised ISO 4217 fiat code is stored upper-case, any other
  * token keeps the case it was typed in (`VWL`, `Hours`).
- *
- * The allowed-currencies setting is validated here. When the wallet plugins share one currency module (kernel
- * money or the sdk), this file should give way to it.
  */
 
 /** Active ISO 4217 fiat codes (funds, metals and testing codes left out: they are not typed as "a currency"). */

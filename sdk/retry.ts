@@ -1,0 +1,2 @@
+/** The retry schedule the node's own outbox uses, for plugins that retry peer deliveries themselves. */
+export { backoffMs } from '../kernel/peers/outbox.js';
