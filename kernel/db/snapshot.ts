@@ -2,7 +2,7 @@
  * Consistent copies of the node's state while it serves, SQLite's integrity check off the event loop, and the move
  * of a recovered state into an empty data directory.
  *
- * The state is the database plus the two files the node keeps beside it (settings and plugin switches). The
+ * The state is the database plus the files the node keeps beside it (settings, plugin switches, trusted plugin keys). The
  * identity is not part of it: the seed phrase brings it back. cli.json and the TLS certificate are made again at
  * start (peers re-pin the new certificate through the node's signed hello).
  *
@@ -16,10 +16,15 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { DatabaseCheck, ScratchDir, SnapshotMechanism, StateFile, StateSnapshot } from '../../sdk/index.js';
+import { TRUSTED_KEYS_FILE } from '../plugins/sandbox/signature.js';
 import type { Db } from './open.js';
 
 export const DATABASE_FILE = 'node.db';
-const STATE_FILES = ['settings.json', 'plugins-state.json'] as const;
+/**
+ * Installed third-party plugins are code the operator installs from its source again; their switches, settings and
+ * limits (plugins-state.json), the keys that may sign them and their stores (in the database) are state.
+ */
+const STATE_FILES = ['settings.json', 'plugins-state.json', TRUSTED_KEYS_FILE] as const;
 export const SNAPSHOT_FILE_NAMES: readonly string[] = [DATABASE_FILE, ...STATE_FILES];
 /** Files whose presence means the directory already holds a node: a recovered state never replaces them. */
 const NODE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, 'identity.enc', 'master.key', ...STATE_FILES];

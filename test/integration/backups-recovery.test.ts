@@ -119,6 +119,8 @@ describe('boot recovery from a backup', () => {
   it('a backup at rest brings back exactly the node it was taken from, into a new directory', async () => {
     atRest = await stateOf(A);
     expect((atRest.transactions as any[]).length).toBe(100);
+    const trustedKeys = `${'ab'.repeat(32)} example-author\n`;
+    writeFileSync(join(A.dataDir, 'trusted-plugin-keys'), trustedKeys, { mode: 0o600 });
     await ok(A, 'POST', '/api/v1/backup/create', { name: 'at_rest' });
     await A.stop();
 
@@ -128,6 +130,8 @@ describe('boot recovery from a backup', () => {
     // A new master.key: the secrets in the database are sealed under keys derived from the seed phrase alone.
     expect(readFileSync(join(R.dataDir, 'master.key')).equals(masterKeyOfA)).toBe(false);
     expect(await stateOf(R)).toEqual(atRest);
+    // The keys the operator trusts to sign plugins are state too.
+    expect(readFileSync(join(R.dataDir, 'trusted-plugin-keys'), 'utf8')).toBe(trustedKeys);
     const ops = clientWithKey(R.node, opsKey.key_id, opsKey.secret);
     expect((await ops.get('/api/v1/backup/list')).status).toBe(200);
 
