@@ -58,6 +58,11 @@ export interface ExportedContact {
 export interface BalanceTotals {
   received: Minor;
   sent: Minor;
+  /**
+   * Credit the contact holds on the line this node extends beyond its completed debt (legs locked to a route, credit
+   * other plugins extended): not available to it again until released. Zero when absent.
+   */
+  held?: Minor;
 }
 
 export interface BalanceProvider {

@@ -119,7 +119,7 @@ export class ContactsCore {
   availableFor(pubkeyHash: string | null, row: CurrencyRow): Minor {
     const limit = row.credit_limit ?? 0n;
     const t = this.totals(pubkeyHash, row.currency);
-    const available = limit - (t.received - t.sent);
+    const available = limit - (t.received - t.sent) - (t.held ?? 0n);
     return available < 0n ? 0n : available;
   }
 

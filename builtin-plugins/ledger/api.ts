@@ -253,13 +253,35 @@ export interface LedgerService {
   describe(txid: string, description: string): void;
   /** This node's legs of a routed payment (memo = route hash). */
   legsOf(routeHash: string): LedgerTx[];
-  /** What the contact may still add to its debt here in `currency`: limit − (received − sent) − locked legs, never below 0. */
+  /**
+   * What the contact may still add to its debt here in `currency`: limit − (received − sent) − locked legs − credit
+   * holds, never below 0.
+   */
   creditAvailable(contactHash: string, currency: string): Minor;
+  /**
+   * Registers credit a plugin extends on contacts' lines outside the ledger: payments and legs the contact sends are
+   * then refused where they would take the line past its limit together with that credit. Returns the unregister.
+   */
+  holdCredit(hold: CreditHold): () => void;
 
   /** The routing extension point: payments to non-contacts go through the registered router. */
   registerRouter(router: PaymentRouter): () => void;
   router(): PaymentRouter | null;
 }
+
+/** A payment arriving on a line, as a credit hold sees it before it is accepted. */
+export interface IncomingPayment {
+  amount: Minor;
+  description: string | null;
+}
+
+/**
+ * Credit that another plugin has extended to a contact on this node's line with it, outside the ledger (for example
+ * metered services billed on credit): what it holds in `currency`, after `incoming` when that payment is given (a
+ * payment may pay such a debt down, turning it into ledger debt). The ledger counts it as debt wherever it checks
+ * the line. Synchronous and cheap: it runs inside the ledger's transactions.
+ */
+export type CreditHold = (contactHash: string, currency: string, incoming?: IncomingPayment) => Minor;
 
 /** A routed payment as a sender asks for it (wallet send, refunds, payment requests). */
 export interface RoutedPayment {

@@ -21,7 +21,10 @@ export function balanceProvider(core: LedgerCore): BalanceProvider {
   return {
     balances: (hash) => {
       const out: Record<string, BalanceTotals> = {};
-      for (const b of core.store.balances(hash)) out[b.currency] = { received: b.received, sent: b.sent };
+      for (const b of core.store.balances(hash)) {
+        const held = core.store.lockedIncoming(hash, b.currency) + core.heldCredit(hash, b.currency);
+        out[b.currency] = { received: b.received, sent: b.sent, held };
+      }
       return out;
     },
   };

@@ -2,12 +2,10 @@
  * What the sender queue, the receiver and the service share: the store, the contacts service, the clock, and the
  * one place where a transaction becomes final (so listeners always run inside that database transaction).
  */
-import type { NodeAddresses, PluginContext } from '../../sdk/index.js';
+import type { Minor, NodeAddresses, PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import { sameCurrency } from '../../sdk/currency.js';
-import type { LedgerTx, TxStatus } from './api.js';
-import { LEDGER_EVENTS } from './api.js';
-import { FINAL_STATUSES } from './api.js';
+import { FINAL_STATUSES, LEDGER_EVENTS, type CreditHold, type IncomingPayment, type LedgerTx, type TxStatus } from './api.js';
 import type { LedgerStore, TxPatch, TxRow } from './store.js';
 
 /** The address a peer is best reached at, in the house preference: tor > https > http. */
@@ -43,6 +41,7 @@ function applyPatch(row: TxRow, patch: TxPatch, now: number): TxRow {
 
 export class LedgerCore {
   readonly #listeners = new Set<(tx: LedgerTx) => void>();
+  readonly #holds = new Set<CreditHold>();
 
   constructor(
     readonly ctx: PluginContext,
@@ -70,6 +69,21 @@ export class LedgerCore {
   allowedCurrency(currency: string): string | null {
     const allowed = this.ctx.settings.get<string[]>('allowedCurrencies') ?? [];
     return allowed.find((c) => sameCurrency(c, currency)) ?? null;
+  }
+
+  holdCredit(hold: CreditHold): () => void {
+    this.#holds.add(hold);
+    return () => this.#holds.delete(hold);
+  }
+
+  /** Credit other plugins hold on the line this node extends to the contact (after `incoming`, when given). */
+  heldCredit(contactHash: string, currency: string, incoming?: IncomingPayment): Minor {
+    let held = 0n;
+    for (const hold of this.#holds) {
+      const h = hold(contactHash, currency, incoming);
+      if (h > 0n) held += h;
+    }
+    return held;
   }
 
   onFinal(listener: (tx: LedgerTx) => void): () => void {

@@ -41,7 +41,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
   const creditAvailable = (contactHash: string, currency: string, reserved: Minor = 0n): Minor => {
     const limit = core.contacts.line(contactHash, currency)?.creditLimit ?? 0n;
     const balance = store.balanceOf(contactHash, currency);
-    const free = limit - (balance.received - balance.sent) - store.lockedIncoming(contactHash, currency) - reserved;
+    const free = limit - (balance.received - balance.sent) - store.lockedIncoming(contactHash, currency) - core.heldCredit(contactHash, currency) - reserved;
     return free > 0n ? free : 0n;
   };
 

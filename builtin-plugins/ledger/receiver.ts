@@ -72,8 +72,10 @@ export class Receiver {
       if (chain) return chain;
       const limit = line.creditLimit ?? 0n;
       const balance = store.balanceOf(sender.pubkeyHash, currency);
-      // Legs locked to a route count as debt already: the credit they hold is not available twice.
-      const debtAfter = balance.received - balance.sent + store.lockedIncoming(sender.pubkeyHash, currency) + content.amountMinor;
+      // Legs locked to a route, and credit other plugins extended on the line, count as debt already: the credit
+      // they hold is not available twice.
+      const held = this.core.heldCredit(sender.pubkeyHash, currency, { amount: content.amountMinor, description: content.description ?? null });
+      const debtAfter = balance.received - balance.sent + store.lockedIncoming(sender.pubkeyHash, currency) + held + content.amountMinor;
       if (debtAfter > limit) {
         const available = limit - (debtAfter - content.amountMinor);
         return {
@@ -174,7 +176,8 @@ export class Receiver {
 
   #reply(row: TxRow, limit: bigint): SendReply {
     const balance = this.core.store.balanceOf(row.contactHash, row.currency);
-    const available = limit - (balance.received - balance.sent) - this.core.store.lockedIncoming(row.contactHash, row.currency);
+    const available =
+      limit - (balance.received - balance.sent) - this.core.store.lockedIncoming(row.contactHash, row.currency) - this.core.heldCredit(row.contactHash, row.currency);
     return {
       status: 'completed',
       txid: row.txid,

@@ -75,6 +75,7 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
     head: (contactHash, currency) => store.head(contactHash, currency),
     activity: (from, to) => store.activity(from, to),
     onFinal: (listener) => core.onFinal(listener),
+    holdCredit: (hold) => core.holdCredit(hold),
     ...createLegService(core, queue),
   };
 }

@@ -18,7 +18,7 @@
  */
 import { ApiError, formatMinor, type Logger, type Minor } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
-import type { LedgerService, LedgerTx } from '../ledger/api.js';
+import type { CreditHold, LedgerService, LedgerTx } from '../ledger/api.js';
 import { sameCurrency } from './config.js';
 import type { KeyRow, McpStore, NewUsage, UsageRow } from './store.js';
 
@@ -89,15 +89,31 @@ export class Billing {
     const line = this.contacts.line(key.contactHash, key.currency);
     const limit = line?.creditLimit ?? 0n;
     const ledger = this.ledger.balance(key.contactHash, key.currency);
-    const debts = this.store
-      .keysOfContact(key.contactHash)
-      .filter((k) => k.funding === 'credit' && sameCurrency(k.currency, key.currency))
-      .reduce((sum, k) => sum + k.debt, 0n);
+    const debts = this.#creditKeys(key.contactHash, key.currency).reduce((sum, k) => sum + k.debt, 0n);
     const used = ledger.received - ledger.sent + debts;
     const reserved = this.#reservedByCredit.get(creditSlot(key.contactHash, key.currency)) ?? 0n;
-    // A contact that is no longer accepted (or lost its line) gets no new credit; what it owes stays owed.
-    const available = line ? clampZero(limit - used - reserved) : 0n;
+    // The ledger's figure counts this plugin's hold (debts and reservations, see creditHold), its locked legs and any
+    // other hold. A contact that is no longer accepted (or lost its line) gets no new credit; what it owes stays owed.
+    const available = line ? this.ledger.creditAvailable(key.contactHash, key.currency) : 0n;
     return { contactHash: key.contactHash, limit, used, reserved, available };
+  }
+
+  /**
+   * The ledger's credit hold (registered at setup): what the contact's credit keys owe and what calls in flight hold
+   * on the line, so that its payments and its inference together stay within the line. A top-up payment of one of
+   * those keys pays its debt down: that part turns into ledger debt and is not held twice.
+   */
+  readonly creditHold: CreditHold = (contactHash, currency, incoming) => {
+    const keys = this.#creditKeys(contactHash, currency);
+    let held = (this.#reservedByCredit.get(creditSlot(contactHash, currency)) ?? 0n) + keys.reduce((sum, k) => sum + k.debt, 0n);
+    const m = incoming ? TOPUP_MEMO.exec((incoming.description ?? '').trim()) : null;
+    const paid = m ? keys.find((k) => k.id === Number(m[1]) && k.revokedAt === null) : undefined;
+    if (incoming && paid) held -= min(incoming.amount, paid.debt);
+    return held;
+  };
+
+  #creditKeys(contactHash: string, currency: string): KeyRow[] {
+    return this.store.keysOfContact(contactHash).filter((k) => k.funding === 'credit' && sameCurrency(k.currency, currency));
   }
 
   funds(key: KeyRow): Funds {

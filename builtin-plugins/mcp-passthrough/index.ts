@@ -47,6 +47,7 @@ export default definePlugin({
     const keys = new Keys(store, config, contacts, now);
     const billing = new Billing(store, tx, contacts, ledger, ctx.log, now);
     ctx.onStop(ledger.onFinal((payment) => billing.onPayment(payment)));
+    ctx.onStop(ledger.holdCredit(billing.creditHold));
 
     // Tests shorten the 125 s deadline to exercise it; a production node cannot.
     const override = ctx.kernel.node.testMode ? Number(ctx.kernel.env('NODE_MCP_REQUEST_TIMEOUT_MS')) : NaN;

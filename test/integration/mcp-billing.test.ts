@@ -21,6 +21,8 @@ import {
   model,
   ok,
   PLUGIN,
+  balanceOf,
+  chat,
   rpc,
   rpcAll,
   startMcpNode,
@@ -69,15 +71,6 @@ async function fundedKey(amount: string, extra: Record<string, unknown> = {}): P
   const key = await createKey(seller, { label: 'k', contact: 'customer', ...extra });
   if (amount !== '0') await topUp(customer, seller, key.key_id, amount);
   return { keyId: key.key_id, token: key.token, mcp: await mcpClient(seller, key.token) };
-}
-
-async function chat(mcp: Connected, args: Record<string, unknown>, onprogress?: (message: string) => void): Promise<{ isError: boolean; r: any }> {
-  const res = await mcp.client.callTool({ name: 'chat.completion', arguments: args }, undefined, onprogress ? { onprogress: (p) => onprogress(String(p.message)) } : undefined);
-  return { isError: res.isError === true, r: structured(res) };
-}
-
-async function balanceOf(mcp: Connected): Promise<any> {
-  return structured(await mcp.client.callTool({ name: 'balance.check', arguments: {} }));
 }
 
 describe('charges', () => {

@@ -149,3 +149,14 @@ export { call, hashOf, ok, waitFor };
 export function structured(result: unknown): any {
   return (result as { structuredContent?: unknown }).structuredContent;
 }
+
+/** One `chat.completion` call: whether the tool answered an error, and its structured result. */
+export async function chat(mcp: Connected, args: Record<string, unknown>, onprogress?: (message: string) => void): Promise<{ isError: boolean; r: any }> {
+  const res = await mcp.client.callTool({ name: 'chat.completion', arguments: args }, undefined, onprogress ? { onprogress: (p) => onprogress(String(p.message)) } : undefined);
+  return { isError: res.isError === true, r: structured(res) };
+}
+
+/** The key's funds as `balance.check` reports them. */
+export async function balanceOf(mcp: Connected): Promise<any> {
+  return structured(await mcp.client.callTool({ name: 'balance.check', arguments: {} }));
+}
