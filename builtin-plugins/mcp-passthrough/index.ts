@@ -7,8 +7,6 @@ import { OperatorConfig } from './config.js';
 import { CustomerApi } from './customer.js';
 import { Inference, REQUEST_TIMEOUT_MS } from './inference.js';
 import { Keys } from './keys.js';
-import { McpEndpoint } from './mcp/endpoint.js';
-import { Sessions } from './mcp/sessions.js';
 import { registerPublicRoutes } from './public-routes.js';
 import { registerOperatorRoutes } from './routes.js';
 import { TokenCipher } from './secrets.js';
@@ -28,7 +26,9 @@ export const BOOTSTRAP_KEY_TTL_MS = 24 * 60 * 60 * 1000;
  * `reap-bootstrap-keys` removes unused bootstrap keys after 24 hours (hourly).
  */
 export default definePlugin({
-  setup(ctx) {
+  async setup(ctx) {
+    // The MCP SDK (with zod, some 23 MB) loads only on a node that enabled this plugin.
+    const [{ McpEndpoint }, { Sessions }] = await Promise.all([import('./mcp/endpoint.js'), import('./mcp/sessions.js')]);
     ctx.db.migrate(migrations);
     const now = (): number => ctx.clock.now();
     const store = new McpStore(ctx.db.handle);

@@ -95,13 +95,15 @@ export class Keys {
       const line = this.contacts.line(contactHash, currency);
       if (line && (line.creditLimit ?? 0n) === 0n) warnings.push(`the credit this node extends to the contact in ${currency} is 0: calls need a prepaid balance`);
     }
+    // One reading of the clock: a ttl is exactly expires_at − created_at.
+    const createdAt = this.now();
     let expiresAt: number | null = null;
     if (input.ttl !== undefined && input.ttl !== null) {
       const ttl = input.ttl;
       if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < MIN_TTL_SECONDS || ttl > MAX_TTL_SECONDS) {
         throw invalid('ttl', `ttl must be whole seconds from ${MIN_TTL_SECONDS} to ${MAX_TTL_SECONDS}`);
       }
-      expiresAt = this.now() + ttl * 1000;
+      expiresAt = createdAt + ttl * 1000;
     }
     let registeredPubkey: string | null = null;
     if (input.registered_pubkey !== undefined && input.registered_pubkey !== null && input.registered_pubkey !== '') {
@@ -120,7 +122,7 @@ export class Keys {
       funding,
       registeredPubkey,
       currency,
-      createdAt: this.now(),
+      createdAt,
       expiresAt,
     });
     return { key, token, warnings };

@@ -16,7 +16,7 @@ import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { writeFileAtomic } from '../fs-atomic.js';
 
 export interface TlsCertificate {
@@ -83,6 +83,9 @@ export function readCertificate(dataDir: string, host: string, now = new Date())
 
 /** A new self-signed P-256 certificate for `host` ('' → localhost, 127.0.0.1, ::1). Nothing is written. */
 export async function generateCertificate(host: string, now = new Date()): Promise<TlsCertificate> {
+  // Loaded only to make a certificate (first start, a new hostname, renewal): it holds some 17 MB a node otherwise
+  // keeps for nothing.
+  const x509: typeof X509 = await import('@peculiar/x509');
   if (!providerSet) {
     x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
     providerSet = true;
@@ -90,7 +93,7 @@ export async function generateCertificate(host: string, now = new Date()): Promi
   const names = host === '' ? DEFAULT_NAMES : isIP(host) ? { cn: host, dns: [], ip: [host] } : { cn: host, dns: [host], ip: [] };
   const pair = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   // @peculiar/x509 declares the DOM's CryptoKey; node's webcrypto keys are the same objects.
-  const keys = pair as unknown as Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'];
+  const keys = pair as unknown as Parameters<typeof X509.X509CertificateGenerator.createSelfSigned>[0]['keys'];
   const serial = randomBytes(16);
   serial[0] = (serial[0]! & 0x7f) | 0x01; // positive and without a leading zero byte
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
