@@ -735,7 +735,7 @@ export class LedgerStore {
 
   /** This node's legs of one routed payment (memo = the route hash), oldest first. */
   legsOf(routeHash: string): TxRow[] {
-    const rows = this.#stmt(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_memo WHERE memo = ? ORDER BY seq`, true).all(routeHash) as RawRow[];
+    const rows = this.#stmt(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_memo WHERE memo = ? AND memo <> 'standard' ORDER BY seq`, true).all(routeHash) as RawRow[];
     return rows.map(toRow);
   }
 

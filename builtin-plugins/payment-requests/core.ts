@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError, PeerRefusal, type InboundPeerMessage, type PeerTarget, type PluginContext } from '../../sdk/index.js';
 import { MAX_AMOUNT, formatMinor, type Minor } from '../../sdk/money.js';
 import type { ContactsService } from '../contacts/api.js';
-import type { LedgerService, LedgerTx } from '../ledger/api.js';
+import type { LedgerService, LedgerTx, PaymentRouter, RoutedOutcome } from '../ledger/api.js';
 import { checkCurrency } from '../../sdk/amounts.js';
 import { resolveRecipient } from '../wallet/api.js';
 import { paymentDescription } from './note.js';
@@ -32,9 +32,18 @@ export interface RequestMessage {
   /** created: ms since the epoch. */
   created_at?: number;
   expires_at?: number;
-  /** approved: the payment's txid. */
+  /** approved: the payment's txid (over a route: the payer's first leg). */
   txid?: string;
+  /** approved over a route: the route's hash, the memo of the leg that reached the requester. */
+  route_hash?: string;
   [key: string]: unknown;
+}
+
+/** A request's payment as it starts: the payment's txid (a routed one's first leg, once a route was chosen). */
+export interface Payment {
+  row: RequestRow;
+  txid: string | null;
+  routeHash: string | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9_-]{8,80}$/;
@@ -141,7 +150,7 @@ export class RequestsCore {
   }
 
   /** Starts the payment of an incoming request (pending → sending); returns the payment's txid. */
-  approve(requestId: string, payerNote: unknown): { row: RequestRow; tx: LedgerTx } {
+  approve(requestId: string, payerNote: unknown): Promise<Payment> {
     if (payerNote !== undefined && payerNote !== null && typeof payerNote !== 'string') {
       throw new ApiError('validation_error', 400, 'payer_note must be a string', { field: 'payer_note' });
     }
@@ -155,17 +164,22 @@ export class RequestsCore {
    * have reached the requester, its answer lost), that same payment goes out again: the requester settles it at most
    * once. A payment the requester refused is replaced by a fresh one.
    */
-  retry(requestId: string): { row: RequestRow; tx: LedgerTx } {
+  async retry(requestId: string): Promise<Payment> {
     const row = this.#incoming(requestId, 'retry_failed');
     if (row.status !== 'failed') throw new ApiError('retry_failed', 400, `Payment request ${requestId} is ${row.status}; only failed requests can be retried`);
     const resent = this.ctx.db.tx(() => {
-      const tx = row.resultingTxid ? this.ledger.resend(row.resultingTxid, `payment request ${requestId} retried`) : null;
-      return tx ? { row: this.store.patch(row.id, { status: 'sending', failureReason: null }, this.now()), tx } : null;
+      const tx = row.resultingTxid && !row.routeHash ? this.ledger.resend(row.resultingTxid, `payment request ${requestId} retried`) : null;
+      return tx ? { row: this.store.patch(row.id, { status: 'sending', failureReason: null }, this.now()), txid: tx.txid, routeHash: null } : null;
     });
     return resent ?? this.#pay(row, row.payerNote, 'retry_failed');
   }
 
-  #pay(row: RequestRow, payerNote: string | null, code: string): { row: RequestRow; tx: LedgerTx } {
+  /**
+   * Pays a request through the whole pipeline (Document 1): straight over the line with the requester when that line
+   * can carry the amount as far as this node knows (the credit the requester last reported), otherwise over a route,
+   * the fees on top.
+   */
+  async #pay(row: RequestRow, payerNote: string | null, code: string): Promise<Payment> {
     const described = paymentDescription(row.description, payerNote);
     if (!described.ok) throw new ApiError('payer_note_too_long', 400, described.message, { field: 'payer_note', max_length: described.cap });
     if (!this.contacts.target(row.contactHash)) {
@@ -173,18 +187,57 @@ export class RequestsCore {
     }
     if (row.amount <= 0n || row.amount > MAX_AMOUNT) throw new ApiError('invalid_amount', 400, 'The requested amount is out of range');
     const currency = checkCurrency(this.ctx, row.currency);
-    const to = resolveRecipient(this.ctx, this.contacts, row.contactHash, currency);
-    return this.ctx.db.tx(() => {
+    const router = this.ledger.router();
+    const line = this.contacts.line(row.contactHash, currency);
+    const carries = line !== null && (line.myAvailableCredit === null || line.myAvailableCredit >= row.amount);
+    const claim = (patch: Parameters<RequestStore['patch']>[1]): RequestRow => {
       const fresh = this.store.get(row.requestId, 'incoming')!;
       if (fresh.status !== row.status) throw new ApiError(code, 400, `Payment request ${row.requestId} is ${fresh.status} now`);
-      const tx = this.ledger.send({ contactHash: to.pubkeyHash, amount: row.amount, currency, description: described.description, recipientAddress: to.address });
-      const updated = this.store.patch(
-        row.id,
-        { status: 'sending', resultingTxid: tx.txid, payerNote: described.note, failureReason: null, respondedAt: null },
-        this.now(),
-      );
-      return { row: updated, tx };
+      return this.store.patch(row.id, { ...patch, payerNote: described.note, failureReason: null, respondedAt: null }, this.now());
+    };
+    const direct = (): Payment => {
+      const to = resolveRecipient(this.ctx, this.contacts, row.contactHash, currency);
+      return this.ctx.db.tx(() => {
+        const tx = this.ledger.send({ contactHash: to.pubkeyHash, amount: row.amount, currency, description: described.description, recipientAddress: to.address });
+        return { row: claim({ status: 'sending', resultingTxid: tx.txid, routeHash: null }), txid: tx.txid, routeHash: null };
+      });
+    };
+    if (carries || !router) return direct();
+    const address = row.requesterAddress ?? preferred(this.contacts.get(row.contactHash)?.addresses);
+    // With no route either, the direct payment goes out all the same: refused, it fails the request, which the payer
+    // can retry once the line is raised.
+    const routed = address ? await this.#payRouted(row, router, address, currency, described.description, claim) : null;
+    return routed ?? direct();
+  }
+
+  /** The routed payment of a request, or null when no route was found (nothing was paid, the request is as it was). */
+  async #payRouted(
+    row: RequestRow,
+    router: PaymentRouter,
+    address: string,
+    currency: string,
+    description: string | null,
+    claim: (patch: Parameters<RequestStore['patch']>[1]) => RequestRow,
+  ): Promise<Payment | null> {
+    // Claimed before the route search, so a second approval meanwhile is refused rather than paying twice.
+    const claimed = this.ctx.db.tx(() => claim({ status: 'sending', resultingTxid: null, routeHash: null }));
+    let routed: RoutedOutcome;
+    try {
+      routed = await router.send({ address, amount: row.amount, currency, description });
+    } catch (err) {
+      this.ctx.db.tx(() => {
+        const now = this.store.get(row.requestId, 'incoming')!;
+        if (now.status === 'sending' && now.routeHash === null) this.store.patch(row.id, { status: row.status }, this.now());
+      });
+      if (err instanceof ApiError && err.code === 'no_route') return null;
+      throw err;
+    }
+    const updated = this.ctx.db.tx(() => {
+      const now = this.store.get(row.requestId, 'incoming')!;
+      // The route may have completed (and settled the request) before this line ran.
+      return now.routeHash === null ? this.store.patch(claimed.id, { routeHash: routed.hash, resultingTxid: now.resultingTxid ?? routed.txid }, this.now()) : now;
     });
+    return { row: updated, txid: routed.txid, routeHash: routed.hash };
   }
 
   decline(requestId: string): RequestRow {
@@ -221,12 +274,17 @@ export class RequestsCore {
    */
   onPaymentFinal = (tx: LedgerTx): void => {
     if (tx.type !== 'sent') return;
-    const row = this.store.byTxid(tx.txid);
+    const routed = tx.txType === 'p2p';
+    const row = this.store.byTxid(tx.txid) ?? (routed ? this.store.byRouteHash(tx.memo) : null);
     if (!row) return;
     if (tx.status === 'completed') {
       if (row.status === 'approved') return;
-      const updated = this.store.patch(row.id, { status: 'approved', failureReason: null, respondedAt: this.now() }, this.now());
-      this.#notify(updated, { event: 'approved', txid: tx.txid });
+      const updated = this.store.patch(
+        row.id,
+        { status: 'approved', resultingTxid: tx.txid, ...(routed ? { routeHash: tx.memo } : {}), failureReason: null, respondedAt: this.now() },
+        this.now(),
+      );
+      this.#notify(updated, { event: 'approved', txid: tx.txid, ...(routed ? { route_hash: tx.memo } : {}) });
     } else if (row.status === 'sending') {
       this.store.patch(row.id, { status: 'failed', failureReason: tx.failureReason ?? tx.status }, this.now());
     }
@@ -267,8 +325,10 @@ export class RequestsCore {
           const row = this.store.get(p.request_id!, 'outgoing');
           if (!row || row.contactHash !== sender.pubkeyHash) throw new PeerRefusal('unknown_request', 'no such request from this node to you');
           if (row.status === 'approved') return { status: row.status };
-          const tx = typeof p.txid === 'string' ? this.ledger.get(p.txid) : null;
-          if (!tx || tx.type !== 'received' || tx.contactHash !== sender.pubkeyHash || tx.status !== 'completed' || tx.amount !== row.amount) {
+          const tx = this.#paymentOf(p, sender.pubkeyHash);
+          // A routed leg is paid once this node released its preimage (the relay can no longer keep it back).
+          const paid = tx !== null && (tx.status === 'completed' || (tx.status === 'accepted' && tx.fulfillment !== null));
+          if (!tx || !paid || tx.type !== 'received' || tx.amount !== row.amount || this.store.settlesARequest(tx.txid)) {
             throw new PeerRefusal('payment_mismatch', 'the named payment is not a completed payment of this request');
           }
           // The payment takes priority over a cancellation, a decline or an expiry that crossed it.
@@ -294,6 +354,18 @@ export class RequestsCore {
         throw new PeerRefusal('invalid_request', `unknown payment_request event ${String(p.event)}`);
     }
   };
+
+  /**
+   * The received payment an approval names: the payer's own direct payment, or the leg of the named route that
+   * reached this node (from the route's last relay; the payer pays its fees on top).
+   */
+  #paymentOf(p: Partial<RequestMessage>, payerHash: string): LedgerTx | null {
+    if (typeof p.route_hash === 'string') {
+      return this.ledger.legsOf(p.route_hash).find((leg) => leg.type === 'received') ?? null;
+    }
+    const tx = typeof p.txid === 'string' ? this.ledger.get(p.txid) : null;
+    return tx && tx.contactHash === payerHash ? tx : null;
+  }
 
   #received(p: Partial<RequestMessage>, message: InboundPeerMessage): Record<string, unknown> {
     const sender = message.sender;

@@ -5,8 +5,11 @@ import { ApiError, Reply, created, type PluginContext } from '../../sdk/index.js
 import { pageParams, pageQuery } from '../../sdk/paging.js';
 import { formatMinor } from '../../sdk/money.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
-import type { RequestsCore } from './core.js';
+import type { Payment, RequestsCore } from './core.js';
 import { requestView } from './present.js';
+
+/** `{txid}` (Document 1); a payment that goes over a route also names it (`p2p_hash`, as the send route does). */
+const paymentData = (paid: Payment): Record<string, unknown> => ({ txid: paid.txid, ...(paid.routeHash ? { p2p_hash: paid.routeHash } : {}) });
 
 /** Document 1: the request list's limit caps at 200, per direction. */
 const REQUESTS_PAGE_CAP = 200;
@@ -60,13 +63,10 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     path: '/api/v1/requests/approve',
     access: { scope: 'wallet:send' },
     body: { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string', minLength: 1 } } },
-    handler: (req) => {
-      const { row, tx } = core.approve(req.body.request_id, req.body.payer_note);
-      return new Reply(
-        { txid: tx.txid },
-        200,
-        `Payment request approved: ${formatMinor(row.amount)} ${row.currency} to ${core.contactName(row.contactHash) ?? row.storedContactName ?? 'the requester'} is on its way`,
-      );
+    handler: async (req) => {
+      const paid = await core.approve(req.body.request_id, req.body.payer_note);
+      const to = core.contactName(paid.row.contactHash) ?? paid.row.storedContactName ?? 'the requester';
+      return new Reply(paymentData(paid), 200, `Payment request approved: ${formatMinor(paid.row.amount)} ${paid.row.currency} to ${to} is on its way${paid.routeHash ? ' over a route' : ''}`);
     },
   });
 
@@ -76,9 +76,9 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     access: { scope: 'wallet:send' },
     body: { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string' } } },
     errorCodes: { request_id: 'retry_failed' },
-    handler: (req) => {
-      const { row, tx } = core.retry(req.body.request_id);
-      return new Reply({ txid: tx.txid }, 200, `Payment request retried: a payment of ${formatMinor(row.amount)} ${row.currency} is on its way`);
+    handler: async (req) => {
+      const paid = await core.retry(req.body.request_id);
+      return new Reply(paymentData(paid), 200, `Payment request retried: a payment of ${formatMinor(paid.row.amount)} ${paid.row.currency} is on its way`);
     },
   });
 

@@ -47,6 +47,14 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX payment_requests_expiry ON payment_requests (status, expires_at);
     `,
   },
+  {
+    // A request paid over a route: the route's hash names its legs before (and whether) a leg of this node exists.
+    version: 2,
+    up: `
+      ALTER TABLE payment_requests ADD COLUMN route_hash TEXT;
+      CREATE INDEX payment_requests_route ON payment_requests (route_hash) WHERE route_hash IS NOT NULL;
+    `,
+  },
 ];
 
 interface RawRow {
@@ -66,6 +74,7 @@ interface RawRow {
   description: string | null;
   payer_note: string | null;
   resulting_txid: string | null;
+  route_hash: string | null;
   failure_reason: string | null;
   delivery: string;
   delivery_error: string | null;
@@ -91,6 +100,8 @@ export interface RequestRow {
   description: string | null;
   payerNote: string | null;
   resultingTxid: string | null;
+  /** Paid over a route: its hash (the memo of its legs). */
+  routeHash: string | null;
   failureReason: string | null;
   /** Delivery of the last message about this request: none, queued, delivered, refused, dead. */
   delivery: string;
@@ -117,6 +128,7 @@ const toRow = (r: RawRow): RequestRow => ({
   description: r.description,
   payerNote: r.payer_note,
   resultingTxid: r.resulting_txid,
+  routeHash: r.route_hash,
   failureReason: r.failure_reason,
   delivery: r.delivery,
   deliveryError: r.delivery_error,
@@ -136,6 +148,7 @@ export type NewRequest = Pick<
 export type RequestPatch = Partial<{
   status: RequestStatus;
   resultingTxid: string | null;
+  routeHash: string | null;
   respondedAt: number | null;
   payerNote: string | null;
   failureReason: string | null;
@@ -146,6 +159,7 @@ export type RequestPatch = Partial<{
 const COLUMNS: Record<keyof RequestPatch, string> = {
   status: 'status',
   resultingTxid: 'resulting_txid',
+  routeHash: 'route_hash',
   respondedAt: 'responded_at',
   payerNote: 'payer_note',
   failureReason: 'failure_reason',
@@ -158,6 +172,8 @@ export class RequestStore {
   readonly #byRequest: Statement;
   readonly #byRequestDir: Statement;
   readonly #byTxid: Statement;
+  readonly #byRoute: Statement;
+  readonly #settling: Statement;
   readonly #list: Statement;
   readonly #due: Statement;
 
@@ -171,6 +187,8 @@ export class RequestStore {
     this.#byRequest = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? ORDER BY id').safeIntegers(true);
     this.#byRequestDir = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? AND direction = ?').safeIntegers(true);
     this.#byTxid = db.prepare(`SELECT * FROM payment_requests WHERE resulting_txid = ? AND direction = 'incoming'`).safeIntegers(true);
+    this.#byRoute = db.prepare(`SELECT * FROM payment_requests WHERE route_hash = ? AND direction = 'incoming'`).safeIntegers(true);
+    this.#settling = db.prepare(`SELECT 1 FROM payment_requests WHERE resulting_txid = ? AND direction = 'outgoing'`);
     this.#list = db.prepare('SELECT * FROM payment_requests WHERE direction = ? ORDER BY id DESC LIMIT ? OFFSET ?').safeIntegers(true);
     this.#due = db.prepare(`SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= ?`).safeIntegers(true);
   }
@@ -210,6 +228,17 @@ export class RequestStore {
   byTxid(txid: string): RequestRow | null {
     const r = this.#byTxid.get(txid) as RawRow | undefined;
     return r ? toRow(r) : null;
+  }
+
+  /** The incoming request paid over the route with this hash. */
+  byRouteHash(hash: string): RequestRow | null {
+    const r = this.#byRoute.get(hash) as RawRow | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  /** Whether a received payment already settles one of this node's requests (a payment settles one at most). */
+  settlesARequest(txid: string): boolean {
+    return this.#settling.get(txid) !== undefined;
   }
 
   /** One page of a direction, newest first. */

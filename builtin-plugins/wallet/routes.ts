@@ -6,7 +6,7 @@ import { ApiError, type PluginContext } from '../../sdk/index.js';
 import { MAX_PAGE_PARAM, pageParams, pageQuery } from '../../sdk/paging.js';
 import { formatMinor, type Minor } from '../../sdk/money.js';
 import type { ContactsService } from '../contacts/api.js';
-import type { LedgerService, LedgerTx, TxDirection } from '../ledger/api.js';
+import type { LedgerService, LedgerTx, RoutedOutcome, TxDirection } from '../ledger/api.js';
 import { sameCurrency } from '../../sdk/currency.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 import { contactAddress, resolveRecipient, sendTarget } from './recipient.js';
@@ -29,6 +29,30 @@ function sumByCurrency(items: Iterable<{ currency: string; amount: Minor }>): { 
     else map.set(key, { currency: it.currency, amount: it.amount });
   }
   return [...map.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
+/** The send route's answer for a payment that goes over a route. */
+function routedAnswer(routed: RoutedOutcome, to: { name: string; address: string; amount: Minor; currency: string }): Record<string, unknown> {
+  const { name, amount, currency } = to;
+  const total = routed.total === null ? {} : { total: formatMinor(routed.total), fee: formatMinor(routed.total - amount) };
+  return {
+    status: routed.status,
+    message:
+      routed.status === 'sent'
+        ? `Payment of ${formatMinor(amount)} ${currency} to ${name} routed through ${routed.candidateCount} route(s) found; on its way`
+        : routed.status === 'awaiting_approval'
+          ? `${routed.candidateCount} route(s) to ${name} found: approve one with POST /api/v1/p2p/approve (node-cli p2p)`
+          : `Still searching a route to ${name}; the payment goes on its way once one is found`,
+    recipient: name,
+    recipient_address: to.address,
+    amount: formatMinor(amount),
+    currency,
+    txid: routed.txid,
+    type: 'p2p',
+    p2p_hash: routed.hash,
+    best_fee: !routed.fast,
+    ...total,
+  };
 }
 
 export function registerWalletRoutes(ctx: PluginContext): void {
@@ -208,35 +232,25 @@ export function registerWalletRoutes(ctx: PluginContext): void {
       const description = checkDescription(req.body.description);
       const router = ledger.router();
       const target = sendTarget(ctx, contacts, req.body.address, currency, router !== null);
-      if (target.kind === 'route') {
-        const routed = await router!
-          .send({ address: target.address, amount, currency, description, bestFee: req.body.best_fee === true })
-          .catch((err: unknown) => {
-            if (!(err instanceof ApiError) || err.code !== 'no_route') throw err;
-            const who = target.contact ? `${target.name} has no ${currency} line with you` : `${target.address} is not one of your contacts`;
-            throw new ApiError('no_route', 400, `${who}, and no route to it was found: ${err.message}`);
-          });
-        const total = routed.total === null ? {} : { total: formatMinor(routed.total), fee: formatMinor(routed.total - amount) };
-        return {
-          status: routed.status,
-          message:
-            routed.status === 'sent'
-              ? `Payment of ${formatMinor(amount)} ${currency} to ${target.name} routed through ${routed.candidateCount} route(s) found; on its way`
-              : routed.status === 'awaiting_approval'
-                ? `${routed.candidateCount} route(s) to ${target.name} found: approve one with POST /api/v1/p2p/approve (node-cli p2p)`
-                : `Still searching a route to ${target.name}; the payment goes on its way once one is found`,
-          recipient: target.name,
-          recipient_address: target.address,
-          amount: formatMinor(amount),
-          currency,
-          txid: routed.txid,
-          type: 'p2p',
-          p2p_hash: routed.hash,
-          best_fee: !routed.fast,
-          ...total,
-        };
+      // A contact whose line (as it last reported the credit it extends) cannot carry the amount is paid over a route
+      // when one exists; with none, the direct payment goes out and the contact decides.
+      const short =
+        target.kind === 'direct' && router !== null && target.recipient.address !== null
+          ? (contacts.line(target.recipient.pubkeyHash, currency)?.myAvailableCredit ?? amount) < amount
+          : false;
+      if (target.kind === 'route' || short) {
+        const address = target.kind === 'route' ? target.address : target.recipient.address!;
+        const name = target.kind === 'route' ? target.name : target.recipient.name;
+        const routed = await router!.send({ address, amount, currency, description, bestFee: req.body.best_fee === true }).catch((err: unknown) => {
+          if (!(err instanceof ApiError) || err.code !== 'no_route') throw err;
+          if (short) return null;
+          const who = target.kind === 'route' && target.contact ? `${name} has no ${currency} line with you` : `${address} is not one of your contacts`;
+          throw new ApiError('no_route', 400, `${who}, and no route to it was found: ${err.message}`);
+        });
+        if (routed) return routedAnswer(routed, { name, address, amount, currency });
       }
-      const to = target.recipient;
+      const to = target.kind === 'direct' ? target.recipient : null;
+      if (!to) throw new ApiError('no_route', 400, `No route to ${req.body.address}`);
       const tx = ledger.send({ contactHash: to.pubkeyHash, amount, currency, description, recipientAddress: to.address });
       return {
         status: 'sent',
