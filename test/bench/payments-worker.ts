@@ -1,8 +1,33 @@
-/** One node of the payment benchmark, in its own thread (its own event loop), like a node in its own process. */
+/**
+ * One node of the payment benchmark, in its own thread (its own event loop), like a node in its own process. It tells
+ * the driver of every payment that becomes final here (the ledger's event, as the node publishes it), so the driver
+ * learns of a completion without asking the node over and over while it works.
+ */
 import { parentPort } from 'node:worker_threads';
+import type { BuiltinPlugin } from '../../sdk/index.js';
+import { definePlugin } from '../../sdk/index.js';
+import { LEDGER_EVENTS, type LedgerService } from '../../builtin-plugins/ledger/api.js';
 import { startTestNode } from '../support/node.js';
 
-const node = await startTestNode();
+/** What the worker posts when a payment becomes final here. */
+export interface FinalNotice {
+  final: { txid: string; memo: string; status: string; at: number };
+}
+
+const finals: BuiltinPlugin = {
+  manifest: { name: 'bench-finals', version: '0.0.0', enabled_by_default: true, requires: ['ledger'] },
+  definition: definePlugin({
+    setup(ctx) {
+      const ledger = ctx.services.use<LedgerService>('ledger');
+      ctx.events.subscribe<{ txid: string; status: string }>(LEDGER_EVENTS.final, (e) => {
+        const notice: FinalNotice = { final: { txid: e.txid, memo: ledger.get(e.txid)?.memo ?? '', status: e.status, at: Date.now() } };
+        parentPort!.postMessage(notice);
+      });
+    },
+  }),
+};
+
+const node = await startTestNode({ extraBuiltins: [finals] });
 const creds = node.node.cliCredentials();
 parentPort!.postMessage({ baseUrl: node.node.baseUrl, keyId: creds.key_id, secret: creds.secret, pubkeyHash: node.node.identity.pubkeyHash });
 parentPort!.on('message', (msg: string) => {

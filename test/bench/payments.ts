@@ -15,6 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Agent, request as httpRequest } from 'node:http';
+import type { FinalNotice } from './payments-worker.js';
 import { Worker } from 'node:worker_threads';
 import { signRequest } from '../../kernel/auth/verifier.js';
 
@@ -43,7 +44,47 @@ export class BenchNode {
       worker.once('message', resolve);
       worker.once('error', reject);
     });
-    return new BenchNode(worker, info.baseUrl, info.keyId, info.secret, info.pubkeyHash);
+    const node = new BenchNode(worker, info.baseUrl, info.keyId, info.secret, info.pubkeyHash);
+    worker.on('message', (m: FinalNotice | object) => {
+      if ('final' in m) node.#final(m.final);
+    });
+    return node;
+  }
+
+  readonly #finals = new Map<string, FinalNotice['final']>();
+  readonly #waiters = new Map<string, (f: FinalNotice['final']) => void>();
+
+  #final(f: FinalNotice['final']): void {
+    for (const key of [f.txid, f.memo]) {
+      const waiter = this.#waiters.get(key);
+      if (waiter) {
+        this.#waiters.delete(key);
+        waiter(f);
+      } else {
+        this.#finals.set(key, f);
+        // Notices nobody waits for (most payments of a throughput run): keep the newest only.
+        if (this.#finals.size > 10_000) this.#finals.delete(this.#finals.keys().next().value!);
+      }
+    }
+  }
+
+  /** The first payment that became final on this node whose txid or memo (a route's hash) is `key`, told by the node. */
+  whenFinal(key: string, timeoutMs = 10_000): Promise<FinalNotice['final']> {
+    const seen = this.#finals.get(key);
+    if (seen) {
+      this.#finals.delete(key);
+      return Promise.resolve(seen);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters.delete(key);
+        reject(new Error(`no final status for ${key.slice(0, 8)} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#waiters.set(key, (f) => {
+        clearTimeout(timer);
+        resolve(f);
+      });
+    });
   }
 
   call(method: string, path: string, body?: unknown, query?: Record<string, string | number>): Promise<{ status: number; body: Env }> {

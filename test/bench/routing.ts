@@ -29,13 +29,6 @@ async function start(n: number): Promise<BenchNode[]> {
   return nodes;
 }
 
-/** The completion stamp (ms) of the leg of `hash` received at `t`, once completed. */
-async function completedAt(t: BenchNode, hash: string): Promise<number | null> {
-  const page = await t.ok('GET', '/api/v1/wallet/transactions', undefined, { type: 'received', limit: 5 });
-  const leg = (page.transactions as any[]).find((r) => r.memo === hash);
-  return leg?.status === 'completed' ? Date.parse(leg.completed_at) : null;
-}
-
 async function latency(n: number): Promise<void> {
   const nodes = await start(6);
   try {
@@ -54,9 +47,11 @@ async function latency(n: number): Promise<void> {
       const p0 = performance.now();
       const sent = await A.ok('POST', '/api/v1/wallet/send', { address: F.baseUrl, amount: '0.01', currency: 'VWL' });
       const restMs = performance.now() - p0;
-      const done = await until('completion at F', () => completedAt(F, sent.p2p_hash), 10_000, 2);
+      // F tells of its leg's completion itself (the ledger's event): polling F's listing would load F while it works.
+      const done = await F.whenFinal(sent.p2p_hash);
+      if (done.status !== 'completed') throw new Error(`the leg at F ended ${done.status}`);
       if (i >= warmup) {
-        samples.push(done - t0);
+        samples.push(done.at - t0);
         rest.push(restMs);
       }
     }
