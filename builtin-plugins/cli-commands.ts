@@ -7,6 +7,7 @@ import type { CliApi, CliContribution, CliRateRule } from '../sdk/cli.js';
 import analytics from './analytics/cli.js';
 import apiKeys from './api-keys/cli.js';
 import backups from './backups/cli.js';
+import chain from './chain/cli.js';
 import contacts from './contacts/cli.js';
 import dlq from './dlq/cli.js';
 import exportsCli from './exports/cli.js';
@@ -18,7 +19,7 @@ import routing from './routing/cli.js';
 import system from './system/cli.js';
 import wallet from './wallet/cli.js';
 
-export const builtinCliContributions: readonly CliContribution[] = [wallet, system, apiKeys, pluginsAdmin, contacts, dlq, paymentRequests, payback, analytics, backups, exportsCli, routing, mcpPassthrough];
+export const builtinCliContributions: readonly CliContribution[] = [wallet, system, apiKeys, pluginsAdmin, contacts, dlq, paymentRequests, payback, analytics, backups, exportsCli, routing, chain, mcpPassthrough];
 
 const rule = (max: number, windowSeconds: number, blockSeconds: number): CliRateRule => ({ max, windowSeconds, blockSeconds });
 

@@ -5,6 +5,8 @@ import apiKeys from './api-keys/index.js';
 import apiKeysManifest from './api-keys/plugin.json' with { type: 'json' };
 import backups from './backups/index.js';
 import backupsManifest from './backups/plugin.json' with { type: 'json' };
+import chain from './chain/index.js';
+import chainManifest from './chain/plugin.json' with { type: 'json' };
 import contacts from './contacts/index.js';
 import contactsManifest from './contacts/plugin.json' with { type: 'json' };
 import dlq from './dlq/index.js';
@@ -43,6 +45,7 @@ export const builtinPlugins: readonly BuiltinPlugin[] = [
   plugin(ledgerManifest, ledger),
   plugin(paymentRequestsManifest, paymentRequests),
   plugin(routingManifest, routing),
+  plugin(chainManifest, chain),
   plugin(paybackMethodsManifest, paybackMethods),
   plugin(pluginGatewayManifest, pluginGateway),
   plugin(analyticsManifest, analytics),

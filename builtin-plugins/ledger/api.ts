@@ -10,6 +10,9 @@
  * after the creating transaction commits; the REST layer answers at once ("accepted into the pipeline").
  */
 import type { Minor, PeerSender } from '../../sdk/index.js';
+import type { ChainAudit } from './audit.js';
+
+export type { ChainAudit, ChainGap, RowFinding } from './audit.js';
 
 /** Every status a transaction row can hold (Document 1). Direct payments never persist `sent` or `accepted`. */
 export type TxStatus = 'pending' | 'sending' | 'sent' | 'accepted' | 'rejected' | 'cancelled' | 'completed' | 'failed';
@@ -209,6 +212,11 @@ export interface LedgerService {
    * it completes.
    */
   resend(txid: string, why: string): LedgerTx | null;
+  /**
+   * Audits the settled chains (every pair, or the contact's, or one currency of it): links, signed content, both
+   * signatures, stored totals. Read only.
+   */
+  auditChains(filter?: { contactHash?: string; currency?: string }): ChainAudit[];
   /** The chain head (last completed txid) with a contact in a currency. */
   head(contactHash: string, currency: string): string | null;
   /** Fees earned from relaying, per currency: for each relayed payment settled on both legs, what came in minus what went out. */

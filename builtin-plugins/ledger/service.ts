@@ -8,6 +8,8 @@ import { deriveTxid, newSalt, nowMicros } from './content.js';
 import { unconfirmed } from './dead-letters.js';
 import { publicTx, type LedgerCore } from './core.js';
 import { createLegService } from './legs.js';
+import { auditChain } from './audit.js';
+import { sameCurrency } from '../../sdk/currency.js';
 import type { SendQueue } from './sender.js';
 
 export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerService {
@@ -72,6 +74,11 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
       queue.retryFailed(row, why);
       return publicTx(store.get(txid)!);
     },
+    auditChains: (filter = {}) =>
+      store
+        .chainPairs()
+        .filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)))
+        .map((p) => auditChain(core, p.contactHash, p.currency)),
     head: (contactHash, currency) => store.head(contactHash, currency),
     activity: (from, to) => store.activity(from, to),
     onFinal: (listener) => core.onFinal(listener),

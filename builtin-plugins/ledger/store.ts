@@ -205,6 +205,20 @@ interface RawRow {
 }
 
 /** The row plus the queue bookkeeping the service does not expose. */
+/** A settled row as an audit reads it. */
+export interface AuditRow {
+  txid: string;
+  prevTxid: string | null;
+  fromHash: string;
+  toHash: string;
+  amountWhole: bigint;
+  amountFrac: bigint;
+  content: string | null;
+  senderSignature: string | null;
+  recipientSignature: string | null;
+  counterpartyPublicKey: string | null;
+}
+
 export interface TxRow extends Omit<LedgerTx, 'type'> {
   /** The direction: the send queue and the balances read it; `relay` says whether the public type is `relay`. */
   type: 'sent' | 'received';
@@ -550,6 +564,46 @@ export class LedgerStore {
   /** The completed chain in completion order: [txid, prev]. */
   chain(contactHash: string, currency: string): { txid: string; prev_txid: string | null }[] {
     return this.#chainRows.all(contactHash, currencyKey(currency)) as { txid: string; prev_txid: string | null }[];
+  }
+
+  /** The settled rows of a chain in chain order, with what an audit checks (audit.ts). */
+  auditRows(contactHash: string, currency: string): AuditRow[] {
+    const rows = this.#stmt(
+      `SELECT txid, prev_txid, from_hash, to_hash, amount_whole, amount_frac, content, sender_sig, recipient_sig, counterparty_pubkey
+         FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos, seq`,
+      true,
+    ).all(contactHash, currencyKey(currency)) as {
+      txid: string;
+      prev_txid: string | null;
+      from_hash: string;
+      to_hash: string;
+      amount_whole: bigint;
+      amount_frac: bigint;
+      content: string | null;
+      sender_sig: string | null;
+      recipient_sig: string | null;
+      counterparty_pubkey: string | null;
+    }[];
+    return rows.map((r) => ({
+      txid: r.txid,
+      prevTxid: r.prev_txid,
+      fromHash: r.from_hash,
+      toHash: r.to_hash,
+      amountWhole: r.amount_whole,
+      amountFrac: r.amount_frac,
+      content: r.content,
+      senderSignature: r.sender_sig,
+      recipientSignature: r.recipient_sig,
+      counterpartyPublicKey: r.counterparty_pubkey,
+    }));
+  }
+
+  /** Every contact and currency with settled rows: the chains there are to audit. */
+  chainPairs(): { contactHash: string; currency: string }[] {
+    return this.#stmt(
+      `SELECT contact_hash AS contactHash, MIN(currency) AS currency FROM ledger_tx WHERE status = 'completed' GROUP BY contact_hash, currency_key
+         ORDER BY contact_hash, currency_key`,
+    ).all() as { contactHash: string; currency: string }[];
   }
 
   /** Currencies in which this node has a completed chain with the contact. */

@@ -146,23 +146,29 @@ export function loseAnswer(dataDir: string, txid: string, recoveryCount: number,
 }
 
 /**
- * Runs node-cli in this process against a test node with `--json`, as its operator would: credentials and the rate
- * file (cli-rate.json) in the node's data directory. Returns the exit code and the parsed envelope.
+ * Runs node-cli in this process against a test node, as its operator would: credentials and the rate file
+ * (cli-rate.json) in the node's data directory. Returns the exit code and what it printed on stdout.
  */
-export async function nodeCli(t: TestNode, args: readonly string[]): Promise<{ code: number; body: any }> {
-  let stdout = '';
+export async function nodeCliHuman(t: TestNode, args: readonly string[]): Promise<{ code: number; out: string }> {
+  let out = '';
   const stderr = new PassThrough();
   stderr.resume();
   const code = await runCli(
     {
-      argv: [...args, '--json'],
+      argv: [...args],
       env: { NODE_DATA_DIR: t.dataDir },
       cwd: t.dataDir,
-      stdout: { write: (s: string) => void (stdout += s) },
+      stdout: { write: (s: string) => void (out += s) },
       stderr: stderr as never,
       stdin: new PassThrough() as never,
     },
     { version: 'test', contributions: builtinCliContributions, rateLimits: builtinCliRateLimits, identifyNode },
   );
-  return { code, body: JSON.parse(stdout) };
+  return { code, out };
+}
+
+/** node-cli with `--json`: the exit code and the parsed envelope. */
+export async function nodeCli(t: TestNode, args: readonly string[]): Promise<{ code: number; body: any }> {
+  const { code, out } = await nodeCliHuman(t, [...args, '--json']);
+  return { code, body: JSON.parse(out) };
 }

@@ -3,36 +3,15 @@
  * `awaiting_approval`, the /api/v1/p2p routes list them and their candidates (integer minor units), approve pays
  * along the chosen route, reject cancels and releases the routes; node-cli p2p drives the same routes.
  */
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinCliContributions, builtinCliRateLimits, identifyNode } from '../../builtin-plugins/cli-commands.js';
-import { runCli } from '../../kernel/cli/run.js';
 import { startFakeSocks, type FakeSocks } from '../support/fake-socks.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { nodeCli } from './ledger-support.js';
+import { nodeCli, nodeCliHuman } from './ledger-support.js';
 import { call, connect, dec, hashOf, legsOf, legsSettled, ok, routedSend, setFee, waitFor, withFee } from './routing-support.js';
 
 const P2P_TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 const minor = (d: ReturnType<typeof dec>): number => d.times(1e8).toNumber();
 
-/** node-cli in human mode (no --json), as an operator reads it. */
-async function humanCli(t: TestNode, args: readonly string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const stderr = new PassThrough();
-  stderr.resume();
-  const code = await runCli(
-    {
-      argv: [...args],
-      env: { NODE_DATA_DIR: t.dataDir },
-      cwd: t.dataDir,
-      stdout: { write: (s: string) => void (out += s) },
-      stderr: stderr as never,
-      stdin: new PassThrough() as never,
-    },
-    { version: 'test', contributions: builtinCliContributions, rateLimits: builtinCliRateLimits, identifyNode },
-  );
-  return { code, out };
-}
 
 async function diamond(env?: Record<string, string>): Promise<TestNode[]> {
   const nodes = await Promise.all(Array.from({ length: 4 }, () => startTestNode(env ? { env } : {})));
@@ -138,14 +117,14 @@ describe('P2P approval on a diamond (B charges 1 %, C 2 %)', () => {
     const listed = await nodeCli(A, ['p2p']);
     expect(listed.code).toBe(0);
     expect(listed.body.data.transactions.map((t: any) => t.hash)).toEqual(expect.arrayContaining([first.p2p_hash, second.p2p_hash]));
-    const human = await humanCli(A, ['p2p']);
+    const human = await nodeCliHuman(A, ['p2p']);
     expect(human.code).toBe(0);
     expect(human.out).toContain(first.p2p_hash.slice(0, 16));
     expect(human.out).toMatch(/best-fee/);
 
     const cands = await nodeCli(A, ['p2p', 'candidates', first.p2p_hash]);
     expect(cands.body.data.candidates).toHaveLength(2);
-    const humanCands = await humanCli(A, ['p2p', 'candidates', first.p2p_hash]);
+    const humanCands = await nodeCliHuman(A, ['p2p', 'candidates', first.p2p_hash]);
     expect(humanCands.out).toContain(withFee(dec(2), 1).toFixed(2));
     const approved = await nodeCli(A, ['p2p', 'approve', first.p2p_hash, '2']);
     expect(approved.code).toBe(0);
@@ -157,7 +136,7 @@ describe('P2P approval on a diamond (B charges 1 %, C 2 %)', () => {
     expect(needsNumber.body.error.code).toBe('candidate_selection_required');
     const badNumber = await nodeCli(A, ['p2p', 'approve', second.p2p_hash, '7']);
     expect(badNumber.body.error.code).toBe('INVALID_PARAMS');
-    const rejected = await humanCli(A, ['p2p', 'reject', second.p2p_hash]);
+    const rejected = await nodeCliHuman(A, ['p2p', 'reject', second.p2p_hash]);
     expect(rejected.code).toBe(0);
     expect(rejected.out).toMatch(/rejected/);
     expect((await nodeCli(A, ['p2p'])).body.data.transactions).toEqual([]);

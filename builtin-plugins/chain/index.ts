@@ -1,0 +1,37 @@
+import { ApiError, definePlugin } from '../../sdk/index.js';
+import type { ContactsService } from '../contacts/api.js';
+import type { LedgerService } from '../ledger/api.js';
+import { auditView } from './present.js';
+
+/**
+ * Chain integrity (issue 15). Today: `GET /api/v1/chain/verify`, the audit behind `node-cli verify-chain`: every
+ * settled chain of this node checked end to end by the ledger (links, signed content, both signatures, stored
+ * totals). Sync, tx drops and archival build on it.
+ */
+export default definePlugin({
+  setup(ctx) {
+    const ledger = ctx.services.use<LedgerService>('ledger');
+    const contacts = ctx.services.use<ContactsService>('contacts');
+
+    ctx.routes.add<unknown, { contact_pubkey_hash?: string; currency?: string }>({
+      method: 'GET',
+      path: '/api/v1/chain/verify',
+      access: { scope: 'wallet:read' },
+      query: {
+        type: 'object',
+        properties: { contact_pubkey_hash: { type: 'string' }, currency: { type: 'string' } },
+        additionalProperties: false,
+      },
+      handler: (req) => {
+        const hash = req.query.contact_pubkey_hash?.trim().toLowerCase();
+        if (hash !== undefined && !/^[0-9a-f]{64}$/.test(hash)) {
+          throw new ApiError('invalid_hash', 400, 'contact_pubkey_hash must be a 64-character hex string', { field: 'contact_pubkey_hash' });
+        }
+        const audits = ledger.auditChains({ ...(hash ? { contactHash: hash } : {}), ...(req.query.currency ? { currency: req.query.currency } : {}) });
+        const chains = audits.map((a) => auditView(a, contacts.get(a.contactHash)?.name ?? null));
+        const findings = chains.reduce((n, c) => n + (c.findings as number), 0);
+        return { ok: findings === 0, findings, count: chains.length, chains };
+      },
+    });
+  },
+});

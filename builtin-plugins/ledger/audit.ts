@@ -1,0 +1,119 @@
+/**
+ * The audit of a bilateral chain as this node holds it (verify-chain): every settled row checked end to end, without
+ * trusting any column of the database that a signature does not cover.
+ *
+ *   - links: each settled row's `prev` is a settled row of the same pair and currency (else a gap: the missing txid,
+ *     the row it breaks, the row before the gap in chain order); two rows on one `prev` are a fork;
+ *   - content: the signed content parses (shape, canonical form, txid derivation) and says what the row says
+ *     (txid, prev, sender, recipient, amount, currency);
+ *   - signatures: the sender's and the recipient's Ed25519 signatures over the content, under this node's key and
+ *     the contact's (the key stored with the row, which must hash to the contact's pubkey_hash);
+ *   - balances: the stored totals equal the sums of the settled rows.
+ */
+import { createHash } from 'node:crypto';
+import { fromParts, type Minor } from '../../sdk/money.js';
+import { ContentError, parseContent, signedBytes } from './content.js';
+import type { LedgerCore } from './core.js';
+import type { AuditRow } from './store.js';
+
+export interface ChainGap {
+  /** The txid a settled row names as its previous one, held by no settled row here. */
+  missing: string;
+  /** The settled row whose link is broken. */
+  broken: string;
+  /** The settled row before the gap in chain order (null: the gap is at the start). */
+  before: string | null;
+}
+
+export interface RowFinding {
+  txid: string;
+  /** content (unreadable or disagreeing with the row), sender_signature, recipient_signature, key (no usable key). */
+  problem: 'content' | 'sender_signature' | 'recipient_signature' | 'key';
+  detail: string;
+}
+
+export interface ChainAudit {
+  contactHash: string;
+  currency: string;
+  /** Settled (completed) rows. */
+  settled: number;
+  gaps: ChainGap[];
+  /** Txids of rows that share a previous txid with another row. */
+  forks: string[][];
+  rows: RowFinding[];
+  /** Stored totals that differ from the sums of the settled rows: what is stored and what the rows add up to. */
+  balance: { stored: { received: Minor; sent: Minor }; computed: { received: Minor; sent: Minor } } | null;
+  ok: boolean;
+}
+
+const keyHash = (raw: Buffer): string => createHash('sha256').update(raw).digest('hex');
+
+export function auditChain(core: LedgerCore, contactHash: string, currency: string): ChainAudit {
+  const rows = core.store.auditRows(contactHash, currency);
+  const own = core.ctx.identity;
+  const settled = new Set(rows.map((r) => r.txid));
+  const gaps: ChainGap[] = [];
+  const byPrev = new Map<string, string[]>();
+  const findings: RowFinding[] = [];
+  const computed = { received: 0n, sent: 0n };
+  // A row stored before the contact's key was known borrows it from another row of the pair (checked against the hash).
+  const contactKey = rows.map((r) => r.counterpartyPublicKey).find((k) => k !== null && keyHash(Buffer.from(k, 'base64url')) === contactHash) ?? null;
+  let before: string | null = null;
+  for (const row of rows) {
+    if (row.prevTxid !== null && !settled.has(row.prevTxid)) gaps.push({ missing: row.prevTxid, broken: row.txid, before });
+    const siblings = byPrev.get(row.prevTxid ?? '') ?? [];
+    siblings.push(row.txid);
+    byPrev.set(row.prevTxid ?? '', siblings);
+    const amount = fromParts(row.amountWhole, row.amountFrac);
+    if (row.toHash === own.pubkeyHash) computed.received += amount;
+    else computed.sent += amount;
+    findings.push(...checkRow(core, row, amount, contactHash, currency, contactKey));
+    before = row.txid;
+  }
+  const stored = core.store.balanceOf(contactHash, currency);
+  const balance = stored.received !== computed.received || stored.sent !== computed.sent ? { stored: { received: stored.received, sent: stored.sent }, computed } : null;
+  const forks = [...byPrev.values()].filter((txids) => txids.length > 1);
+  return {
+    contactHash,
+    currency,
+    settled: rows.length,
+    gaps,
+    forks,
+    rows: findings,
+    balance,
+    ok: gaps.length === 0 && forks.length === 0 && findings.length === 0 && balance === null,
+  };
+}
+
+function checkRow(core: LedgerCore, row: AuditRow, amount: Minor, contactHash: string, currency: string, contactKey: string | null): RowFinding[] {
+  const finding = (problem: RowFinding['problem'], detail: string): RowFinding[] => [{ txid: row.txid, problem, detail }];
+  if (row.content === null) return finding('content', 'a settled row without its signed content');
+  let content: ReturnType<typeof parseContent>;
+  try {
+    content = parseContent(row.content);
+  } catch (err) {
+    return finding('content', err instanceof ContentError ? err.message : String(err));
+  }
+  const own = core.ctx.identity;
+  const mismatch =
+    content.txid !== row.txid ? 'txid'
+    : content.prev !== row.prevTxid ? 'previous txid'
+    : content.from !== row.fromHash || content.to !== row.toHash ? 'sender or recipient'
+    : ![content.from, content.to].includes(own.pubkeyHash) || ![content.from, content.to].includes(contactHash) ? 'parties'
+    : content.amountMinor !== amount ? 'amount'
+    : content.currency.toLowerCase() !== currency.toLowerCase() ? 'currency'
+    : null;
+  if (mismatch) return finding('content', `the row's ${mismatch} is not what its signed content says`);
+  const stored = row.counterpartyPublicKey ?? contactKey;
+  const theirs = stored === null ? null : Buffer.from(stored, 'base64url');
+  if (!theirs || keyHash(theirs) !== contactHash) return finding('key', "no key of the contact that hashes to its pubkey_hash");
+  const bytes = signedBytes(row.content);
+  const senderKey = content.from === own.pubkeyHash ? own.publicKey : theirs;
+  const recipientKey = content.to === own.pubkeyHash ? own.publicKey : theirs;
+  const verifies = (key: Buffer, signature: string | null): boolean =>
+    signature !== null && /^[A-Za-z0-9_-]{86}$/.test(signature) && own.verify(key, bytes, Buffer.from(signature, 'base64url'));
+  const out: RowFinding[] = [];
+  if (!verifies(senderKey, row.senderSignature)) out.push({ txid: row.txid, problem: 'sender_signature', detail: 'the sender signature does not verify' });
+  if (!verifies(recipientKey, row.recipientSignature)) out.push({ txid: row.txid, problem: 'recipient_signature', detail: 'the recipient signature does not verify' });
+  return out;
+}
