@@ -29,7 +29,12 @@ beforeEach(() => {
   store = new McpStore(db);
   creditLimit = 1_000n;
   const contacts = { line: () => ({ creditLimit }) } as unknown as ContactsService;
-  const ledger = { balance: () => ({ received: 0n, sent: 0n }) } as unknown as LedgerService;
+  // As the ledger counts the plugin's credit hold (registered at setup) against the line.
+  const creditAvailable = (contact: string, currency: string): bigint => {
+    const free = creditLimit - billing.creditHold(contact, currency);
+    return free > 0n ? free : 0n;
+  };
+  const ledger = { balance: () => ({ received: 0n, sent: 0n }), creditAvailable } as unknown as LedgerService;
   billing = new Billing(store, (fn) => db.transaction(fn)(), contacts, ledger, quiet, () => 1);
 });
 
