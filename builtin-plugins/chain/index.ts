@@ -1,17 +1,23 @@
 import { ApiError, definePlugin } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
+import type { SystemService } from '../system/api.js';
 import { auditView } from './present.js';
+import { ChainSync, MSG_ROWS } from './sync.js';
 
 /**
- * Chain integrity (issue 15). Today: `GET /api/v1/chain/verify`, the audit behind `node-cli verify-chain`: every
- * settled chain of this node checked end to end by the ledger (links, signed content, both signatures, stored
- * totals). Sync, tx drops and archival build on it.
+ * Chain integrity (issue 15): `GET /api/v1/chain/verify`, the audit behind `node-cli verify-chain` (every settled
+ * chain checked end to end by the ledger: links, signed content, both signatures, stored totals), and transaction
+ * sync (`POST /api/v1/system/sync {type: transactions}`, `node-cli sync transactions`): the rows a node lacks, pulled
+ * from its contacts and checked one by one. Tx drops and archival are to come.
  */
 export default definePlugin({
   setup(ctx) {
     const ledger = ctx.services.use<LedgerService>('ledger');
     const contacts = ctx.services.use<ContactsService>('contacts');
+    const sync = new ChainSync(ctx, ledger, contacts);
+    ctx.peer.handle(MSG_ROWS, sync.handleRows);
+    ctx.services.use<SystemService>('system').registerSyncHandler('transactions', () => sync.syncAll());
 
     ctx.routes.add<unknown, { contact_pubkey_hash?: string; currency?: string }>({
       method: 'GET',

@@ -11,8 +11,10 @@
  */
 import type { Minor, PeerSender } from '../../sdk/index.js';
 import type { ChainAudit } from './audit.js';
+import type { ImportResult, SignedRow } from './sync.js';
 
 export type { ChainAudit, ChainGap, RowFinding } from './audit.js';
+export type { ImportResult, SignedRow } from './sync.js';
 
 /** Every status a transaction row can hold (Document 1). Direct payments never persist `sent` or `accepted`. */
 export type TxStatus = 'pending' | 'sending' | 'sent' | 'accepted' | 'rejected' | 'cancelled' | 'completed' | 'failed';
@@ -217,6 +219,13 @@ export interface LedgerService {
    * signatures, stored totals. Read only.
    */
   auditChains(filter?: { contactHash?: string; currency?: string }): ChainAudit[];
+  /** Chain sync, serving side: the settled rows of the chain with a contact, in chain order, signed (sync.ts). */
+  settledRows(contactHash: string, currency: string, offset: number, limit: number): { rows: SignedRow[]; total: number };
+  /**
+   * Chain sync, pulling side: rows the contact sent, each checked (content, parties, currency, both signatures under
+   * this node's key and `contactKey`) before it is stored completed with its balances; rows already held are left.
+   */
+  importSettled(contactHash: string, contactKey: Buffer, currency: string, rows: readonly unknown[]): ImportResult;
   /** The chain head (last completed txid) with a contact in a currency. */
   head(contactHash: string, currency: string): string | null;
   /** Fees earned from relaying, per currency: for each relayed payment settled on both legs, what came in minus what went out. */

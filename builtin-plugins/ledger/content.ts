@@ -170,6 +170,23 @@ export function parseContent(text: unknown): TxContent & { amountMinor: Minor } 
   return { ...content, amountMinor };
 }
 
+/** The columns of a ledger row that its signed content fixes (parsed by `parseContent`; `text` is the content). */
+export function signedColumns(content: TxContent & { amountMinor: Minor }, text: string) {
+  return {
+    txid: content.txid,
+    fromHash: content.from,
+    toHash: content.to,
+    amount: content.amountMinor,
+    currency: content.currency,
+    timeMicros: content.time,
+    salt: content.salt,
+    prevTxid: content.prev,
+    description: content.description ?? null,
+    expiresAt: content.expires ?? null,
+    content: text,
+  };
+}
+
 /** The identity fields every signed form shares, the txid derivation included; returns the amount. */
 function checkIdentity(c: Record<string, unknown>): Minor {
   if (!isTxid(c.txid)) throw new ContentError('txid must be 64 lower-case hex characters');

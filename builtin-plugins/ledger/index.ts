@@ -2,7 +2,7 @@ import { definePlugin } from '../../sdk/index.js';
 import { formatMinor } from '../../sdk/money.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { SystemService } from '../system/api.js';
-import { balanceProvider, chainIsLinear, chainProvider } from './chain.js';
+import { balanceProvider, chainProvider } from './chain.js';
 import { LedgerCore } from './core.js';
 import { LedgerDeadLetters } from './dead-letters.js';
 import { MSG } from './protocol.js';
@@ -30,7 +30,7 @@ export default definePlugin({
     queue.recoverStuck(Number.MAX_SAFE_INTEGER, true);
     ctx.services.provide('ledger', createLedgerService(core, queue));
 
-    // node-cli sync / POST /system/sync: a local audit (chain sync with peers comes with the sync issue).
+    // node-cli sync balances / POST /system/sync {type: balances}: totals recomputed from the settled rows.
     const system = ctx.services.use<SystemService>('system');
     system.registerSyncHandler('balances', () => {
       const changed = ctx.db.tx(() => store.rebuildBalances(core.now()));
@@ -43,13 +43,6 @@ export default definePlugin({
           after: { received: formatMinor(c.after.received), sent: formatMinor(c.after.sent) },
         })),
       };
-    });
-    system.registerSyncHandler('transactions', () => {
-      const chains = store.chains().map((c) => {
-        const rows = store.chain(c.contact_hash, c.currency);
-        return { pubkey_hash: c.contact_hash, currency: c.currency, settled: rows.length, head: rows.at(-1)?.txid ?? null, chain_ok: chainIsLinear(rows) };
-      });
-      return { chains, broken: chains.filter((c) => !c.chain_ok).length };
     });
     system.registerMetrics('ledger', () => ({ transactions_by_status: store.counts() }));
     ctx.onStop(async () => {

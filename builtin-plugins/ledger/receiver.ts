@@ -6,7 +6,7 @@
  * outcome.
  */
 import { PeerRefusal, type InboundPeerMessage, type PeerSender } from '../../sdk/index.js';
-import { ContentError, parseContent, signedBytes, type TxContent } from './content.js';
+import { ContentError, parseContent, signedBytes, signedColumns, type TxContent } from './content.js';
 import { preferredAddress, type LedgerCore } from './core.js';
 import { REFUSAL, type SendReply } from './protocol.js';
 import type { SendQueue } from './sender.js';
@@ -85,21 +85,11 @@ export class Receiver {
         };
       }
       const row = store.insert({
-        txid: content.txid,
+        ...signedColumns(content, text),
         type: 'received',
         status: 'accepted',
         contactHash: sender.pubkeyHash,
         counterpartyPublicKey: sender.publicKey.toString('base64url'),
-        fromHash: content.from,
-        toHash: content.to,
-        amount: content.amountMinor,
-        currency: content.currency,
-        timeMicros: content.time,
-        salt: content.salt,
-        prevTxid: content.prev,
-        description: content.description ?? null,
-        expiresAt: content.expires ?? null,
-        content: text,
         senderSignature: signature,
         recipientSignature: ctx.identity.sign(signedBytes(text)).toString('base64url'),
         senderAddress: preferredAddress(sender.addresses),

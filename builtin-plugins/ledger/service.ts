@@ -9,6 +9,7 @@ import { unconfirmed } from './dead-letters.js';
 import { publicTx, type LedgerCore } from './core.js';
 import { createLegService } from './legs.js';
 import { auditChain } from './audit.js';
+import { importRows, settledRows } from './sync.js';
 import { sameCurrency } from '../../sdk/currency.js';
 import type { SendQueue } from './sender.js';
 
@@ -79,6 +80,8 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
         .chainPairs()
         .filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)))
         .map((p) => auditChain(core, p.contactHash, p.currency)),
+    settledRows: (contactHash, currency, offset, limit) => settledRows(core, contactHash, currency, offset, limit),
+    importSettled: (contactHash, contactKey, currency, rows) => importRows(core, contactHash, contactKey, currency, rows),
     head: (contactHash, currency) => store.head(contactHash, currency),
     activity: (from, to) => store.activity(from, to),
     onFinal: (listener) => core.onFinal(listener),

@@ -598,6 +598,34 @@ export class LedgerStore {
     }));
   }
 
+  /**
+   * Puts a chain's positions back in link order (after rows were imported into its middle): the positions it holds
+   * are handed out again, from the first row (no previous one held) along the links; at a fork, the lower txid first.
+   */
+  relinkChain(contactHash: string, currency: string): void {
+    const rows = this.#stmt(
+      `SELECT seq, txid, prev_txid AS prev, chain_pos AS pos FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed'`,
+    ).all(contactHash, currencyKey(currency)) as { seq: number; txid: string; prev: string | null; pos: number }[];
+    const held = new Set(rows.map((r) => r.txid));
+    const next = new Map<string, typeof rows>();
+    for (const r of rows) {
+      const key = r.prev !== null && held.has(r.prev) ? r.prev : '';
+      next.set(key, [...(next.get(key) ?? []), r]);
+    }
+    const ordered: typeof rows = [];
+    const byTxidDesc = (a: { txid: string }, b: { txid: string }): number => (a.txid < b.txid ? 1 : -1);
+    // Depth first without recursion (a chain may hold many thousands of rows): the lowest txid is popped first.
+    const stack = [...(next.get('') ?? [])].sort(byTxidDesc);
+    while (stack.length) {
+      const r = stack.pop()!;
+      ordered.push(r);
+      stack.push(...[...(next.get(r.txid) ?? [])].sort(byTxidDesc));
+    }
+    const positions = rows.map((r) => r.pos).sort((a, b) => a - b);
+    const update = this.#stmt('UPDATE ledger_tx SET chain_pos = ? WHERE seq = ?');
+    ordered.forEach((r, i) => update.run(positions[i], r.seq));
+  }
+
   /** Every contact and currency with settled rows: the chains there are to audit. */
   chainPairs(): { contactHash: string; currency: string }[] {
     return this.#stmt(
@@ -714,14 +742,6 @@ export class LedgerStore {
       changed.push({ contactHash: w.contactHash, currency: w.currency, before, after: { received: w.received, sent: w.sent } });
     }
     return changed;
-  }
-
-  /** Every (contact, currency) that has completed transactions. */
-  chains(): { contact_hash: string; currency: string }[] {
-    return this.#stmt(`SELECT contact_hash, MIN(currency) AS currency FROM ledger_tx WHERE status = 'completed' GROUP BY contact_hash, currency_key`).all() as {
-      contact_hash: string;
-      currency: string;
-    }[];
   }
 
   counts(): Record<string, number> {

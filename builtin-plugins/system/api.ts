@@ -15,7 +15,7 @@ export type SyncType = (typeof SYNC_TYPES)[number];
 /** The plugin expected to own each sync type (named in the sync_unavailable error). */
 export const SYNC_OWNERS: Readonly<Record<SyncType, string>> = {
   contacts: 'contacts',
-  transactions: 'ledger',
+  transactions: 'chain',
   balances: 'ledger',
 };
 

@@ -72,6 +72,21 @@ export async function send(t: TestNode, address: string, amount: string | number
   return data.txid as string;
 }
 
+/**
+ * Payments between two contacts made one after another (each completed on both sides before the next), so each links
+ * to the one before it on their chain. `to` is the name the payer knows the other by. Returns the txids in order.
+ */
+export async function tradeInOrder(payments: readonly (readonly [TestNode, string, string, TestNode])[]): Promise<string[]> {
+  const txids: string[] = [];
+  for (const [from, to, amount, receiver] of payments) {
+    const txid = await send(from, to, amount);
+    const [row] = await settledAll(from, [txid], receiver);
+    if (row.status !== 'completed') throw new Error(`payment ${txid} ended ${row.status}`);
+    txids.push(txid);
+  }
+  return txids;
+}
+
 export async function tx(t: TestNode, txid: string): Promise<any | null> {
   const res = await call(t, 'GET', `/api/v1/wallet/transactions/${txid}`);
   return res.status === 200 ? res.body.data.transaction : null;

@@ -313,7 +313,7 @@ describe('system sync and the system service', () => {
 
     const all = await bare.admin.post<Envelope>('/api/v1/system/sync', {});
     expect(all.status).toBe(400);
-    expect(all.body.error).toMatchObject({ code: 'sync_unavailable', types: ['contacts', 'transactions', 'balances'], plugins: ['contacts', 'ledger'] });
+    expect(all.body.error).toMatchObject({ code: 'sync_unavailable', types: ['contacts', 'transactions', 'balances'], plugins: ['contacts', 'chain', 'ledger'] });
 
     const bogus = await bare.admin.post<Envelope>('/api/v1/system/sync', { type: 'everything' });
     expect(bogus.status).toBe(400);
@@ -328,7 +328,7 @@ describe('system sync and the system service', () => {
 
     const missing = await admin.post<Envelope>('/api/v1/system/sync', { type: 'transactions' });
     expect(missing.status).toBe(400);
-    expect(missing.body.error).toMatchObject({ code: 'sync_unavailable', types: ['transactions'], plugins: ['ledger'] });
+    expect(missing.body.error).toMatchObject({ code: 'sync_unavailable', types: ['transactions'], plugins: ['chain'] });
 
     const failing = await admin.post<Envelope>('/api/v1/system/sync', { type: 'balances' });
     expect(failing.status).toBe(500);

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { connect, hashOf, nodeCli, nodeCliHuman, ok, send, settledAll } from './ledger-support.js';
+import { connect, hashOf, nodeCli, nodeCliHuman, ok, tradeInOrder } from './ledger-support.js';
 
 let A: TestNode;
 let B: TestNode;
@@ -17,14 +17,7 @@ let txids: string[];
 beforeAll(async () => {
   [A, B] = await Promise.all([startTestNode(), startTestNode()]);
   await connect(A, B);
-  txids = [];
-  // One after another: each payment links to the one before it on the chain.
-  for (const [from, to, amount] of [[A, 'Bob', '10'], [B, 'Alice', '2.5'], [A, 'Bob', '0.00000001'], [A, 'Bob', '7'], [B, 'Alice', '1']] as const) {
-    const txid = await send(from, to, amount);
-    const [row] = await settledAll(from, [txid], from === A ? B : A);
-    expect(row.status).toBe('completed');
-    txids.push(txid);
-  }
+  txids = await tradeInOrder([[A, 'Bob', '10', B], [B, 'Alice', '2.5', A], [A, 'Bob', '0.00000001', B], [A, 'Bob', '7', B], [B, 'Alice', '1', A]]);
 });
 
 afterAll(async () => {

@@ -1,0 +1,115 @@
+/**
+ * Transaction-chain sync (issue 15, docs/protocol.md "Chain sync"): a node pulls the settled rows of its chain with a
+ * contact, in chunks, and keeps those it lacks once the ledger checked every one of them (content, parties, both
+ * signatures). The contact serves only rows of its chain with the asking node, and only to an accepted contact.
+ *
+ * Pulls stop at MAX_CHUNKS chunks, and after REFUSED_LIMIT refused rows from one contact (a circuit breaker: a node
+ * that sends forged rows is not read further). What a sync repaired and what gaps remain are reported per chain.
+ */
+import { PeerDeliveryError, PeerRefusal, type InboundPeerMessage, type PluginContext } from '../../sdk/index.js';
+import type { ContactsService } from '../contacts/api.js';
+import type { LedgerService } from '../ledger/api.js';
+
+export const MSG_ROWS = 'chain.rows';
+const CHUNK = 100;
+const MAX_CHUNKS = 100;
+const REFUSED_LIMIT = 5;
+
+export interface ChainSyncResult {
+  pubkey_hash: string;
+  contact_name: string | null;
+  currency: string;
+  /** Rows the contact sent. */
+  pulled: number;
+  /** Rows this node lacked and now holds, checked. */
+  imported: string[];
+  refused: { txid: string | null; reason: string }[];
+  /** Why the pull stopped early: unreachable, refused by the contact, circuit breaker; null when it ran through. */
+  stopped: string | null;
+  /** After the sync: settled rows here, and what the audit still finds. */
+  settled: number;
+  chain_ok: boolean;
+  gaps: { missing_txid: string; broken_txid: string }[];
+}
+
+export class ChainSync {
+  constructor(
+    private readonly ctx: PluginContext,
+    private readonly ledger: LedgerService,
+    private readonly contacts: ContactsService,
+  ) {}
+
+  /** Serving side: a chunk of our chain with the asking contact. */
+  handleRows = (m: InboundPeerMessage): Record<string, unknown> => {
+    const p = m.payload as { currency?: unknown; offset?: unknown; limit?: unknown };
+    if (typeof p.currency !== 'string' || !/^[A-Za-z0-9]{3,10}$/.test(p.currency)) throw new PeerRefusal('invalid_request', 'currency is malformed');
+    const offset = Number.isSafeInteger(p.offset) && (p.offset as number) >= 0 ? (p.offset as number) : 0;
+    const limit = Number.isSafeInteger(p.limit) ? Math.min(Math.max(p.limit as number, 1), CHUNK) : CHUNK;
+    if (!this.contacts.isAccepted(m.sender.pubkeyHash)) throw new PeerRefusal('contact_not_accepted', 'you are not an accepted contact of this node');
+    const { rows, total } = this.ledger.settledRows(m.sender.pubkeyHash, p.currency, offset, limit);
+    return { rows, total };
+  };
+
+  /** Every chain this node has or should have: each accepted line of each accepted contact, and any settled chain. */
+  pairs(): { contactHash: string; currency: string }[] {
+    const seen = new Map<string, { contactHash: string; currency: string }>();
+    const add = (contactHash: string, currency: string): void => void seen.set(`${contactHash}|${currency.toLowerCase()}`, { contactHash, currency });
+    for (const c of this.contacts.accepted()) {
+      if (!c.pubkeyHash) continue;
+      for (const line of c.currencies) if (line.status === 'accepted') add(c.pubkeyHash, line.currency);
+    }
+    for (const a of this.ledger.auditChains()) add(a.contactHash, a.currency);
+    return [...seen.values()];
+  }
+
+  async syncAll(): Promise<{ chains: ChainSyncResult[]; imported: number; broken: number }> {
+    const chains: ChainSyncResult[] = [];
+    for (const p of this.pairs()) chains.push(await this.syncWith(p.contactHash, p.currency));
+    return { chains, imported: chains.reduce((n, c) => n + c.imported.length, 0), broken: chains.filter((c) => !c.chain_ok).length };
+  }
+
+  async syncWith(contactHash: string, currency: string): Promise<ChainSyncResult> {
+    const result: ChainSyncResult = {
+      pubkey_hash: contactHash,
+      contact_name: this.contacts.get(contactHash)?.name ?? null,
+      currency,
+      pulled: 0,
+      imported: [],
+      refused: [],
+      stopped: null,
+      settled: 0,
+      chain_ok: true,
+      gaps: [],
+    };
+    const target = this.contacts.target(contactHash);
+    if (!target) result.stopped = 'the contact has no known keys or address';
+    for (let chunk = 0, offset = 0; target && result.stopped === null && chunk < MAX_CHUNKS; chunk++) {
+      let reply;
+      try {
+        reply = await this.ctx.peer.request(target, { type: MSG_ROWS, currency, offset, limit: CHUNK });
+      } catch (err) {
+        result.stopped = err instanceof PeerDeliveryError ? `unreachable: ${err.message}` : `error: ${err instanceof Error ? err.message : String(err)}`;
+        break;
+      }
+      if (!reply.ok) {
+        result.stopped = `refused by the contact: ${reply.error?.code ?? 'error'}`;
+        break;
+      }
+      const rows = Array.isArray(reply.data.rows) ? reply.data.rows : [];
+      const total = typeof reply.data.total === 'number' ? reply.data.total : 0;
+      const outcome = this.ledger.importSettled(contactHash, reply.sender.publicKey, currency, rows);
+      result.pulled += rows.length;
+      result.imported.push(...outcome.imported);
+      result.refused.push(...outcome.refused);
+      if (outcome.refused.length) this.ctx.log.warn('chain sync refused rows', { contact: contactHash, currency, refused: outcome.refused.length });
+      if (result.refused.length >= REFUSED_LIMIT) result.stopped = `circuit breaker: ${result.refused.length} rows refused`;
+      offset += rows.length;
+      if (rows.length === 0 || offset >= total) break;
+    }
+    const audit = this.ledger.auditChains({ contactHash, currency })[0];
+    result.settled = audit?.settled ?? 0;
+    result.chain_ok = audit?.ok ?? true;
+    result.gaps = (audit?.gaps ?? []).map((g) => ({ missing_txid: g.missing, broken_txid: g.broken }));
+    return result;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Transaction-chain sync (issue 15, scope 1), two real nodes on loopback. Alice and Bob trade six payments; rows lost
+ * from Alice's database (edited with her node stopped) come back from Bob by `POST /api/v1/system/sync {type:
+ * transactions}`, every signature checked: her chain verifies again, her balances are what they were, and the next
+ * payment continues the chain. A row Bob serves with a spoilt signature is refused and reported, and nothing of it is
+ * stored.
+ */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestNode, type TestNode } from '../support/node.js';
+import { connect, hashOf, ok, send, settled, tradeInOrder } from './ledger-support.js';
+
+let A: TestNode;
+let B: TestNode;
+let txids: string[];
+
+beforeAll(async () => {
+  [A, B] = await Promise.all([startTestNode(), startTestNode()]);
+  await connect(A, B);
+  txids = await tradeInOrder([[A, 'Bob', '10', B], [B, 'Alice', '2.5', A], [A, 'Bob', '3', B], [A, 'Bob', '0.5', B], [B, 'Alice', '1', A], [A, 'Bob', '4', B]]);
+});
+
+afterAll(async () => {
+  await Promise.all([A, B].map((t) => t?.destroy()));
+});
+
+/** Runs SQL on a node's database with the node stopped, then starts it again where its contact reaches it. */
+async function edit(t: TestNode, statements: [string, ...unknown[]][]): Promise<void> {
+  const port = t.node.port;
+  await t.stop();
+  const db = new Database(join(t.dataDir, 'node.db'));
+  try {
+    for (const [sql, ...params] of statements) db.prepare(sql).run(...params);
+  } finally {
+    db.close();
+  }
+  await t.restart({ NODE_PORT: String(port) });
+}
+
+const balanceWithBob = async (): Promise<unknown> => (await ok(A, 'GET', `/api/v1/contacts/${hashOf(B)}`)).contact.balance;
+const syncTransactions = async (t: TestNode): Promise<any> => (await ok(t, 'POST', '/api/v1/system/sync', { type: 'transactions' })).results.transactions;
+
+describe('transaction-chain sync', () => {
+  it('rows lost from one side come back from the other, checked; the chain and the balances are whole again', async () => {
+    const before = await balanceWithBob();
+    expect(before).toEqual({ currency: 'VWL', received: '3.5', sent: '17.5', net: '-14' });
+    const lost = txids.slice(1, 4);
+    await edit(A, lost.map((txid) => [`DELETE FROM ledger_tx WHERE txid = ?`, txid]));
+    const broken = (await ok(A, 'GET', '/api/v1/chain/verify')).chains[0];
+    expect(broken.gaps).toEqual([{ missing_txid: txids[3], broken_txid: txids[4], before_txid: txids[0] }]);
+
+    const result = await syncTransactions(A);
+    expect(result.imported).toBe(3);
+    expect(result.broken).toBe(0);
+    expect(result.chains).toEqual([
+      {
+        pubkey_hash: hashOf(B),
+        contact_name: 'Bob',
+        currency: 'VWL',
+        pulled: 6,
+        imported: lost,
+        refused: [],
+        stopped: null,
+        settled: 6,
+        chain_ok: true,
+        gaps: [],
+      },
+    ]);
+    expect(await balanceWithBob()).toEqual(before);
+    expect((await ok(A, 'GET', '/api/v1/chain/verify')).ok).toBe(true);
+    const restored = await ok(A, 'GET', `/api/v1/wallet/transactions/${txids[2]}`);
+    expect(restored.transaction).toMatchObject({ status: 'completed', type: 'sent', amount: '3', previous_txid: txids[1] });
+
+    // The chain goes on from its real head.
+    const next = await send(A, 'Bob', '1');
+    expect((await settled(A, next, B)).status).toBe('completed');
+    expect((await ok(A, 'GET', `/api/v1/wallet/transactions/${next}`)).transaction.previous_txid).toBe(txids[5]);
+    txids.push(next);
+    // A sync with nothing missing changes nothing.
+    const again = await syncTransactions(A);
+    expect(again).toMatchObject({ imported: 0, broken: 0 });
+    expect(again.chains[0]).toMatchObject({ pulled: 7, imported: [], refused: [] });
+  });
+
+  it('a row served with a spoilt signature is refused and reported; nothing of it is stored', async () => {
+    await edit(A, [[`DELETE FROM ledger_tx WHERE txid = ?`, txids[0]]]);
+    await edit(B, [[`UPDATE ledger_tx SET sender_sig = ? WHERE txid = ?`, 'A'.repeat(86), txids[0]]]);
+    const result = await syncTransactions(A);
+    expect(result.chains[0]).toMatchObject({
+      imported: [],
+      refused: [{ txid: txids[0], reason: 'the sender signature does not verify' }],
+      chain_ok: false,
+      gaps: [{ missing_txid: txids[0], broken_txid: txids[1] }],
+    });
+    expect((await ok(A, 'GET', `/api/v1/wallet/transactions`)).transactions.map((t: any) => t.txid)).not.toContain(txids[0]);
+  });
+
+  it("a contact is served its own chain only: another contact of Bob's pulls none of Alice's rows", async () => {
+    const C = await startTestNode();
+    try {
+      await connect(C, B, { nameOfB: 'Bob', nameOfA: 'Carol' });
+      const result = await syncTransactions(C);
+      expect(result).toEqual({
+        chains: [{ pubkey_hash: hashOf(B), contact_name: 'Bob', currency: 'VWL', pulled: 0, imported: [], refused: [], stopped: null, settled: 0, chain_ok: true, gaps: [] }],
+        imported: 0,
+        broken: 0,
+      });
+    } finally {
+      await C.destroy();
+    }
+  });
+});
