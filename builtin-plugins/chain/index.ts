@@ -17,6 +17,7 @@ export default definePlugin({
     const contacts = ctx.services.use<ContactsService>('contacts');
     const sync = new ChainSync(ctx, ledger, contacts);
     ctx.peer.handle(MSG_ROWS, sync.handleRows);
+    contacts.registerHistoryProver(sync.prove);
     ctx.services.use<SystemService>('system').registerSyncHandler('transactions', () => sync.syncAll());
 
     ctx.routes.add<unknown, { contact_pubkey_hash?: string; currency?: string }>({

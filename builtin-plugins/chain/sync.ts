@@ -6,7 +6,7 @@
  * Pulls stop at MAX_CHUNKS chunks, and after REFUSED_LIMIT refused rows from one contact (a circuit breaker: a node
  * that sends forged rows is not read further). What a sync repaired and what gaps remain are reported per chain.
  */
-import { PeerDeliveryError, PeerRefusal, type InboundPeerMessage, type PluginContext } from '../../sdk/index.js';
+import { PeerDeliveryError, PeerRefusal, type InboundPeerMessage, type PeerSender, type PeerTarget, type PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 
@@ -69,7 +69,37 @@ export class ChainSync {
   }
 
   async syncWith(contactHash: string, currency: string): Promise<ChainSyncResult> {
-    const result: ChainSyncResult = {
+    const result = this.#emptyResult(contactHash, currency);
+    const target = this.contacts.target(contactHash);
+    if (target) await this.#pull(target, contactHash, currency, result);
+    else result.stopped = 'the contact has no known keys or address';
+    const audit = this.ledger.auditChains({ contactHash, currency })[0];
+    result.settled = audit?.settled ?? 0;
+    result.chain_ok = audit?.ok ?? true;
+    result.gaps = (audit?.gaps ?? []).map((g) => ({ missing_txid: g.missing, broken_txid: g.broken }));
+    return result;
+  }
+
+  /**
+   * The contacts plugin's history prover: an unknown key pinged with chain heads (this node may have been restored
+   * from its seed on an empty disk). Its rows of each chain are pulled; those that verify, our own signature
+   * included, are kept. Shared history is proved when any was kept.
+   */
+  prove = async (sender: PeerSender, heads: Record<string, string | null>): Promise<boolean> => {
+    const target: PeerTarget = { pubkeyHash: sender.pubkeyHash, sealingKey: sender.sealingKey, addresses: sender.addresses };
+    let kept = 0;
+    for (const [currency, head] of Object.entries(heads)) {
+      if (head === null) continue;
+      const result = this.#emptyResult(sender.pubkeyHash, currency);
+      await this.#pull(target, sender.pubkeyHash, currency, result);
+      kept += result.imported.length;
+      if (result.imported.length) this.ctx.log.info('chain restored from a contact', { contact: sender.pubkeyHash, currency, rows: result.imported.length });
+    }
+    return kept > 0;
+  };
+
+  #emptyResult(contactHash: string, currency: string): ChainSyncResult {
+    return {
       pubkey_hash: contactHash,
       contact_name: this.contacts.get(contactHash)?.name ?? null,
       currency,
@@ -81,19 +111,21 @@ export class ChainSync {
       chain_ok: true,
       gaps: [],
     };
-    const target = this.contacts.target(contactHash);
-    if (!target) result.stopped = 'the contact has no known keys or address';
-    for (let chunk = 0, offset = 0; target && result.stopped === null && chunk < MAX_CHUNKS; chunk++) {
+  }
+
+  /** Pulls the chain in chunks into `result` until it ends, the contact fails or refuses, or the breaker opens. */
+  async #pull(target: PeerTarget, contactHash: string, currency: string, result: ChainSyncResult): Promise<void> {
+    for (let chunk = 0, offset = 0; result.stopped === null && chunk < MAX_CHUNKS; chunk++) {
       let reply;
       try {
         reply = await this.ctx.peer.request(target, { type: MSG_ROWS, currency, offset, limit: CHUNK });
       } catch (err) {
         result.stopped = err instanceof PeerDeliveryError ? `unreachable: ${err.message}` : `error: ${err instanceof Error ? err.message : String(err)}`;
-        break;
+        return;
       }
       if (!reply.ok) {
         result.stopped = `refused by the contact: ${reply.error?.code ?? 'error'}`;
-        break;
+        return;
       }
       const rows = Array.isArray(reply.data.rows) ? reply.data.rows : [];
       const total = typeof reply.data.total === 'number' ? reply.data.total : 0;
@@ -104,12 +136,7 @@ export class ChainSync {
       if (outcome.refused.length) this.ctx.log.warn('chain sync refused rows', { contact: contactHash, currency, refused: outcome.refused.length });
       if (result.refused.length >= REFUSED_LIMIT) result.stopped = `circuit breaker: ${result.refused.length} rows refused`;
       offset += rows.length;
-      if (rows.length === 0 || offset >= total) break;
+      if (rows.length === 0 || offset >= total) return;
     }
-    const audit = this.ledger.auditChains({ contactHash, currency })[0];
-    result.settled = audit?.settled ?? 0;
-    result.chain_ok = audit?.ok ?? true;
-    result.gaps = (audit?.gaps ?? []).map((g) => ({ missing_txid: g.missing, broken_txid: g.broken }));
-    return result;
   }
 }

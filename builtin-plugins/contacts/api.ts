@@ -12,7 +12,7 @@
  * the chain heads are empty and every chain is valid.
  */
 import type { Minor } from '../../sdk/money.js';
-import type { NodeAddresses, PeerTarget } from '../../sdk/index.js';
+import type { NodeAddresses, PeerSender, PeerTarget } from '../../sdk/index.js';
 
 export type ContactStatus = 'pending' | 'accepted' | 'blocked';
 export type CurrencyStatus = 'pending' | 'accepted' | 'declined';
@@ -115,7 +115,15 @@ export interface ContactsService {
   registerBalanceProvider(provider: BalanceProvider): void;
   /** The ledger reports chain heads and validity (ping/pong). */
   registerChainProvider(provider: ChainProvider): void;
+  /**
+   * Restore detection beyond the local chains: when an unknown key pings with chain heads and no local history is
+   * shared with it, each prover may establish that history from the pinger itself (chain sync pulls the pinger's rows
+   * and keeps those that carry this node's own signatures). True: the history is shared (and now held).
+   */
+  registerHistoryProver(prover: HistoryProver): void;
 }
+
+export type HistoryProver = (sender: PeerSender, remoteHeads: Record<string, string | null>) => Promise<boolean>;
 
 /** Events the plugin publishes (ctx.events): payload `{ pubkey_hash, currency? }`. */
 export const CONTACT_EVENTS = {

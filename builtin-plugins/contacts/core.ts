@@ -6,7 +6,7 @@
 import { ApiError, type NodeAddresses, type PeerSender, type PeerTarget, type PluginContext } from '../../sdk/index.js';
 import { formatMinor, type Minor } from '../../sdk/money.js';
 import { normalizeAddress } from '../../sdk/address.js';
-import type { BalanceProvider, BalanceTotals, ChainProvider } from './api.js';
+import type { BalanceProvider, BalanceTotals, ChainProvider, HistoryProver } from './api.js';
 import { CONTACT_EVENTS } from './api.js';
 import { MSG, type AcceptPayload, type AddressesPayload, type CurrencyDeclinePayload, type DeclinePayload, type RequestPayload } from './protocol.js';
 import { addressesOf } from './present.js';
@@ -41,6 +41,7 @@ export const MAX_STRANGERS = 500;
 export class ContactsCore {
   balanceProvider: BalanceProvider | null = null;
   chainProvider: ChainProvider | null = null;
+  readonly historyProvers: HistoryProver[] = [];
   readonly addressTrust = new AddressTrust(this);
 
   constructor(

@@ -134,8 +134,9 @@ export class PingService {
    * A ping from a key we do not know: the pinger has us as a contact, so this may be our own wallet restored
    * from its seed (our database is new) or a contact we deleted. Rule (autoAcceptRestoredContact): the contact
    * is recorded with an incoming pending row for every currency the pinger holds with us; it is accepted at
-   * once (default fee and credit) only when the setting is on and the ledger confirms shared settled history
-   * (ChainProvider.hasSharedHistory). Otherwise the ping is refused with `unknown_contact` and the operator
+   * once (default fee and credit) only when the setting is on and shared settled history is confirmed: held here
+   * (ChainProvider.hasSharedHistory), or proved by the pinger's rows signed by this node (a history prover, chain
+   * sync: the rows are kept, which is how a node restored from its seed gets its chains back). Otherwise the ping is refused with `unknown_contact` and the operator
    * decides through the pending list.
    */
   async #fromUnknown(m: InboundPeerMessage, heads: Record<string, string | null>, known: string[]): Promise<Record<string, unknown>> {
@@ -149,11 +150,13 @@ export class PingService {
     }
     if (codes.length === 0) throw new PeerRefusal('unknown_contact', 'this node has no contact with your key');
     let shared = false;
-    if (ctx.settings.get<boolean>('autoAcceptRestoredContact') && this.core.chainProvider?.hasSharedHistory) {
+    if (ctx.settings.get<boolean>('autoAcceptRestoredContact')) {
       try {
-        shared = await this.core.chainProvider.hasSharedHistory(m.sender.pubkeyHash, heads);
+        shared = (await this.core.chainProvider?.hasSharedHistory?.(m.sender.pubkeyHash, heads)) ?? false;
+        // Our own database may be the one that is new: the pinger may prove the history with rows we signed.
+        for (const prove of this.core.historyProvers) if (!shared) shared = await prove(m.sender, heads);
       } catch (err) {
-        ctx.log.error('chain provider hasSharedHistory failed', { error: String(err) });
+        ctx.log.error('restore detection failed', { error: String(err) });
       }
     }
     const c = ctx.db.tx(() => {

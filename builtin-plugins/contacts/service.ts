@@ -76,6 +76,9 @@ export function createService(core: ContactsCore): ContactsService {
     registerBalanceProvider: (provider) => {
       core.balanceProvider = provider;
     },
+    registerHistoryProver: (prover) => {
+      core.historyProvers.push(prover);
+    },
     registerChainProvider: (provider) => {
       core.chainProvider = provider;
     },
