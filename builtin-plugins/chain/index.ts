@@ -1,6 +1,6 @@
 import { ApiError, definePlugin } from '../../sdk/index.js';
-import type { ContactsService } from '../contacts/api.js';
-import type { LedgerService } from '../ledger/api.js';
+import { CONTACT_EVENTS, type ContactsService } from '../contacts/api.js';
+import { LEDGER_EVENTS, type LedgerService } from '../ledger/api.js';
 import type { SystemService } from '../system/api.js';
 import { auditView } from './present.js';
 import { ChainSync, MSG_ROWS } from './sync.js';
@@ -18,6 +18,8 @@ export default definePlugin({
     const sync = new ChainSync(ctx, ledger, contacts);
     ctx.peer.handle(MSG_ROWS, sync.handleRows);
     contacts.registerHistoryProver(sync.prove);
+    ctx.events.subscribe(CONTACT_EVENTS.chainMismatch, sync.onMismatch);
+    ctx.events.subscribe(LEDGER_EVENTS.chainMismatch, sync.onMismatch);
     ctx.services.use<SystemService>('system').registerSyncHandler('transactions', () => sync.syncAll());
 
     ctx.routes.add<unknown, { contact_pubkey_hash?: string; currency?: string }>({

@@ -14,6 +14,8 @@ export const MSG_ROWS = 'chain.rows';
 const CHUNK = 100;
 const MAX_CHUNKS = 100;
 const REFUSED_LIMIT = 5;
+/** A chain a ping showed to disagree is pulled again at most this often (pings repeat while the peer catches up). */
+const MISMATCH_COOLDOWN_MS = 60_000;
 
 export interface ChainSyncResult {
   pubkey_hash: string;
@@ -33,6 +35,10 @@ export interface ChainSyncResult {
 }
 
 export class ChainSync {
+  /** Pairs being pulled now, and when a ping last started a pull of each (key `hash|currency`). */
+  readonly #running = new Set<string>();
+  readonly #lastTriggered = new Map<string, number>();
+
   constructor(
     private readonly ctx: PluginContext,
     private readonly ledger: LedgerService,
@@ -68,11 +74,34 @@ export class ChainSync {
     return { chains, imported: chains.reduce((n, c) => n + c.imported.length, 0), broken: chains.filter((c) => !c.chain_ok).length };
   }
 
-  async syncWith(contactHash: string, currency: string): Promise<ChainSyncResult> {
+  /**
+   * A ping or pong showed the chain with a contact disagreeing here: pull what the contact has beyond our chain (all of
+   * it when ours has gaps). At most one pull per chain at a time, and one per cooldown.
+   */
+  onMismatch = async (e: { pubkey_hash: string; currency: string }): Promise<void> => {
+    const key = `${e.pubkey_hash}|${e.currency.toLowerCase()}`;
+    const now = this.ctx.clock.now();
+    if (this.#running.has(key) || now - (this.#lastTriggered.get(key) ?? -Infinity) < MISMATCH_COOLDOWN_MS) return;
+    this.#lastTriggered.set(key, now);
+    const audit = this.ledger.auditChains({ contactHash: e.pubkey_hash, currency: e.currency })[0];
+    const result = await this.syncWith(e.pubkey_hash, e.currency, audit?.ok ? audit.settled : 0);
+    if (result.imported.length || result.refused.length || !result.chain_ok) {
+      this.ctx.log.info('chain sync after a ping', { contact: e.pubkey_hash, currency: e.currency, imported: result.imported.length, refused: result.refused.length, chain_ok: result.chain_ok });
+    }
+  };
+
+  /** Pulls the chain with a contact from row `from` on (0: all of it) and reports what it repaired and what remains. */
+  async syncWith(contactHash: string, currency: string, from = 0): Promise<ChainSyncResult> {
+    const key = `${contactHash}|${currency.toLowerCase()}`;
     const result = this.#emptyResult(contactHash, currency);
     const target = this.contacts.target(contactHash);
-    if (target) await this.#pull(target, contactHash, currency, result);
-    else result.stopped = 'the contact has no known keys or address';
+    this.#running.add(key);
+    try {
+      if (target) await this.#pull(target, contactHash, currency, result, from);
+      else result.stopped = 'the contact has no known keys or address';
+    } finally {
+      this.#running.delete(key);
+    }
     const audit = this.ledger.auditChains({ contactHash, currency })[0];
     result.settled = audit?.settled ?? 0;
     result.chain_ok = audit?.ok ?? true;
@@ -114,8 +143,8 @@ export class ChainSync {
   }
 
   /** Pulls the chain in chunks into `result` until it ends, the contact fails or refuses, or the breaker opens. */
-  async #pull(target: PeerTarget, contactHash: string, currency: string, result: ChainSyncResult): Promise<void> {
-    for (let chunk = 0, offset = 0; result.stopped === null && chunk < MAX_CHUNKS; chunk++) {
+  async #pull(target: PeerTarget, contactHash: string, currency: string, result: ChainSyncResult, from = 0): Promise<void> {
+    for (let chunk = 0, offset = from; result.stopped === null && chunk < MAX_CHUNKS; chunk++) {
       let reply;
       try {
         reply = await this.ctx.peer.request(target, { type: MSG_ROWS, currency, offset, limit: CHUNK });

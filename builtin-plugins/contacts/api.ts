@@ -102,6 +102,8 @@ export interface ContactsService {
    * page at a time while the caller iterates: memory stays flat whatever the count.
    */
   exportContacts(filter?: { status?: ContactStatus }): Iterable<ExportedContact>;
+  /** The contact's raw Ed25519 key, once learned (checks signatures the contact made); null otherwise. */
+  publicKey(pubkeyHash: string): Buffer | null;
   /** Where and how to send a message to the contact (keys and addresses), or null when its keys are unknown. */
   target(pubkeyHash: string): PeerTarget | null;
   /** Sum of what accepted contacts extend to this node per currency, as last learned by ping (wallet info). */
@@ -133,4 +135,6 @@ export const CONTACT_EVENTS = {
   deleted: 'contacts.deleted',
   blocked: 'contacts.blocked',
   unblocked: 'contacts.unblocked',
+  /** A ping or pong showed a chain with the contact that does not agree here; payload `{ pubkey_hash, currency }`. */
+  chainMismatch: 'contacts.chain_mismatch',
 } as const;

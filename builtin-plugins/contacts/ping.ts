@@ -79,15 +79,21 @@ export class PingService {
     }
   }
 
+  /** Our chains with the contact checked against the heads it reported; each that does not agree is announced. */
   verify(pubkeyHash: string | null, remote: Record<string, string | null>): Record<string, boolean> {
     const provider = this.core.chainProvider;
     if (!pubkeyHash || !provider) return {};
+    let status: Record<string, boolean>;
     try {
-      return provider.verify(pubkeyHash, remote);
+      status = provider.verify(pubkeyHash, remote);
     } catch (err) {
       this.core.ctx.log.error('chain provider verify failed', { error: String(err) });
       return {};
     }
+    for (const [currency, ok] of Object.entries(status)) {
+      if (!ok) this.core.ctx.events.publish(CONTACT_EVENTS.chainMismatch, { pubkey_hash: pubkeyHash, currency });
+    }
+    return status;
   }
 
   /** The pong for a known, unblocked contact. */

@@ -52,6 +52,10 @@ export function createService(core: ContactsCore): ContactsService {
         .filter((c) => currency === undefined || store.currency(c.id, currency)?.status === 'accepted')
         .map(info),
     exportContacts: (filter = {}) => store.exportRows(filter.status ?? null),
+    publicKey: (hash) => {
+      const c = store.byHash(hash);
+      return c?.pubkey ? Buffer.from(c.pubkey, 'base64url') : null;
+    },
     target: (hash): PeerTarget | null => {
       const c = store.byHash(hash);
       return c && c.pubkey_hash ? core.target(c) : null;

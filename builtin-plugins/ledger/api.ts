@@ -343,4 +343,6 @@ export interface PaymentRouter {
 /** Events published after commit (ctx.events): payload `{ txid, type, status, contact_hash, currency }`. */
 export const LEDGER_EVENTS = {
   final: 'ledger.tx_final',
+  /** A contact refused a payment naming a chain head this node does not hold: payload `{ pubkey_hash, currency }`. */
+  chainMismatch: 'ledger.chain_mismatch',
 } as const;

@@ -16,6 +16,7 @@ import { buildContent, parseContent, signedBytes, ContentError, MEMO_STANDARD } 
 import type { LedgerCore } from './core.js';
 import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters } from './dead-letters.js';
 import { currencyKey, type TxPatch, type TxRow } from './store.js';
+import { LEDGER_EVENTS } from './api.js';
 import { MSG, REFUSAL, type SendPayload, type SendReply } from './protocol.js';
 
 /** Transport failures before a payment is failed (DELIVERY_MAX_RETRIES of the outbox). */
@@ -520,6 +521,8 @@ export class SendQueue {
             inDoubt: false,
             needsReview: true,
           });
+          // The contact holds links this node lacks: chain sync can fetch them (the next payment then goes through).
+          this.#ctx.events.publish(LEDGER_EVENTS.chainMismatch, { pubkey_hash: r.contactHash, currency: r.currency });
           return;
         }
         case REFUSAL.expired:

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { connect, hashOf, ok, send, settled, tradeInOrder } from './ledger-support.js';
+import { connect, hashOf, ok, send, settled, tradeInOrder, waitFor } from './ledger-support.js';
 
 let A: TestNode;
 let B: TestNode;
@@ -81,6 +81,29 @@ describe('transaction-chain sync', () => {
     const again = await syncTransactions(A);
     expect(again).toMatchObject({ imported: 0, broken: 0 });
     expect(again.chains[0]).toMatchObject({ pulled: 7, imported: [], refused: [] });
+  });
+
+  it('a ping that shows the chains disagree starts the pull: no operator needed', async () => {
+    const before = await balanceWithBob();
+    await edit(A, [txids[2]!, txids[3]!].map((txid) => [`DELETE FROM ledger_tx WHERE txid = ?`, txid]));
+    expect((await ok(A, 'GET', '/api/v1/chain/verify')).ok).toBe(false);
+    await ok(B, 'POST', `/api/v1/contacts/ping/${hashOf(A)}`);
+    await waitFor(() => ok(A, 'GET', '/api/v1/chain/verify'), (r) => r.ok === true, "Alice's chain whole again");
+    expect(await balanceWithBob()).toEqual(before);
+  });
+
+  it('a payment refused for a chain head this node lacks starts the pull; the next payment goes through', async () => {
+    const head = txids[6]!;
+    await edit(A, [[`DELETE FROM ledger_tx WHERE txid = ?`, head]]);
+    const first = await send(A, 'Bob', '1');
+    const failed = await settled(A, first);
+    expect(failed).toMatchObject({ status: 'failed' });
+    expect(failed.failure_reason).toMatch(/^chain_mismatch/);
+    await waitFor(() => ok(A, 'GET', `/api/v1/wallet/transactions/${head}`).catch(() => null), (r) => r?.transaction.status === 'completed', 'the head back');
+    const second = await send(A, 'Bob', '1');
+    expect((await settled(A, second, B)).status).toBe('completed');
+    expect((await ok(A, 'GET', `/api/v1/wallet/transactions/${second}`)).transaction.previous_txid).toBe(head);
+    txids.push(second);
   });
 
   it('a row served with a spoilt signature is refused and reported; nothing of it is stored', async () => {
