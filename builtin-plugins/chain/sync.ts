@@ -34,6 +34,14 @@ export interface ChainSyncResult {
   gaps: { missing_txid: string; broken_txid: string }[];
 }
 
+/** What a sync of one chain did, for people: what it restored, refused, and what gaps remain. */
+function reportLine(c: ChainSyncResult): string {
+  const who = c.contact_name ?? c.pubkey_hash.slice(0, 16);
+  const gaps = c.gaps.length ? `${c.gaps.length} gap(s) remain (first missing ${c.gaps[0]!.missing_txid.slice(0, 12)}…)` : 'chain OK';
+  const stopped = c.stopped ? `; stopped: ${c.stopped}` : '';
+  return `${who} ${c.currency}: ${c.pulled} pulled, ${c.imported.length} restored, ${c.refused.length} refused, ${c.settled} settled; ${gaps}${stopped}`;
+}
+
 export class ChainSync {
   /** Pairs being pulled now, and when a ping last started a pull of each (key `hash|currency`). */
   readonly #running = new Set<string>();
@@ -68,10 +76,11 @@ export class ChainSync {
     return [...seen.values()];
   }
 
-  async syncAll(): Promise<{ chains: ChainSyncResult[]; imported: number; broken: number }> {
+  async syncAll(): Promise<{ chains: ChainSyncResult[]; imported: number; broken: number; report: string[] }> {
     const chains: ChainSyncResult[] = [];
     for (const p of this.pairs()) chains.push(await this.syncWith(p.contactHash, p.currency));
-    return { chains, imported: chains.reduce((n, c) => n + c.imported.length, 0), broken: chains.filter((c) => !c.chain_ok).length };
+    const report = chains.length ? chains.map(reportLine) : ['no chain to sync: no contact with an accepted line'];
+    return { chains, imported: chains.reduce((n, c) => n + c.imported.length, 0), broken: chains.filter((c) => !c.chain_ok).length, report };
   }
 
   /**

@@ -20,6 +20,7 @@ export const SYNC_OWNERS: Readonly<Record<SyncType, string>> = {
 };
 
 /** Runs one kind of sync and returns a JSON-serialisable summary (shown as `results.<type>`). */
+/** A sync's result; `report`, when given, is what node-cli prints for people (one line each) instead of the data. */
 export type SyncHandler = () => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 export interface AnalyticsReporter {

@@ -296,7 +296,13 @@ export default defineCliCommands({
         );
         ctx.out.success(data, () => {
           ctx.out.line(messageOf(data, 'Sync completed'));
-          for (const [name, result] of Object.entries(data.results ?? {})) ctx.out.line(`  ${name}: ${JSON.stringify(result)}`);
+          for (const [name, result] of Object.entries(data.results ?? {})) {
+            const report = (result as { report?: unknown }).report;
+            if (Array.isArray(report)) {
+              ctx.out.line(`  ${name}:`);
+              for (const line of report) ctx.out.line(`    ${String(line)}`);
+            } else ctx.out.line(`  ${name}: ${JSON.stringify(result)}`);
+          }
           if (data.skipped?.length) ctx.out.line(`  not available: ${data.skipped.join(', ')}`);
         });
       });

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { connect, hashOf, ok, send, settled, tradeInOrder, waitFor } from './ledger-support.js';
+import { connect, hashOf, nodeCliHuman, ok, send, settled, tradeInOrder, waitFor } from './ledger-support.js';
 
 let A: TestNode;
 let B: TestNode;
@@ -53,6 +53,7 @@ describe('transaction-chain sync', () => {
     const result = await syncTransactions(A);
     expect(result.imported).toBe(3);
     expect(result.broken).toBe(0);
+    expect(result.report).toEqual(['Bob VWL: 6 pulled, 3 restored, 0 refused, 6 settled; chain OK']);
     expect(result.chains).toEqual([
       {
         pubkey_hash: hashOf(B),
@@ -117,6 +118,10 @@ describe('transaction-chain sync', () => {
       gaps: [{ missing_txid: txids[0], broken_txid: txids[1] }],
     });
     expect((await ok(A, 'GET', `/api/v1/wallet/transactions`)).transactions.map((t: any) => t.txid)).not.toContain(txids[0]);
+    const human = await nodeCliHuman(A, ['sync', 'transactions']);
+    expect(human.code).toBe(0);
+    const served = txids.length;
+    expect(human.out).toContain(`Bob VWL: ${served} pulled, 0 restored, 1 refused, ${served - 1} settled; 1 gap(s) remain (first missing ${txids[0]!.slice(0, 12)}…)`);
   });
 
   it("a contact is served its own chain only: another contact of Bob's pulls none of Alice's rows", async () => {
@@ -128,6 +133,7 @@ describe('transaction-chain sync', () => {
         chains: [{ pubkey_hash: hashOf(B), contact_name: 'Bob', currency: 'VWL', pulled: 0, imported: [], refused: [], stopped: null, settled: 0, chain_ok: true, gaps: [] }],
         imported: 0,
         broken: 0,
+        report: ['Bob VWL: 0 pulled, 0 restored, 0 refused, 0 settled; chain OK'],
       });
     } finally {
       await C.destroy();
