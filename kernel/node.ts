@@ -1,7 +1,7 @@
 import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Clock, IdentityApi, KernelApi, NodeAddresses, NodeInfo } from '../sdk/index.js';
+import type { Clock, KernelApi, NodeAddresses, NodeIdentityApi, NodeInfo } from '../sdk/index.js';
 import { ApiKeyStore } from './auth/key-store.js';
 import { NonceStore } from './auth/nonces.js';
 import { AuthFailureLimiter } from './auth/failure-limiter.js';
@@ -318,7 +318,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   };
 
   // Plugins get a narrow view: no way to reach the mnemonic or the raw key material, even with a cast.
-  const identityApi: IdentityApi = Object.freeze({
+  const identityApi: NodeIdentityApi = Object.freeze({
     pubkeyHash: identity.pubkeyHash,
     publicKey: identity.publicKey,
     sealingPublicKey: identity.sealingPublicKey,

@@ -4,7 +4,7 @@
  *
  *   mcp [status]                               active provider and model, currency, providers, key count
  *   mcp config                                 the stored configuration
- *   mcp set <name> <value>                     one setting (mode, currency, max_output_tokens, allowed_origins, failover)
+ *   mcp set <name> <value>                     one setting (the names of `configure.set`, federation limits included)
  *   mcp provider <id> [options]                add or change a provider (--token-file: the token never on the command line)
  *   mcp activate <provider> [model]            the active provider and model
  *   mcp keys                                   customer keys (no tokens)
@@ -104,7 +104,7 @@ export default defineCliCommands({
     mcp
       .command('set')
       .summary('change one setting')
-      .argument('<name>', 'mode, currency, max_output_tokens, allowed_origins or failover')
+      .argument('<name>', 'a setting name: mode, currency, max_output_tokens, allowed_origins, failover, remote_routing, max_hops, max_price_per_call, max_spend_per_day or resale_markup_pct')
       .argument('<value>')
       .action((name: string, value: string) => configureWith(ctx, { set: { [name]: value } }, `${name} set to ${value}.`));
 

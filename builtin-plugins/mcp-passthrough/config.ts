@@ -13,7 +13,7 @@
  *     by naming it, but it may be one supplied in the same request). Without `active.model` the current model stays
  *     when the provider has it, else none is active.
  */
-import { ApiError, formatMinor, parseDecimal } from '../../sdk/index.js';
+import { ApiError, formatMinor, parseDecimal, type Minor } from '../../sdk/index.js';
 import { normalizeOrigin } from './origins.js';
 import type { TokenCipher } from './secrets.js';
 import type { McpStore, ModelRow, PricingMode, ProviderRow } from './store.js';
@@ -36,7 +36,20 @@ export interface Settings {
   maxOutputTokens: number;
   allowedOrigins: string[];
   failover: boolean;
+  /** Whether calls may be resold to sellers learned from contacts (off unless the operator turns it on). */
+  remoteRouting: boolean;
+  /** The discovery horizon this node routes within (1 to 3 hops). */
+  maxHops: number;
+  /** The most one resold call may be estimated to cost this node; null: no ceiling. */
+  maxPricePerCall: Minor | null;
+  /** The most resold calls may cost this node per UTC day; null: no ceiling. */
+  maxSpendPerDay: Minor | null;
+  /** Markup in percent on the seller's rates when this node resells an offer. */
+  resaleMarkupPct: Minor;
 }
+
+/** Document 2: the directory horizon. */
+export const MAX_HOPS = 3;
 
 export interface Active {
   provider: string | null;
@@ -62,15 +75,36 @@ const SETTING_PARSERS: Record<string, (value: string) => string | { error: strin
     }
     return out.join(',');
   },
-  failover: (v) => {
-    const t = v.trim().toLowerCase();
-    if (['on', 'true', '1', 'yes'].includes(t)) return 'on';
-    if (['off', 'false', '0', 'no'].includes(t)) return 'off';
-    return { error: 'failover must be on or off' };
-  },
+  failover: (v) => onOff(v, 'failover'),
+  // The federation's operator limits (docs/mcp-passthrough.md, "Federation"): a call's `routing` can only lower them.
+  remote_routing: (v) => onOff(v, 'remote_routing'),
+  max_hops: (v) => (/^[1-3]$/.test(v.trim()) ? v.trim() : { error: `max_hops must be 1, 2 or ${MAX_HOPS}` }),
+  max_price_per_call: (v) => optionalAmount(v, 'max_price_per_call'),
+  max_spend_per_day: (v) => optionalAmount(v, 'max_spend_per_day'),
+  resale_markup_pct: (v) => optionalAmount(v, 'resale_markup_pct') || '0',
 };
 
+function onOff(v: string, name: string): string | { error: string } {
+  const t = v.trim().toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(t)) return 'on';
+  if (['off', 'false', '0', 'no'].includes(t)) return 'off';
+  return { error: `${name} must be on or off` };
+}
+
+/** A decimal amount (canonical text), or '' for none. */
+function optionalAmount(v: string, name: string): string | { error: string } {
+  if (!v.trim()) return '';
+  const r = parseDecimal(v.trim());
+  return r.ok ? formatMinor(r.value) : { error: `${name} must be a decimal of at least 0 with at most 8 decimals, or empty for none` };
+}
+
 export const SETTING_NAMES = Object.keys(SETTING_PARSERS);
+
+function amountOrNull(text: string | undefined): Minor | null {
+  if (!text) return null;
+  const r = parseDecimal(text);
+  return r.ok ? r.value : null;
+}
 
 const CURRENCY = /^[A-Za-z0-9]{3,10}$/;
 const FIAT = new Set(['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'NZD', 'CNY', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'HUF', 'INR', 'BRL', 'MXN', 'ZAR']);
@@ -236,6 +270,11 @@ export class OperatorConfig {
       maxOutputTokens: Number(c.get('max_output_tokens') ?? DEFAULT_OUTPUT_ALLOWANCE),
       allowedOrigins: (c.get('allowed_origins') ?? '').split(',').filter(Boolean),
       failover: (c.get('failover') ?? 'on') === 'on',
+      remoteRouting: c.get('remote_routing') === 'on',
+      maxHops: Number(c.get('max_hops') ?? MAX_HOPS),
+      maxPricePerCall: amountOrNull(c.get('max_price_per_call')),
+      maxSpendPerDay: amountOrNull(c.get('max_spend_per_day')),
+      resaleMarkupPct: amountOrNull(c.get('resale_markup_pct')) ?? 0n,
     };
   }
 

@@ -7,7 +7,7 @@ import { formatMinor, parseDecimal, type IdentityApi, type NodeInfo } from '../.
 import type { ContactsService } from '../contacts/api.js';
 import { ToolFailure, topupMemo } from './billing.js';
 import type { OperatorConfig } from './config.js';
-import type { CompletionIo, CompletionResult, Inference } from './inference.js';
+import { candidateName, type CompletionIo, type CompletionResult, type Inference, type Routing } from './inference.js';
 import { iso } from './keys.js';
 import { customerRates, ratesView } from './pricing.js';
 import { customerUsageView } from './present.js';
@@ -73,16 +73,14 @@ export interface ChatArgs {
   messages: ChatMessage[];
   model?: string | undefined;
   maxOutputTokens?: number | undefined;
+  routing?: Routing | undefined;
 }
 
 const ROUTING_FIELDS = new Set(['policy', 'remote_allowed', 'max_hops', 'max_price']);
 
-/**
- * `routing` is checked now and has no effect yet: with no network sellers every policy ranks the same local
- * candidates, and no request can raise an operator limit (docs/mcp-passthrough.md).
- */
-function checkRouting(value: unknown): void {
-  if (value === undefined || value === null) return;
+/** A call's `routing`: it ranks candidates and lowers limits, never raises an operator's (inference.ts). */
+function parseRouting(value: unknown): Routing | undefined {
+  if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) throw bad('routing must be an object', 'routing');
   const r = value as Args;
   for (const k of Object.keys(r)) if (!ROUTING_FIELDS.has(k)) throw bad(`routing.${k} is not a routing field`, `routing.${k}`);
@@ -90,17 +88,25 @@ function checkRouting(value: unknown): void {
     throw bad('routing.policy must be local_first, cheapest_advertised or manual', 'routing.policy');
   }
   if (r.remote_allowed !== undefined && typeof r.remote_allowed !== 'boolean') throw bad('routing.remote_allowed must be a boolean', 'routing.remote_allowed');
-  if (r.max_hops !== undefined) positiveInt(r, 'max_hops');
-  if (r.max_price !== undefined && !(typeof r.max_price === 'string' && parseDecimal(r.max_price).ok)) {
-    throw bad('routing.max_price must be a decimal string', 'routing.max_price');
-  }
+  const price = r.max_price === undefined ? undefined : typeof r.max_price === 'string' ? parseDecimal(r.max_price) : { ok: false as const };
+  if (price && !price.ok) throw bad('routing.max_price must be a decimal string', 'routing.max_price');
+  return {
+    policy: r.policy as Routing['policy'],
+    remoteAllowed: r.remote_allowed as boolean | undefined,
+    maxHops: positiveInt(r, 'max_hops'),
+    maxPrice: price?.ok ? price.value : undefined,
+  };
 }
 
 export function parseChatArgs(args: Args, legacy = false): ChatArgs {
   const known = legacy ? ['messages', 'model'] : ['messages', 'model', 'max_output_tokens', 'routing'];
   for (const k of Object.keys(args)) if (!known.includes(k)) throw bad(`unknown argument ${k}`, k);
-  if (!legacy) checkRouting(args.routing);
-  return { messages: parseMessages(args.messages), model: optionalText(args, 'model'), maxOutputTokens: legacy ? undefined : positiveInt(args, 'max_output_tokens') };
+  return {
+    messages: parseMessages(args.messages),
+    model: optionalText(args, 'model'),
+    maxOutputTokens: legacy ? undefined : positiveInt(args, 'max_output_tokens'),
+    routing: legacy ? undefined : parseRouting(args.routing),
+  };
 }
 
 export class CustomerApi {
@@ -135,7 +141,22 @@ export class CustomerApi {
         hops: 0,
         active: m.providerId === active.provider && m.id === active.model,
       }));
-    return { models, currency: settings.currency, active_model: active.model, active_provider: active.provider, routing_mode: 'local' };
+    const network = this.inference.networkOffers().map((c) => ({
+      model: c.offer.model,
+      label: c.offer.model,
+      provider: candidateName(c),
+      ...ratesView(c.rates),
+      max_output_tokens: c.allowance,
+      hops: c.hops,
+      active: false,
+    }));
+    return {
+      models: [...models, ...network],
+      currency: settings.currency,
+      active_model: active.model,
+      active_provider: active.provider,
+      routing_mode: settings.remoteRouting ? 'local_and_network' : 'local',
+    };
   }
 
   balance(key: KeyRow): Record<string, unknown> {
@@ -237,7 +258,7 @@ export function completionView(r: CompletionResult): Record<string, unknown> {
     balance: formatMinor(r.key.balance),
     debt: formatMinor(r.key.debt),
     usage_id: r.usage.id,
-    route: { kind: 'local', provider: r.provider, hops: 0, failovers: r.failovers },
+    route: { kind: r.route.kind, provider: r.provider, hops: r.route.hops, ...(r.route.seller ? { seller: r.route.seller } : {}), failovers: r.failovers },
     ...(r.failure ? { error: r.failure } : {}),
   };
 }

@@ -1,11 +1,19 @@
 import { definePlugin } from '../../sdk/index.js';
-import type { ContactsService } from '../contacts/api.js';
+import { CONTACT_EVENTS, type ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import { MCP_SERVICE, type McpPassthroughService } from './api.js';
 import { Billing, topupMemo } from './billing.js';
 import { OperatorConfig } from './config.js';
 import { CustomerApi } from './customer.js';
 import { Inference, REQUEST_TIMEOUT_MS } from './inference.js';
+import { OFFER_REFRESH_MS, Offers } from './federation/offers.js';
+import { federationStatus } from './federation/present.js';
+import { ProofVerifier } from './federation/proofs.js';
+import { ContactReach } from './federation/reach.js';
+import { Resale } from './federation/resale.js';
+import { registerFederationRoutes } from './federation/routes.js';
+import { Sellers } from './federation/sellers.js';
+import { FederationStore, federationMigrations } from './federation/store.js';
 import { Keys } from './keys.js';
 import { registerPublicRoutes } from './public-routes.js';
 import { registerOperatorRoutes } from './routes.js';
@@ -23,13 +31,15 @@ export const BOOTSTRAP_KEY_TTL_MS = 24 * 60 * 60 * 1000;
  * `/api/v1/plugins/mcp-passthrough/`. Rules and shapes: docs/mcp-passthrough.md.
  *
  * Jobs (ids `mcp-passthrough.<name>`): `sessions-sweep` ends sessions idle for 30 minutes (every minute);
- * `reap-bootstrap-keys` removes unused bootstrap keys after 24 hours (hourly).
+ * `reap-bootstrap-keys` removes unused bootstrap keys after 24 hours (hourly); `refresh-offers` reads the accepted
+ * contacts' directories (every ten minutes, and when a contact or a line is accepted). The federation (resale over
+ * contacts) lives in federation/.
  */
 export default definePlugin({
   async setup(ctx) {
     // The MCP SDK (with zod, some 23 MB) loads only on a node that enabled this plugin.
     const [{ McpEndpoint }, { Sessions }] = await Promise.all([import('./mcp/endpoint.js'), import('./mcp/sessions.js')]);
-    ctx.db.migrate(migrations);
+    ctx.db.migrate([...migrations, ...federationMigrations]);
     const now = (): number => ctx.clock.now();
     const store = new McpStore(ctx.db.handle);
     const tx = <T>(fn: () => T): T => ctx.db.tx(fn);
@@ -53,13 +63,32 @@ export default definePlugin({
     const override = ctx.kernel.node.testMode ? Number(ctx.kernel.env('NODE_MCP_REQUEST_TIMEOUT_MS')) : NaN;
     const timeoutMs = Number.isSafeInteger(override) && override > 0 ? override : REQUEST_TIMEOUT_MS;
     const agents = new UpstreamAgents();
-    const inference = new Inference(config, presets, keys, billing, agents, timeoutMs, now);
+    const federation = new FederationStore(ctx.db.handle);
+    const ownTor = (): string | null => ctx.kernel.node.addresses.tor;
+    const reach = new ContactReach(contacts, ctx.peer, ctx.kernel.outbound, ctx.log);
+    const offers = new Offers(federation, tx, contacts, ctx.identity, reach, config, ownTor, ctx.log, now);
+    const resale = new Resale(
+      federation,
+      tx,
+      contacts,
+      ledger,
+      ctx.identity,
+      reach,
+      new TokenCipher(ctx.identity.storageKey('mcp-passthrough:seller-keys')),
+      ctx.manifest.version,
+      timeoutMs,
+      ctx.log,
+      now,
+    );
+    const inference = new Inference(config, presets, keys, billing, agents, timeoutMs, now, new Sellers(offers, resale, federation, contacts, now));
     const api = new CustomerApi(store, config, inference, contacts, ctx.identity, () => ctx.kernel.node);
     const sessions = new Sessions(now, ctx.log);
     const endpoint = new McpEndpoint(keys, sessions, api, ctx.manifest.version, ctx.log, now);
 
-    registerOperatorRoutes({ ctx, store, config, keys, sessions, presets });
+    const verifier = new ProofVerifier(federation, contacts, ctx.identity, () => ctx.kernel.node.addresses, now);
+    registerOperatorRoutes({ ctx, store, config, keys, sessions, presets, federation: () => federationStatus(offers.fresh()) });
     registerPublicRoutes({ ctx, store, keys, api, endpoint, log: ctx.log });
+    registerFederationRoutes({ ctx, keys, config, contacts, store: federation, verifier, offers });
 
     ctx.jobs.register({ name: 'sessions-sweep', everyMs: 60_000, run: async () => void (await sessions.sweep()) });
     ctx.jobs.register({
@@ -70,8 +99,19 @@ export default definePlugin({
         if (reaped.length) ctx.log.info('reaped unused bootstrap keys', { count: reaped.length, key_ids: reaped });
       },
     });
+    ctx.jobs.register({
+      name: 'refresh-offers',
+      everyMs: OFFER_REFRESH_MS,
+      run: async () => {
+        const r = await offers.refreshAll();
+        ctx.log.info('learned offers refreshed', r);
+      },
+    });
+    // A newly accepted contact may sell something: ask it at once rather than at the next scheduled run.
+    for (const event of [CONTACT_EVENTS.accepted, CONTACT_EVENTS.currencyAccepted]) ctx.events.subscribe(event, () => ctx.jobs.kick('refresh-offers'));
     ctx.onStop(async () => {
       await sessions.closeAll('the node is stopping');
+      await resale.close();
       agents.close();
     });
 

@@ -3,9 +3,11 @@
  *
  * Candidates: every enabled row of the requested model (or of the active model when the call names none) on any
  * provider, the active provider first, then the others in the order they were added. A candidate is rejected when
- * its row is disabled, its preset is unknown, or its preset needs a token that is missing or no longer opens. The
- * federation adds sellers learned from contacts as another kind of candidate; `route` and `hops` in results and
- * usage rows already have room for them.
+ * its row is disabled, its preset is unknown, or its preset needs a token that is missing or no longer opens. Then
+ * the sellers learned from contacts that offer the model (federation/sellers.ts), with their own rejections (remote
+ * routing off, beyond the hops, above a price ceiling...). The call's `routing` ranks them: `local_first` (the
+ * default: providers, then sellers cheapest first), `cheapest_advertised` (all by estimated charge), `manual` (the
+ * operator's order: providers, then sellers nearest first); it can only add rejections, never lift one.
  *
  * A call: admission (keys.ts), then the reservation of the most it can cost on any candidate (billing.ts), then the
  * candidates in order until one answers; a candidate that fails before producing any output hands over to the next
@@ -16,7 +18,10 @@
 import { randomUUID } from 'node:crypto';
 import { formatMinor, type Minor } from '../../sdk/index.js';
 import { Billing, ToolFailure, type Funds } from './billing.js';
-import { MAX_OUTPUT_CAP, sameCurrency, type OperatorConfig } from './config.js';
+import { MAX_OUTPUT_CAP, sameCurrency, type OperatorConfig, type Settings } from './config.js';
+import { offerRates } from './federation/offers.js';
+import type { ResoldOutcome } from './federation/resale.js';
+import type { OfferRow } from './federation/store.js';
 import type { Keys } from './keys.js';
 import {
   charge,
@@ -30,7 +35,7 @@ import {
   type Rates,
 } from './pricing.js';
 import type { KeyRow, ModelRow, ProviderRow, UsageRow } from './store.js';
-import { callUpstream, type CallOutcome, type UpstreamAgents } from './upstream/call.js';
+import { callUpstream, type CallOptions, type CallOutcome, type UpstreamAgents } from './upstream/call.js';
 import type { ChatMessage, ProviderPreset } from './upstream/protocol.js';
 import type { PresetRegistry } from './upstream/presets.js';
 
@@ -38,15 +43,43 @@ import type { PresetRegistry } from './upstream/presets.js';
 export const REQUEST_TIMEOUT_MS = 125_000;
 export const DEFAULT_ESTIMATED_INPUT = 500;
 
-export interface Candidate {
-  kind: 'provider';
-  provider: ProviderRow;
-  preset: ProviderPreset | null;
-  model: ModelRow;
+interface CandidateBase {
+  /** What the customer pays per unit on this candidate. */
   rates: Rates;
   /** The most output this candidate allows (model allowance, else the operator's, capped at 32768). */
   allowance: number;
   rejections: string[];
+  /** Resale hops between this node and where the call runs (0: a provider of this node). */
+  hops: number;
+}
+
+export interface ProviderCandidate extends CandidateBase {
+  kind: 'provider';
+  provider: ProviderRow;
+  preset: ProviderPreset | null;
+  model: ModelRow;
+}
+
+export interface SellerCandidate extends CandidateBase {
+  kind: 'seller';
+  offer: OfferRow;
+}
+
+export type Candidate = ProviderCandidate | SellerCandidate;
+
+/** The provider id, or `seller:<first 16 hex of its key hash>`. */
+export const candidateName = (c: Candidate): string => (c.kind === 'provider' ? c.provider.id : `seller:${c.offer.sellerHash.slice(0, 16)}`);
+const modelOf = (c: Candidate): string => (c.kind === 'provider' ? c.model.id : c.offer.model);
+
+/** Sellers of a model (federation/sellers.ts): their candidates, and how a call reaches and pays one. */
+export interface SellerSource {
+  /** Candidates for a model (every model: null). */
+  candidates(model: string | null, settings: Settings): SellerCandidate[];
+  call(c: SellerCandidate, call: { messages: readonly ChatMessage[]; maxOutputTokens: number }, options: CallOptions): Promise<ResoldOutcome>;
+  /** After the call is settled here: pay the seller what it charged. */
+  pay(c: SellerCandidate, outcome: ResoldOutcome): void;
+  /** What resold calls cost this node today (for the daily ceiling). */
+  spentToday(): Minor;
 }
 
 export interface Selection {
@@ -60,6 +93,15 @@ export interface CompletionArgs {
   messages: ChatMessage[];
   model?: string | undefined;
   maxOutputTokens?: number | undefined;
+  routing?: Routing | undefined;
+}
+
+/** A call's `routing` argument, parsed (customer.ts). */
+export interface Routing {
+  policy?: 'local_first' | 'cheapest_advertised' | 'manual' | undefined;
+  remoteAllowed?: boolean | undefined;
+  maxHops?: number | undefined;
+  maxPrice?: Minor | undefined;
 }
 
 export interface CompletionIo {
@@ -79,6 +121,7 @@ export interface CompletionResult {
   key: KeyRow;
   failovers: number;
   maxOutputTokens: number;
+  route: { kind: 'local' | 'seller'; hops: number; seller: string | null };
   /** Set when the call ended in a failure after it had produced output (billed as produced). */
   failure: { code: string; message: string } | null;
 }
@@ -92,6 +135,7 @@ export class Inference {
     private readonly agents: UpstreamAgents,
     private readonly timeoutMs: number,
     private readonly now: () => number,
+    private readonly sellers: SellerSource | null = null,
   ) {}
 
   select(requested: string | undefined): Selection {
@@ -119,10 +163,46 @@ export class Inference {
         rates: customerRates(row),
         allowance: Math.min(row.maxOutputTokens ?? settings.maxOutputTokens, MAX_OUTPUT_CAP),
         rejections,
+        hops: 0,
       });
     }
+    if (this.sellers) candidates.push(...this.sellers.candidates(model, settings));
     if (!candidates.length) return { model, candidates, problem: { code: 'model_not_found', message: `no provider offers a model "${model}"` } };
     return { model, candidates, problem: null };
+  }
+
+  /**
+   * The call's routing applied to a selection: every limit it lowers adds rejections (a request never lifts one),
+   * and its policy orders the candidates. `estimate` is what a candidate's call is estimated to cost at `rates`: the
+   * customer's rates give its price (ranking, `max_price`), a seller's own rates what this node would owe it (the
+   * operator's ceilings).
+   */
+  #route(selection: Selection, routing: Routing, estimate: (rates: Rates, c: Candidate) => Minor): Candidate[] {
+    const settings = this.config.settings();
+    const spent = this.sellers && settings.maxSpendPerDay !== null ? this.sellers.spentToday() : 0n;
+    const ranked = selection.candidates.map((c, order) => {
+      const rejections = [...c.rejections];
+      const price = estimate(c.rates, c);
+      if (routing.maxPrice !== undefined && price > routing.maxPrice) rejections.push('above_max_price');
+      if (c.kind === 'seller') {
+        const cost = estimate(offerRates(c.offer), c);
+        if (routing.remoteAllowed === false) rejections.push('remote_not_allowed');
+        if (routing.maxHops !== undefined && c.hops > routing.maxHops) rejections.push('beyond_max_hops');
+        if (settings.maxPricePerCall !== null && cost > settings.maxPricePerCall) rejections.push('above_operator_ceiling');
+        if (settings.maxSpendPerDay !== null && spent + cost > settings.maxSpendPerDay) rejections.push('daily_ceiling_reached');
+      }
+      return { c: { ...c, rejections } as Candidate, price, order };
+    });
+    const policy = routing.policy ?? 'local_first';
+    const local = (x: { c: Candidate }): number => (x.c.kind === 'provider' ? 0 : 1);
+    ranked.sort((a, b) => {
+      if (policy === 'cheapest_advertised') return a.price === b.price ? local(a) - local(b) || a.order - b.order : a.price < b.price ? -1 : 1;
+      if (local(a) !== local(b)) return local(a) - local(b);
+      if (a.c.kind === 'provider') return a.order - b.order;
+      if (policy === 'manual') return a.c.hops - b.c.hops || a.order - b.order;
+      return a.price === b.price ? a.c.hops - b.c.hops || a.order - b.order : a.price < b.price ? -1 : 1;
+    });
+    return ranked.map((r) => r.c);
   }
 
   /** The dry run of route.explain and route.status: no prompt, no credential, no payment. */
@@ -133,19 +213,22 @@ export class Inference {
     const input = args.estimatedInputTokens ?? DEFAULT_ESTIMATED_INPUT;
     const currency = this.config.settings().currency;
     const currencyProblem = sameCurrency(key.currency, currency) ? null : 'currency_mismatch';
-    const candidates = selection.candidates.map((c) => {
-      const output = Math.min(args.maxOutputTokens ?? c.allowance, c.allowance);
-      const estimated = charge(c.rates, { inputTokens: input, outputTokens: output, transferBytes: 0 });
+    const outputOf = (c: Candidate): number => Math.min(args.maxOutputTokens ?? c.allowance, c.allowance);
+    const estimate = (rates: Rates, c: Candidate): Minor => charge(rates, { inputTokens: input, outputTokens: outputOf(c), transferBytes: 0 });
+    const candidates = this.#route(selection, {}, estimate).map((c) => {
+      const output = outputOf(c);
+      const estimated = estimate(c.rates, c);
       const rejections = [...c.rejections];
       if (admission) rejections.push('admission_refused');
       if (currencyProblem) rejections.push(currencyProblem);
       if (!c.rejections.length && estimated > funds.available) rejections.push('insufficient_funds');
       return {
         kind: c.kind,
-        provider: c.provider.id,
-        preset: c.provider.preset,
-        model: c.model.id,
-        hops: 0,
+        provider: candidateName(c),
+        preset: c.kind === 'provider' ? c.provider.preset : null,
+        model: modelOf(c),
+        hops: c.hops,
+        seller: c.kind === 'seller' ? { pubkey_hash: c.offer.sellerHash, origin: c.offer.origin, tor_address: c.offer.torAddress } : null,
         ...ratesView(c.rates),
         max_output_tokens: output,
         estimated_charge: formatMinor(estimated),
@@ -175,10 +258,14 @@ export class Inference {
     }
     const selection = this.select(args.model);
     if (selection.problem) throw new ToolFailure(selection.problem.code, selection.problem.message);
-    const ready = selection.candidates.filter((c) => c.rejections.length === 0);
+    const estimatedInput = estimateInputTokens(args.messages);
+    const routed = this.#route(selection, args.routing ?? {}, (rates, c) =>
+      charge(rates, { inputTokens: estimatedInput, outputTokens: Math.min(args.maxOutputTokens ?? c.allowance, c.allowance), transferBytes: 0 }),
+    );
+    const ready = routed.filter((c) => c.rejections.length === 0);
     if (!ready.length) {
       throw new ToolFailure('no_route', `no provider can serve ${selection.model} now`, {
-        rejections: selection.candidates.map((c) => ({ provider: c.provider.id, reasons: c.rejections })),
+        rejections: routed.map((c) => ({ provider: candidateName(c), reasons: c.rejections })),
       });
     }
     const tries = settings.failover ? ready : ready.slice(0, 1);
@@ -198,25 +285,29 @@ export class Inference {
     const startedAt = this.now();
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.timeoutMs);
-    let outcome: CallOutcome | null = null;
+    let outcome: CallOutcome | ResoldOutcome | null = null;
     let used: Candidate = tries[0]!;
     let failovers = 0;
     try {
       for (const [i, c] of tries.entries()) {
         used = c;
-        outcome = await callUpstream(
-          this.agents,
-          c.preset!,
-          {
-            endpoint: c.provider.endpoint,
-            token: this.config.token(c.provider),
-            model: c.model.id,
-            messages: args.messages,
-            maxOutputTokens: outputOf(c),
-            stream: io.onDelta !== undefined,
-          },
-          { cancel: io.cancel, deadline: deadline.signal, ...(io.onDelta ? { onDelta: io.onDelta } : {}) },
-        );
+        const options = { cancel: io.cancel, deadline: deadline.signal, ...(io.onDelta ? { onDelta: io.onDelta } : {}) };
+        outcome =
+          c.kind === 'seller'
+            ? await this.sellers!.call(c, { messages: args.messages, maxOutputTokens: outputOf(c) }, options)
+            : await callUpstream(
+                this.agents,
+                c.preset!,
+                {
+                  endpoint: c.provider.endpoint,
+                  token: this.config.token(c.provider),
+                  model: c.model.id,
+                  messages: args.messages,
+                  maxOutputTokens: outputOf(c),
+                  stream: io.onDelta !== undefined,
+                },
+                options,
+              );
         const produced = outcome.text.length > 0 || outcome.deltas > 0;
         const retryable = outcome.failure && !produced && outcome.failure.code !== 'cancelled' && outcome.failure.code !== 'upstream_timeout';
         if (!retryable || i === tries.length - 1) break;
@@ -229,8 +320,9 @@ export class Inference {
       clearTimeout(timer);
     }
     const o = outcome!;
+    const resold = used.kind === 'seller' ? (o as ResoldOutcome) : null;
     const produced = o.text.length > 0 || o.deltas > 0;
-    const estimated = o.inputTokens === null || o.outputTokens === null;
+    const estimated = o.inputTokens === null || o.outputTokens === null || resold?.sellerEstimated === true;
     const metered = {
       inputTokens: o.inputTokens ?? estimateInputTokens(args.messages),
       outputTokens: o.outputTokens ?? Math.max(o.deltas, estimateTokens(o.text)),
@@ -242,27 +334,29 @@ export class Inference {
       callId: io.callId ?? randomUUID(),
       tool: io.tool,
       status: !o.failure ? 'ok' : o.failure.code === 'cancelled' ? 'cancelled' : 'error',
-      model: used.model.id,
-      providerId: used.provider.id,
-      route: 'local',
-      hops: 0,
-      sellerHash: null,
+      model: modelOf(used),
+      providerId: used.kind === 'provider' ? used.provider.id : null,
+      route: used.kind === 'provider' ? 'local' : 'seller',
+      hops: used.hops,
+      sellerHash: used.kind === 'seller' ? used.offer.sellerHash : null,
       inputTokens: billable ? metered.inputTokens : 0,
       outputTokens: billable ? metered.outputTokens : 0,
       transferBytes: metered.transferBytes,
       estimated: billable && estimated,
       charge: billable ? charge(used.rates, metered) : 0n,
       currency: key.currency,
-      cost: billable ? charge(costRates(used.model), metered) : 0n,
-      costCurrency: used.model.costCurrency ?? settings.currency,
+      // A resold call costs what the seller charged (unknown when its answer never came: recorded as 0, see docs).
+      cost: used.kind === 'provider' ? (billable ? charge(costRates(used.model), metered) : 0n) : (resold?.sellerCharge ?? 0n),
+      costCurrency: used.kind === 'provider' ? (used.model.costCurrency ?? settings.currency) : settings.currency,
       error: o.failure ? `${o.failure.code}: ${o.failure.message}` : null,
       startedAt,
       finishedAt: this.now(),
     });
+    if (used.kind === 'seller' && resold) this.sellers!.pay(used, resold);
     if (o.failure && !produced) {
       throw new ToolFailure(o.failure.code, o.failure.message, {
         ...(o.failure.status !== undefined ? { upstream_status: o.failure.status } : {}),
-        provider: used.provider.id,
+        provider: candidateName(used),
         failovers,
         charge: '0',
         usage_id: settled.usage.id,
@@ -273,18 +367,24 @@ export class Inference {
     }
     return {
       output: o.text,
-      model: used.model.id,
-      provider: used.provider.id,
+      model: modelOf(used),
+      provider: candidateName(used),
       finishReason: o.finishReason,
       usage: settled.usage,
       key: settled.key,
       failovers,
       maxOutputTokens: outputOf(used),
+      route: { kind: used.kind === 'provider' ? 'local' : 'seller', hops: used.hops, seller: used.kind === 'seller' ? used.offer.sellerHash : null },
       failure: o.failure ? { code: o.failure.code, message: o.failure.message } : null,
     };
   }
 
   funds(key: KeyRow): Funds {
     return this.billing.funds(key);
+  }
+
+  /** Learned offers a call may use now under the operator's limits (chat.list_models). */
+  networkOffers(): SellerCandidate[] {
+    return this.sellers ? this.sellers.candidates(null, this.config.settings()).filter((c) => c.rejections.length === 0) : [];
   }
 }

@@ -35,7 +35,8 @@ export function rate(text: string): Minor {
   return r.value;
 }
 
-function marked(cost: Minor, markupPct: Minor): Minor {
+/** A rate with a markup in percent, cut to 8 decimals (markup rows, and offers this node resells). */
+export function marked(cost: Minor, markupPct: Minor): Minor {
   return (cost * (HUNDRED_PERCENT + markupPct)) / HUNDRED_PERCENT;
 }
 

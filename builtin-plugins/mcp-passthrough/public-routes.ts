@@ -32,9 +32,9 @@ export interface PublicDeps {
   log: Logger;
 }
 
-const json = (data: unknown, status = 200, headers: Record<string, string> = {}): RawReply => new RawReply(JSON.stringify(data), 'application/json', status, headers);
+export const json = (data: unknown, status = 200, headers: Record<string, string> = {}): RawReply => new RawReply(JSON.stringify(data), 'application/json', status, headers);
 
-const failure = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): RawReply =>
+export const failure = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): RawReply =>
   json({ ok: false, error: { code, message, ...extra } }, status, status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcp-passthrough"' } : {});
 
 function preflight(req: RouteRequest, path: string): RawReply {
@@ -50,7 +50,7 @@ function preflight(req: RouteRequest, path: string): RawReply {
   });
 }
 
-function parseBody(req: RouteRequest): { ok: true; body: unknown } | { ok: false } {
+export function parseBody(req: RouteRequest): { ok: true; body: unknown } | { ok: false } {
   if (req.rawBody.length === 0) return { ok: true, body: {} };
   try {
     return { ok: true, body: JSON.parse(req.rawBody.toString('utf8')) };

@@ -2,7 +2,7 @@
  * Operator REST under `/api/v1/plugins/mcp-passthrough/` (HMAC, scope `admin`), in the host envelope. Shapes:
  * docs/mcp-passthrough.md ("Operator REST"). Tokens never appear in any answer but key-create's, once.
  */
-import { ApiError, type PluginContext } from '../../sdk/index.js';
+import { ApiError, formatMinor, type PluginContext } from '../../sdk/index.js';
 import { topupMemo } from './billing.js';
 import { modelView, SETTING_NAMES, type OperatorConfig } from './config.js';
 import type { Keys } from './keys.js';
@@ -23,6 +23,8 @@ export interface OperatorDeps {
   keys: Keys;
   sessions: Sessions;
   presets: PresetRegistry;
+  /** The federation's state for `status`: learned offers and the sellers they come from. */
+  federation: () => Record<string, unknown>;
 }
 
 function providerSummaries(config: OperatorConfig): Record<string, unknown>[] {
@@ -51,6 +53,11 @@ export function configView(config: OperatorConfig): Record<string, unknown> {
       max_output_tokens: String(s.maxOutputTokens),
       allowed_origins: s.allowedOrigins.join(','),
       failover: s.failover ? 'on' : 'off',
+      remote_routing: s.remoteRouting ? 'on' : 'off',
+      max_hops: String(s.maxHops),
+      max_price_per_call: s.maxPricePerCall === null ? '' : formatMinor(s.maxPricePerCall),
+      max_spend_per_day: s.maxSpendPerDay === null ? '' : formatMinor(s.maxSpendPerDay),
+      resale_markup_pct: formatMinor(s.resaleMarkupPct),
     },
     setting_names: SETTING_NAMES,
     currency: s.currency,
@@ -87,6 +94,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
         key_count: store.activeKeyCount(),
         sessions: sessions.count(),
         public_routes_served: ctx.kernel.plugins.get(ctx.name)?.public_routes_enabled === true && ctx.kernel.plugins.publicRoutesAllowed(),
+        federation: deps.federation(),
       };
     },
   });

@@ -1,13 +1,14 @@
 import type {
   Clock,
-  IdentityApi,
   KernelApi,
+  NodeIdentityApi,
   PluginContext,
   PluginDb,
   RouteDefinition,
   SettingDefinition,
   StopReason,
 } from '../../sdk/index.js';
+import { assertionBytes, verifyAssertion } from '../crypto/assertion.js';
 import type { Db } from '../db/open.js';
 import { migrate } from '../db/migrations.js';
 import type { TxRunner } from '../db/tx.js';
@@ -29,7 +30,7 @@ export interface ContextDeps {
   settings: SettingsRegistry;
   logs: LogSink;
   clock: Clock;
-  identity: IdentityApi;
+  identity: NodeIdentityApi;
   kernel: KernelApi;
   peers: PeerLayer;
   services: () => ServiceRegistry;
@@ -129,7 +130,11 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
           return deps.services().use(service);
         },
       },
-      identity: deps.identity,
+      identity: Object.freeze({
+        ...deps.identity,
+        assert: (domain: string, bytes: Uint8Array) => deps.identity.sign(assertionBytes(name, domain, bytes)),
+        verifyAssertion,
+      }),
       peer: peer.api,
       log: deps.logs.logger(name),
       clock: deps.clock,

@@ -6,12 +6,14 @@
  *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,routing,backup,export: all),
  *   BENCH_EXPORT_ROWS (1000000), BENCH_MCP_SAMPLES (400), BENCH_MCP_SESSIONS (50); BENCH_ONLY also takes mcp.
  *   BENCH_SANDBOX_SAMPLES (3000), BENCH_SANDBOX_IDLE (20); BENCH_ONLY also takes sandbox.
+ *   BENCH_MCP_FED_SAMPLES (300); BENCH_ONLY also takes mcp-federation.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runAuthBench } from './auth.js';
 import { runBackupBench } from './backup.js';
 import { benchExport } from './export.js';
 import { benchMcp } from './mcp.js';
+import { benchMcpFederation } from './mcp-federation.js';
 import { benchPayments } from './payments.js';
 import { runContactRoundTripBench, runPeerMessageBench } from './peer.js';
 import { benchRouting } from './routing.js';
@@ -84,6 +86,10 @@ async function main(): Promise<void> {
       warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000,
       durationMs: intEnv('BENCH_DURATION_S', 10) * 1000,
     });
+  }
+  if (wanted('mcp-federation')) {
+    console.log('\n[mcp-federation] inference federation: latency added per resale hop over the seller\'s own');
+    await benchMcpFederation(intEnv('BENCH_MCP_FED_SAMPLES', 300));
   }
   if (wanted('sandbox')) {
     console.log('\n[sandbox] third-party plugins in isolated-vm: added latency of a sandboxed route over a builtin one, memory per idle isolate');

@@ -37,7 +37,18 @@ describe('mcp-passthrough operator REST', () => {
     expect(status).toMatchObject({ active: { provider: null, model: null }, mode: 'pilot', currency: 'VWL', providers: [], key_count: 0 });
     expect(status.presets.map((p: any) => p.id)).toEqual(expect.arrayContaining(['openai-compatible', 'openai', 'anthropic', 'ollama']));
     const config = await ok(seller, 'GET', `${PLUGIN}/config`);
-    expect(config.settings).toEqual({ mode: 'pilot', currency: 'VWL', max_output_tokens: '1024', allowed_origins: '', failover: 'on' });
+    expect(config.settings).toEqual({
+      mode: 'pilot',
+      currency: 'VWL',
+      max_output_tokens: '1024',
+      allowed_origins: '',
+      failover: 'on',
+      remote_routing: 'off',
+      max_hops: '3',
+      max_price_per_call: '',
+      max_spend_per_day: '',
+      resale_markup_pct: '0',
+    });
   });
 
   it('configures settings, a provider with models and the active model atomically', async () => {

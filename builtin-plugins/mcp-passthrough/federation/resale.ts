@@ -1,0 +1,348 @@
+/**
+ * Buying a call from a seller (a contact whose directory offered the model): this node is the seller's customer.
+ *
+ *   - The key: at the first call, the node asks the seller's request-key with a contact proof for a key bound to this
+ *     node (credit funding on the line the seller extends to it), and keeps the token sealed at rest. A key the seller
+ *     no longer knows (401) is forgotten and requested again at the next call.
+ *   - The call: the official MCP SDK client over Streamable HTTP, one session per seller kept open between calls;
+ *     `chat.completion` with the messages, the model, the output allowance and the routing that is left (the seller may
+ *     resell within the hops that remain, never further). Deltas pass through as they arrive; a cancellation or the
+ *     deadline cancels the seller's call (`notifications/cancelled`).
+ *   - The payment: after the call is settled here, the node pays the seller exactly the charge the seller reported, as
+ *     a ledger payment described `mcp-topup:<key_id>` (which pays the key's debt at the seller down). One payment per
+ *     call that reported a charge: never twice, and never for a charge the seller did not report.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { formatMinor, parseDecimal, type IdentityApi, type Logger, type Minor } from '../../../sdk/index.js';
+import type { ContactsService } from '../../contacts/api.js';
+import type { LedgerService } from '../../ledger/api.js';
+import { topupMemo } from '../billing.js';
+import type { TokenCipher } from '../secrets.js';
+import type { CallFailure, CallOptions, CallOutcome } from '../upstream/call.js';
+import type { ChatMessage } from '../upstream/protocol.js';
+import { makeProof } from './proofs.js';
+import type { ContactReach } from './reach.js';
+import type { FederationStore, OfferRow } from './store.js';
+
+
+export interface ResoldOutcome extends CallOutcome {
+  /** What the seller charged this node for the call, as it reported it; null when it reported nothing. */
+  sellerCharge: Minor | null;
+  /** The seller flagged its counts as estimated. */
+  sellerEstimated: boolean;
+  /** The key this node holds at the seller (what a payment tops up). */
+  sellerKeyId: number | null;
+}
+
+export interface ResaleCall {
+  model: string;
+  messages: readonly ChatMessage[];
+  maxOutputTokens: number;
+  /** Hops the seller may still resell within (0: it must serve the call itself). */
+  hopsLeft: number;
+}
+
+interface HeldKey {
+  keyId: number;
+  token: string;
+}
+
+type Structured = Record<string, unknown>;
+
+/**
+ * A mark in a call's `_meta` so the transport's fetch knows which call an answer stream belongs to: when the seller's
+ * connection ends before the call's answer (the seller went down), the SDK client would wait for a resumption that
+ * never comes; the call is failed at once instead.
+ */
+const CALL_MARK = 'mcp-passthrough/resale-call';
+
+const keyLabel = (sellerHash: string): string => `seller:${sellerHash}`;
+const amountOf = (v: unknown): Minor | null => {
+  if (typeof v !== 'string') return null;
+  const r = parseDecimal(v);
+  return r.ok ? r.value : null;
+};
+const count = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : null);
+
+export class Resale {
+  readonly #keys = new Map<string, Promise<HeldKey>>();
+  readonly #clients = new Map<string, Promise<Client>>();
+  /** Calls in flight by mark: what to do when their answer stream ends or breaks. */
+  readonly #streams = new Map<string, (cause: string) => void>();
+
+  constructor(
+    private readonly store: FederationStore,
+    private readonly tx: <T>(fn: () => T) => T,
+    private readonly contacts: ContactsService,
+    private readonly ledger: LedgerService,
+    private readonly identity: Pick<IdentityApi, 'pubkeyHash' | 'assert'>,
+    private readonly reach: ContactReach,
+    private readonly cipher: TokenCipher,
+    private readonly version: string,
+    private readonly timeoutMs: number,
+    private readonly log: Logger,
+    private readonly now: () => number,
+  ) {}
+
+  /** Why this node cannot call the seller at all now, or null. */
+  unreachable(sellerHash: string): string | null {
+    const reaches = this.reach.reaches(sellerHash);
+    if (!reaches.length) return 'seller_has_no_address';
+    // The SDK's transport speaks HTTP(S) directly; sellers only reachable over Tor are not called yet.
+    return reaches.some((r) => !r.viaTor) ? null : 'seller_only_over_tor';
+  }
+
+  async call(offer: OfferRow, call: ResaleCall, options: CallOptions): Promise<ResoldOutcome> {
+    const out: ResoldOutcome = {
+      text: '',
+      deltas: 0,
+      inputTokens: null,
+      outputTokens: null,
+      finishReason: null,
+      requestBytes: 0,
+      responseBytes: 0,
+      failure: null,
+      sellerCharge: null,
+      sellerEstimated: false,
+      sellerKeyId: null,
+    };
+    const aborted = (): CallFailure | null => {
+      if (options.cancel.aborted) return { code: 'cancelled', message: 'the call was cancelled' };
+      if (options.deadline.aborted) return { code: 'upstream_timeout', message: 'the seller did not answer within the request timeout' };
+      return null;
+    };
+    const combined = new AbortController();
+    const stop = (): void => combined.abort();
+    const mark = randomUUID();
+    let lost: string | null = null;
+    this.#streams.set(mark, (cause) => {
+      lost = cause;
+      combined.abort();
+    });
+    if (options.cancel.aborted || options.deadline.aborted) combined.abort();
+    options.cancel.addEventListener('abort', stop, { once: true });
+    options.deadline.addEventListener('abort', stop, { once: true });
+    try {
+      // A session the seller forgot (a restart, the idle sweep) fails before any output: once more on a new one.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        let client: Client;
+        try {
+          const key = await this.#key(offer.sellerHash);
+          out.sellerKeyId = key.keyId;
+          client = await this.#client(offer.sellerHash, key);
+        } catch (err) {
+          out.failure = aborted() ?? { code: 'upstream_unreachable', message: `the seller could not be reached (${messageOf(err)})` };
+          return out;
+        }
+        try {
+          const routing = call.hopsLeft > 0 ? { max_hops: call.hopsLeft } : { remote_allowed: false };
+          const result = await client.callTool(
+            {
+              name: 'chat.completion',
+              arguments: { messages: call.messages, model: call.model, max_output_tokens: call.maxOutputTokens, routing },
+              _meta: { [CALL_MARK]: mark },
+            },
+            undefined,
+            {
+              signal: combined.signal,
+              timeout: this.timeoutMs,
+              ...(options.onDelta
+                ? {
+                    onprogress: (p: { message?: string }) => {
+                      if (typeof p.message !== 'string' || !p.message) return;
+                      out.text += p.message;
+                      out.deltas++;
+                      options.onDelta!(p.message);
+                    },
+                  }
+                : {}),
+            },
+          );
+          this.#read(result as { isError?: boolean; structuredContent?: Structured }, out);
+          return out;
+        } catch (err) {
+          this.#forgetClient(offer.sellerHash);
+          if (isUnauthorized(err)) this.#forgetKey(offer.sellerHash);
+          const produced = out.text.length > 0 || out.deltas > 0;
+          out.failure = aborted() ?? { code: 'upstream_error', message: `the seller's connection failed (${lost ?? messageOf(err)})` };
+          if (produced || aborted() || attempt === 1) return out;
+          out.failure = null;
+        }
+      }
+      return out;
+    } finally {
+      this.#streams.delete(mark);
+      options.cancel.removeEventListener('abort', stop);
+      options.deadline.removeEventListener('abort', stop);
+    }
+  }
+
+  /** fetch for the SDK transport: answer streams of marked calls are watched for an end before the answer. */
+  readonly #fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(input, init);
+    const mark = markOf(init?.body);
+    if (!mark || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) return res;
+    const lostWith = (cause: string): void => {
+      // The SDK reads the answer off the stream before it ends: a call still waiting a turn later never got one.
+      setTimeout(() => this.#streams.get(mark)?.(cause), 0);
+    };
+    const reader = res.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(ctrl) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            ctrl.close();
+            lostWith('the seller closed the answer stream before the answer');
+          } else ctrl.enqueue(value);
+        } catch (err) {
+          ctrl.error(err);
+          lostWith(`the seller's connection broke: ${messageOf(err)}`);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+
+  /** The seller's answer: its output, counts and charge; a tool error before output is a failure of the seller. */
+  #read(result: { isError?: boolean; structuredContent?: Structured }, out: ResoldOutcome): void {
+    const s = result.structuredContent ?? {};
+    const charged = amountOf(s.charge);
+    if (charged === null) {
+      const e = (s.error ?? {}) as { code?: unknown; message?: unknown };
+      out.failure = { code: 'upstream_error', message: `the seller refused the call: ${String(e.code ?? 'error')}: ${String(e.message ?? '')}` };
+      return;
+    }
+    if (typeof s.output === 'string') out.text = s.output;
+    out.inputTokens = count(s.input_tokens);
+    out.outputTokens = count(s.output_tokens);
+    out.requestBytes = count(s.transfer_bytes) ?? 0;
+    out.finishReason = typeof s.finish_reason === 'string' ? s.finish_reason : null;
+    out.sellerCharge = charged;
+    out.sellerEstimated = s.estimated === true;
+    if (result.isError) {
+      const e = (s.error ?? {}) as { code?: unknown; message?: unknown };
+      out.failure = { code: 'upstream_error', message: `the seller's call failed after output: ${String(e.code ?? 'error')}: ${String(e.message ?? '')}` };
+    }
+  }
+
+  /** Pays the seller its charge for one call: a top-up of this node's key there (inside its own transaction). */
+  pay(sellerHash: string, keyId: number, amount: Minor, currency: string): void {
+    if (amount <= 0n) return;
+    if (!this.contacts.isAccepted(sellerHash, currency)) {
+      this.log.error('a seller charge could not be paid: no accepted line with the seller', { seller: sellerHash, amount: formatMinor(amount), currency });
+      return;
+    }
+    try {
+      this.tx(() => this.ledger.send({ contactHash: sellerHash, amount, currency, description: topupMemo(keyId) }));
+    } catch (err) {
+      this.log.error('a seller charge could not be paid', { seller: sellerHash, amount: formatMinor(amount), error: messageOf(err) });
+    }
+  }
+
+  async close(): Promise<void> {
+    const clients = [...this.#clients.values()];
+    this.#clients.clear();
+    await Promise.allSettled(clients.map(async (c) => (await c).close()));
+  }
+
+  #key(sellerHash: string): Promise<HeldKey> {
+    let held = this.#keys.get(sellerHash);
+    if (!held) {
+      held = this.#loadOrRequestKey(sellerHash);
+      this.#keys.set(sellerHash, held);
+      held.catch(() => this.#keys.delete(sellerHash));
+    }
+    return held;
+  }
+
+  async #loadOrRequestKey(sellerHash: string): Promise<HeldKey> {
+    const stored = this.store.sellerKey(sellerHash);
+    const token = stored ? this.cipher.open(keyLabel(sellerHash), stored.tokenEnc) : null;
+    if (stored && token) return { keyId: stored.keyId, token };
+    const { res } = await this.reach.post(
+      sellerHash,
+      'request-key',
+      (r) => ({ label: `resale by ${this.identity.pubkeyHash.slice(0, 16)}`, assert: makeProof(this.identity, r.audience, this.now()) }),
+      16 * 1024,
+    );
+    const body = JSON.parse(res.body) as { ok?: boolean; key_id?: unknown; token?: unknown; currency?: unknown; error?: { code?: string } };
+    if (res.status !== 200 || body.ok !== true || typeof body.key_id !== 'number' || typeof body.token !== 'string') {
+      throw new Error(`the seller refused a key (HTTP ${res.status} ${body.error?.code ?? ''})`.trim());
+    }
+    const key = { keyId: body.key_id, token: body.token };
+    this.tx(() =>
+      this.store.putSellerKey({
+        sellerHash,
+        keyId: key.keyId,
+        tokenEnc: this.cipher.seal(keyLabel(sellerHash), key.token),
+        currency: typeof body.currency === 'string' ? body.currency : '',
+        createdAt: this.now(),
+      }),
+    );
+    this.log.info('obtained a key at a seller', { seller: sellerHash, key_id: key.keyId });
+    return key;
+  }
+
+  #forgetKey(sellerHash: string): void {
+    this.#keys.delete(sellerHash);
+    this.tx(() => this.store.dropSellerKey(sellerHash));
+  }
+
+  #client(sellerHash: string, key: HeldKey): Promise<Client> {
+    let c = this.#clients.get(sellerHash);
+    if (!c) {
+      c = this.#connect(sellerHash, key);
+      this.#clients.set(sellerHash, c);
+      c.catch(() => this.#clients.delete(sellerHash));
+    }
+    return c;
+  }
+
+  async #connect(sellerHash: string, key: HeldKey): Promise<Client> {
+    const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    ]);
+    const reach = this.reach.direct(sellerHash);
+    if (!reach) throw new Error('the seller is not reachable without Tor');
+    const transport = new StreamableHTTPClientTransport(new URL(`${reach.base}/p/mcp-passthrough/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key.token}` } },
+      fetch: this.#fetch,
+    });
+    const client = new Client({ name: 'mcp-passthrough-resale', version: this.version });
+    try {
+      await client.connect(transport);
+    } catch (err) {
+      if (isUnauthorized(err)) this.#forgetKey(sellerHash);
+      throw err;
+    }
+    return client;
+  }
+
+  #forgetClient(sellerHash: string): void {
+    const c = this.#clients.get(sellerHash);
+    this.#clients.delete(sellerHash);
+    void c?.then((client) => client.close()).catch(() => undefined);
+  }
+}
+
+function markOf(body: unknown): string | null {
+  if (typeof body !== 'string' || !body.includes(CALL_MARK)) return null;
+  try {
+    const m = (JSON.parse(body) as { params?: { _meta?: Record<string, unknown> } }).params?._meta?.[CALL_MARK];
+    return typeof m === 'string' ? m : null;
+  } catch {
+    return null;
+  }
+}
+
+function isUnauthorized(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 401 || /\b401\b/.test(messageOf(err));
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
