@@ -72,7 +72,7 @@ export class ChainSync {
       if (!c.pubkeyHash) continue;
       for (const line of c.currencies) if (line.status === 'accepted') add(c.pubkeyHash, line.currency);
     }
-    for (const a of this.ledger.auditChains()) add(a.contactHash, a.currency);
+    for (const p of this.ledger.chainPairs()) add(p.contactHash, p.currency);
     return [...seen.values()];
   }
 

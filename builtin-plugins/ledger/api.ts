@@ -219,6 +219,8 @@ export interface LedgerService {
    * signatures, stored totals. Read only.
    */
   auditChains(filter?: { contactHash?: string; currency?: string }): ChainAudit[];
+  /** Every contact and currency with settled rows (the chains there are), without auditing them. */
+  chainPairs(): { contactHash: string; currency: string }[];
   /** Chain sync, serving side: the settled rows of the chain with a contact, in chain order, signed (sync.ts). */
   settledRows(contactHash: string, currency: string, offset: number, limit: number): { rows: SignedRow[]; total: number };
   /**

@@ -80,6 +80,7 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
         .chainPairs()
         .filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)))
         .map((p) => auditChain(core, p.contactHash, p.currency)),
+    chainPairs: () => store.chainPairs(),
     settledRows: (contactHash, currency, offset, limit) => settledRows(core, contactHash, currency, offset, limit),
     importSettled: (contactHash, contactKey, currency, rows) => importRows(core, contactHash, contactKey, currency, rows),
     head: (contactHash, currency) => store.head(contactHash, currency),
