@@ -32,7 +32,12 @@ describe('contacts: a node announces its new addresses', () => {
 
     await ok(B, 'PUT', '/api/v1/system/settings', { hostname: `http://localhost:${port}` });
     expect(B.node.addresses()).toMatchObject({ http: `http://localhost:${port}`, https: `https://localhost:${port}` });
-    const updated = await waitFor(() => addressesOfBob(A), (a) => a.http === `http://localhost:${port}`, 'the new addresses on Alice');
+    // Each announced address is verified on its own (a hello there), so the two kinds may land one after the other.
+    const updated = await waitFor(
+      () => addressesOfBob(A),
+      (a) => a.http === `http://localhost:${port}` && a.https === `https://localhost:${port}`,
+      'the new addresses on Alice',
+    );
     expect(updated).toEqual({ http: `http://localhost:${port}`, https: `https://localhost:${port}`, tor: null });
 
     const pong = await ok(A, 'POST', '/api/v1/contacts/ping/Bob');
