@@ -223,8 +223,11 @@ export interface CliContribution {
    */
   codes?: Readonly<Record<string, string>>;
   /** Adds the commands to the program. Called once per run, before parsing. */
-  register(program: Command, ctx: CliContext): void;
+  register(program: CliProgram, ctx: CliContext): void;
 }
+
+/** The command-line program a contribution adds its commands to (commander's Command). */
+export type CliProgram = Command;
 
 export function defineCliCommands(contribution: CliContribution): CliContribution {
   return contribution;

@@ -2,10 +2,12 @@
  * node-cli commands of the chain plugin (Document 2):
  *
  *   verify-chain [--contact <pubkey_hash>] [--currency <code>]
+ *   chaindrop propose <contact_address> [--currency <code>] | accept <proposal_id> | reject <proposal_id> | list [contact_address]
  *
- * Per chain: settled count, `chain OK` or `FAIL` with what failed, the archive checkpoint; exit 1 on any finding.
+ * verify-chain, per chain: settled count, `chain OK` or `FAIL` with what failed, the archive checkpoint; exit 1 on
+ * any finding. chaindrop drives the tx drops of /api/v1/chaindrop (rate: 10 per minute, the host's table).
  */
-import { CliError, defineCliCommands } from '../../sdk/cli.js';
+import { CliError, cliDisplay, defineCliCommands, type CliContext, type CliProgram } from '../../sdk/cli.js';
 
 interface ChainRow {
   contact_name: string | null;
@@ -40,9 +42,89 @@ function problems(c: ChainRow): string[] {
   ];
 }
 
+interface ProposalRow {
+  proposal_id: string;
+  contact_pubkey_hash: string;
+  currency: string;
+  direction: 'incoming' | 'outgoing';
+  status: string;
+  missing_txid: string;
+  broken_txid: string;
+  blocking: boolean;
+  created_at: string;
+  expires_at: string;
+}
+
+function registerChainDrop(program: CliProgram, ctx: CliContext): void {
+  const drop = program
+    .command('chaindrop')
+    .summary('drop a gap of a transaction chain that neither side holds, by agreement with the contact')
+    .description(
+      'When a chain with a contact has a gap that sync cannot fill (neither side holds the missing transactions), ' +
+        'one side proposes to drop it and the other accepts: the chain is re-linked and re-signed on both sides and ' +
+        'the balances are recomputed from what remains. A rejection blocks transactions with that contact until a later ' +
+        'drop is accepted. Proposal ids look like cdp-...',
+    );
+  drop
+    .command('propose')
+    .summary('propose to drop the first gap of the chains with a contact')
+    .argument('<contact_address>', 'the contact: a name or an address')
+    .option('--currency <code>', 'the chain in this currency (default: the first chain with a gap)')
+    .action(async (contact: string, opts: { currency?: string }) => {
+      const data = await ctx.api.post<{ message: string; proposal_id: string; missing_txid: string; broken_txid: string }>('/api/v1/chaindrop/propose', {
+        contact,
+        ...(opts.currency ? { currency: opts.currency } : {}),
+      });
+      ctx.out.success(data, () => {
+        ctx.out.line(`Proposed ${data.proposal_id}`);
+        ctx.out.kv([
+          ['missing', data.missing_txid],
+          ['broken', data.broken_txid],
+        ]);
+        ctx.out.line('The contact accepts it (node-cli chaindrop accept) or rejects it.');
+      });
+    });
+  for (const [action, summary] of [
+    ['accept', 'accept a proposal of a contact: re-link and re-sign the chain on both sides (admin)'],
+    ['reject', 'reject a proposal (or withdraw your own): the gap stays and the contact is blocked until a drop is accepted'],
+  ] as const) {
+    drop
+      .command(action)
+      .summary(summary)
+      .argument('<proposal_id>', 'cdp-...')
+      .action(async (id: string) => {
+        const data = await ctx.api.post<{ message: string; proposal_id: string }>(`/api/v1/chaindrop/${action}`, { proposal_id: id });
+        ctx.out.success(data, data.message);
+      });
+  }
+  drop
+    .command('list')
+    .summary('incoming proposals waiting for you; with a contact, every proposal with it')
+    .argument('[contact_address]', 'a name or an address')
+    .action(async (contact: string | undefined) => {
+      const data = await ctx.api.get<{ proposals: ProposalRow[]; count: number }>('/api/v1/chaindrop', contact ? { contact } : {});
+      const show = await cliDisplay(ctx);
+      ctx.out.success(data, () =>
+        ctx.out.table(
+          data.proposals,
+          [
+            { key: 'proposal_id', header: 'PROPOSAL' },
+            { key: 'direction', header: 'WAY' },
+            { key: 'currency', header: 'CURRENCY' },
+            { key: 'status', header: 'STATUS', format: (v, r) => (r.blocking ? `${String(v)} (blocking)` : String(v)) },
+            { key: 'missing_txid', header: 'MISSING', format: (v) => short(String(v)) },
+            { key: 'expires_at', header: 'EXPIRES', format: show.date },
+          ],
+          { title: `Tx drop proposals: ${data.count}`, empty: contact ? 'No proposal with this contact.' : 'No proposal waits for you.' },
+        ),
+      );
+    });
+}
+
 export default defineCliCommands({
   plugin: 'chain',
   register(program, ctx) {
+    registerChainDrop(program, ctx);
     program
       .command('verify-chain')
       .summary('audit every transaction chain with your contacts (exit 1 on any finding)')

@@ -4,18 +4,28 @@ import { LEDGER_EVENTS, type LedgerService } from '../ledger/api.js';
 import type { SystemService } from '../system/api.js';
 import { auditView } from './present.js';
 import { ChainSync, MSG_ROWS } from './sync.js';
+import { DropStore, migrations } from './drops-store.js';
+import { MSG_DROP, TxDrops } from './drops.js';
+import { registerDropRoutes } from './drops-routes.js';
 
 /**
  * Chain integrity (issue 15): `GET /api/v1/chain/verify`, the audit behind `node-cli verify-chain` (every settled
  * chain checked end to end by the ledger: links, signed content, both signatures, stored totals), and transaction
  * sync (`POST /api/v1/system/sync {type: transactions}`, `node-cli sync transactions`): the rows a node lacks, pulled
- * from its contacts and checked one by one. Tx drops and archival are to come.
+ * from its contacts and checked one by one; tx drops (`/api/v1/chaindrop`) for gaps neither side can fill. Archival is
+ * to come.
  */
 export default definePlugin({
   setup(ctx) {
     const ledger = ctx.services.use<LedgerService>('ledger');
     const contacts = ctx.services.use<ContactsService>('contacts');
-    const sync = new ChainSync(ctx, ledger, contacts);
+    ctx.db.migrate(migrations);
+    const dropStore = new DropStore(ctx.db, () => ctx.clock.now());
+    const drops = new TxDrops(ctx, ledger, contacts, dropStore);
+    const sync = new ChainSync(ctx, ledger, contacts, (hash, currency) => void drops.proposeAfterSync(hash, currency));
+    ledger.blockChain(drops.block);
+    ctx.peer.handle(MSG_DROP, drops.handle);
+    registerDropRoutes(ctx, drops, dropStore, contacts);
     ctx.peer.handle(MSG_ROWS, sync.handleRows);
     contacts.registerHistoryProver(sync.prove);
     ctx.events.subscribe(CONTACT_EVENTS.chainMismatch, sync.onMismatch);

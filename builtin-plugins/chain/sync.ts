@@ -51,6 +51,8 @@ export class ChainSync {
     private readonly ctx: PluginContext,
     private readonly ledger: LedgerService,
     private readonly contacts: ContactsService,
+    /** Told of a chain whose pull ran through and still has a gap: the contact does not hold the missing rows either. */
+    private readonly gapRemains: (contactHash: string, currency: string) => void,
   ) {}
 
   /** Serving side: a chunk of our chain with the asking contact. */
@@ -115,6 +117,7 @@ export class ChainSync {
     result.settled = audit?.settled ?? 0;
     result.chain_ok = audit?.ok ?? true;
     result.gaps = (audit?.gaps ?? []).map((g) => ({ missing_txid: g.missing, broken_txid: g.broken }));
+    if (result.stopped === null && result.gaps.length) this.gapRemains(contactHash, currency);
     return result;
   }
 

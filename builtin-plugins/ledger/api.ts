@@ -9,7 +9,7 @@
  * Amounts are bigint minor units (1 = 1e-8). A payment is created `pending` and sent by the ledger's queue right
  * after the creating transaction commits; the REST layer answers at once ("accepted into the pipeline").
  */
-import type { Minor, PeerSender } from '../../sdk/index.js';
+import type { ApiError, Minor, PeerSender } from '../../sdk/index.js';
 import type { ChainAudit } from './audit.js';
 import type { ImportResult, SignedRow } from './sync.js';
 
@@ -228,6 +228,13 @@ export interface LedgerService {
    * this node's key and `contactKey`) before it is stored completed with its balances; rows already held are left.
    */
   importSettled(contactHash: string, contactKey: Buffer, currency: string, rows: readonly unknown[]): ImportResult;
+  /**
+   * Tx drop: the settled row re-linked onto `prev` (its new signed content) and this node's signature of it, in its
+   * role in the row; null when the row is not a settled one here.
+   */
+  relinkDraft(txid: string, prev: string | null): { content: string; signature: string; role: 'sender' | 'recipient' } | null;
+  /** Tx drop: stores the re-linked row once both signatures verify (only its link changed); false otherwise. */
+  applyRelink(contactKey: Buffer, txid: string, content: string, senderSignature: string, recipientSignature: string): boolean;
   /** The chain head (last completed txid) with a contact in a currency. */
   head(contactHash: string, currency: string): string | null;
   /** Fees earned from relaying, per currency: for each relayed payment settled on both legs, what came in minus what went out. */
@@ -282,6 +289,12 @@ export interface LedgerService {
    * then refused where they would take the line past its limit together with that credit. Returns the unregister.
    */
   holdCredit(hold: CreditHold): () => void;
+  /**
+   * Registers a plugin's veto on chains: while it names a reason for a contact and currency, payments and legs with
+   * that contact are refused both ways (sends fail with the returned error; the contact's are refused
+   * `chain_blocked`). Returns the unregister.
+   */
+  blockChain(block: ChainBlock): () => void;
 
   /** The routing extension point: payments to non-contacts go through the registered router. */
   registerRouter(router: PaymentRouter): () => void;
@@ -300,6 +313,12 @@ export interface IncomingPayment {
  * payment may pay such a debt down, turning it into ledger debt). The ledger counts it as debt wherever it checks
  * the line. Synchronous and cheap: it runs inside the ledger's transactions.
  */
+/**
+ * Why the chain with a contact in a currency takes no transactions now (the error a send fails with), or null. Cheap
+ * and synchronous: it runs inside the ledger's transactions.
+ */
+export type ChainBlock = (contactHash: string, currency: string) => ApiError | null;
+
 export type CreditHold = (contactHash: string, currency: string, incoming?: IncomingPayment) => Minor;
 
 /** A routed payment as a sender asks for it (wallet send, refunds, payment requests). */

@@ -2,10 +2,10 @@
  * What the sender queue, the receiver and the service share: the store, the contacts service, the clock, and the
  * one place where a transaction becomes final (so listeners always run inside that database transaction).
  */
-import type { Minor, NodeAddresses, PluginContext } from '../../sdk/index.js';
+import type { ApiError, Minor, NodeAddresses, PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import { sameCurrency } from '../../sdk/currency.js';
-import { FINAL_STATUSES, LEDGER_EVENTS, type CreditHold, type IncomingPayment, type LedgerTx, type TxStatus } from './api.js';
+import { FINAL_STATUSES, LEDGER_EVENTS, type ChainBlock, type CreditHold, type IncomingPayment, type LedgerTx, type TxStatus } from './api.js';
 import type { LedgerStore, TxPatch, TxRow } from './store.js';
 
 /** The address a peer is best reached at, in the house preference: tor > https > http. */
@@ -42,6 +42,7 @@ function applyPatch(row: TxRow, patch: TxPatch, now: number): TxRow {
 export class LedgerCore {
   readonly #listeners = new Set<(tx: LedgerTx) => void>();
   readonly #holds = new Set<CreditHold>();
+  readonly #blocks = new Set<ChainBlock>();
 
   constructor(
     readonly ctx: PluginContext,
@@ -74,6 +75,20 @@ export class LedgerCore {
   holdCredit(hold: CreditHold): () => void {
     this.#holds.add(hold);
     return () => this.#holds.delete(hold);
+  }
+
+  blockChain(block: ChainBlock): () => void {
+    this.#blocks.add(block);
+    return () => this.#blocks.delete(block);
+  }
+
+  /** Why the chain with the contact takes no transactions now (a plugin's veto), or null. */
+  chainBlocked(contactHash: string, currency: string): ApiError | null {
+    for (const block of this.#blocks) {
+      const why = block(contactHash, currency);
+      if (why) return why;
+    }
+    return null;
   }
 
   /** Credit other plugins hold on the line this node extends to the contact (after `incoming`, when given). */

@@ -122,6 +122,8 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
       if (!core.contacts.line(sender.pubkeyHash, currency)) {
         throw new PeerRefusal(REFUSAL.notAccepted, `you are not an accepted contact with ${currency} accepted on this node`);
       }
+      const blocked = core.chainBlocked(sender.pubkeyHash, currency);
+      if (blocked) throw new PeerRefusal(REFUSAL.chainBlocked, blocked.message);
       const now = core.now();
       if (leg.expires <= now) throw new PeerRefusal(REFUSAL.expired, 'the leg expired before it arrived');
       const available = creditAvailable(sender.pubkeyHash, currency, options.reserved ?? 0n);

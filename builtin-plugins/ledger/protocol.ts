@@ -13,6 +13,7 @@
  *       chain_busy [retry_after_ms] the receiver is settling its own payment on this chain; retry shortly
  *       invalid_previous_txid [expected_txid]  prev is not the receiver's chain head
  *       insufficient_credit [available_credit] the sender's debt after the payment would exceed the limit
+ *       chain_blocked              the chain takes no transactions until a gap is resolved (a rejected tx drop)
  */
 export const MSG = {
   send: 'ledger.send',
@@ -29,6 +30,7 @@ export const REFUSAL = {
   invalidPrevious: 'invalid_previous_txid',
   insufficientCredit: 'insufficient_credit',
   notHeld: 'not_held',
+  chainBlocked: 'chain_blocked',
 } as const;
 
 export interface SendPayload {

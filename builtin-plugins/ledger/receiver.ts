@@ -68,6 +68,8 @@ export class Receiver {
       if (content.expires !== undefined && content.expires < now) {
         return { refusal: new PeerRefusal(REFUSAL.expired, 'the payment expired before it arrived') };
       }
+      const blocked = this.core.chainBlocked(sender.pubkeyHash, currency);
+      if (blocked) return { refusal: new PeerRefusal(REFUSAL.chainBlocked, blocked.message) };
       const chain = this.#chainRule(content, sender.pubkeyHash, currency);
       if (chain) return chain;
       const limit = line.creditLimit ?? 0n;

@@ -9,7 +9,7 @@ import { unconfirmed } from './dead-letters.js';
 import { publicTx, type LedgerCore } from './core.js';
 import { createLegService } from './legs.js';
 import { auditChain } from './audit.js';
-import { importRows, settledRows } from './sync.js';
+import { applyRelink, importRows, relinkDraft, settledRows } from './sync.js';
 import { sameCurrency } from '../../sdk/currency.js';
 import type { SendQueue } from './sender.js';
 
@@ -23,6 +23,8 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
       // the queue and go out on unretire, long after the caller gave up on it.
       if (ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
       return ctx.db.tx(() => {
+        const blocked = core.chainBlocked(payment.contactHash, payment.currency);
+        if (blocked) throw blocked;
         const now = core.now();
         const expirySeconds = Number(ctx.settings.get<number>('directTxExpiration') ?? 0);
         const time = nowMicros(now);
@@ -83,10 +85,13 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
     chainPairs: () => store.chainPairs(),
     settledRows: (contactHash, currency, offset, limit) => settledRows(core, contactHash, currency, offset, limit),
     importSettled: (contactHash, contactKey, currency, rows) => importRows(core, contactHash, contactKey, currency, rows),
+    relinkDraft: (txid, prev) => relinkDraft(core, txid, prev),
+    applyRelink: (contactKey, txid, content, senderSignature, recipientSignature) => applyRelink(core, contactKey, txid, content, senderSignature, recipientSignature),
     head: (contactHash, currency) => store.head(contactHash, currency),
     activity: (from, to) => store.activity(from, to),
     onFinal: (listener) => core.onFinal(listener),
     holdCredit: (hold) => core.holdCredit(hold),
+    blockChain: (block) => core.blockChain(block),
     ...createLegService(core, queue),
   };
 }

@@ -626,6 +626,18 @@ export class LedgerStore {
     ordered.forEach((r, i) => update.run(positions[i], r.seq));
   }
 
+  /** A settled row re-linked by a tx drop: its new previous txid, signed content and signatures. */
+  relink(seq: number, prev: string | null, content: string, senderSignature: string, recipientSignature: string, now: number): void {
+    this.#stmt('UPDATE ledger_tx SET prev_txid = ?, content = ?, sender_sig = ?, recipient_sig = ?, updated_at = ? WHERE seq = ?').run(
+      prev,
+      content,
+      senderSignature,
+      recipientSignature,
+      now,
+      seq,
+    );
+  }
+
   /** Every contact and currency with settled rows: the chains there are to audit. */
   chainPairs(): { contactHash: string; currency: string }[] {
     return this.#stmt(

@@ -10,7 +10,7 @@
  * settled rows.
  */
 import { createHash } from 'node:crypto';
-import { ContentError, parseContent, signedBytes, signedColumns } from './content.js';
+import { buildContent, ContentError, parseContent, signedBytes, signedColumns, type TxContent } from './content.js';
 import type { LedgerCore } from './core.js';
 import { currencyKey } from './store.js';
 
@@ -106,3 +106,51 @@ export function importRows(core: LedgerCore, contactHash: string, contactKey: Bu
   });
   return result;
 }
+
+/**
+ * Tx drop, both sides: the settled row `txid` re-linked onto `prev` (the transactions between are lost on both sides
+ * and dropped by agreement). Returns the new signed content (the txid does not change: it is not derived from the
+ * link) and this node's signature of it, in the role it has in the row.
+ */
+export function relinkDraft(core: LedgerCore, txid: string, prev: string | null): { content: string; signature: string; role: 'sender' | 'recipient' } | null {
+  const row = core.store.get(txid);
+  if (!row || row.status !== 'completed' || row.content === null) return null;
+  const content = buildContent({ ...stripped(parseContent(row.content)), prev });
+  const own = core.ctx.identity;
+  return { content, signature: own.sign(signedBytes(content)).toString('base64url'), role: row.fromHash === own.pubkeyHash ? 'sender' : 'recipient' };
+}
+
+/**
+ * Stores a re-linked row once both signatures over its new content verify (this node's and the contact's), then
+ * puts the chain's positions back in link order and recomputes the totals. False when anything does not check.
+ */
+export function applyRelink(core: LedgerCore, contactKey: Buffer, txid: string, content: string, senderSignature: string, recipientSignature: string): boolean {
+  const row = core.store.get(txid);
+  if (!row || row.status !== 'completed' || row.content === null) return false;
+  let fresh: ReturnType<typeof parseContent>;
+  try {
+    fresh = parseContent(content);
+  } catch {
+    return false;
+  }
+  const old = parseContent(row.content);
+  // Only the link may change.
+  if (buildContent({ ...stripped(old), prev: fresh.prev }) !== content) return false;
+  const own = core.ctx.identity;
+  const keyOf = (hash: string): Buffer => (hash === own.pubkeyHash ? own.publicKey : contactKey);
+  const bytes = signedBytes(content);
+  const verifies = (hash: string, signature: string): boolean =>
+    /^[A-Za-z0-9_-]{86}$/.test(signature) && own.verify(keyOf(hash), bytes, Buffer.from(signature, 'base64url'));
+  if (!verifies(fresh.from, senderSignature) || !verifies(fresh.to, recipientSignature)) return false;
+  core.ctx.db.tx(() => {
+    core.store.relink(row.seq, fresh.prev, content, senderSignature, recipientSignature, core.now());
+    core.store.relinkChain(row.contactHash, row.currency);
+    core.store.rebuildBalances(core.now());
+  });
+  return true;
+}
+
+const stripped = (c: ReturnType<typeof parseContent>): Omit<TxContent, 'v'> => {
+  const { amountMinor: _amount, v: _v, ...fields } = c;
+  return fields;
+};
