@@ -3,6 +3,8 @@ import analytics from './analytics/index.js';
 import analyticsManifest from './analytics/plugin.json' with { type: 'json' };
 import apiKeys from './api-keys/index.js';
 import apiKeysManifest from './api-keys/plugin.json' with { type: 'json' };
+import archival from './archival/index.js';
+import archivalManifest from './archival/plugin.json' with { type: 'json' };
 import backups from './backups/index.js';
 import backupsManifest from './backups/plugin.json' with { type: 'json' };
 import chain from './chain/index.js';
@@ -51,5 +53,6 @@ export const builtinPlugins: readonly BuiltinPlugin[] = [
   plugin(analyticsManifest, analytics),
   plugin(exportsManifest, exportsPlugin),
   plugin(backupsManifest, backups),
+  plugin(archivalManifest, archival),
   plugin(mcpPassthroughManifest, mcpPassthrough),
 ];

@@ -12,9 +12,11 @@
 import type { ApiError, Minor, PeerSender } from '../../sdk/index.js';
 import type { ChainAudit } from './audit.js';
 import type { ImportResult, SignedRow } from './sync.js';
+import type { ArchiveResult } from './archive.js';
 
-export type { ChainAudit, ChainGap, RowFinding } from './audit.js';
+export type { ChainAudit, ChainGap, ForkRelink, RowFinding } from './audit.js';
 export type { ImportResult, SignedRow } from './sync.js';
+export type { ArchiveResult, CheckpointStatus } from './archive.js';
 
 /** Every status a transaction row can hold (Document 1). Direct payments never persist `sent` or `accepted`. */
 export type TxStatus = 'pending' | 'sending' | 'sent' | 'accepted' | 'rejected' | 'cancelled' | 'completed' | 'failed';
@@ -235,6 +237,11 @@ export interface LedgerService {
   relinkDraft(txid: string, prev: string | null): { content: string; signature: string; role: 'sender' | 'recipient' } | null;
   /** Tx drop: stores the re-linked row once both signatures verify (only its link changed); false otherwise. */
   applyRelink(contactKey: Buffer, txid: string, content: string, senderSignature: string, recipientSignature: string): boolean;
+  /**
+   * Archival: moves settled rows completed before `olderThan` (ms) to the archive, `batchSize` rows per database
+   * transaction, skipping chains with a gap or a fork; the chains' checkpoints are extended (archive.ts).
+   */
+  archiveSettled(olderThan: number, batchSize: number): Promise<ArchiveResult>;
   /** The chain head (last completed txid) with a contact in a currency. */
   head(contactHash: string, currency: string): string | null;
   /** Fees earned from relaying, per currency: for each relayed payment settled on both legs, what came in minus what went out. */

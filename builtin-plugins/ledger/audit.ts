@@ -15,6 +15,7 @@ import { fromParts, type Minor } from '../../sdk/money.js';
 import { ContentError, parseContent, signedBytes } from './content.js';
 import type { LedgerCore } from './core.js';
 import type { AuditRow } from './store.js';
+import { checkpointStatus, type CheckpointStatus } from './archive.js';
 
 export interface ChainGap {
   /** The txid a settled row names as its previous one, held by no settled row here. */
@@ -22,6 +23,19 @@ export interface ChainGap {
   /** The settled row whose link is broken. */
   broken: string;
   /** The settled row before the gap in chain order (null: the gap is at the start). */
+  before: string | null;
+}
+
+/**
+ * How a fork is made linear by the one rule both sides apply: siblings in txid order, each after the first re-linked
+ * onto the row before it in chain order (the end of the lower sibling's branch: chains are ordered lower txid first).
+ */
+export interface ForkRelink {
+  /** The previous txid the siblings share (null: both start the chain). */
+  shared: string | null;
+  /** The sibling to re-link. */
+  txid: string;
+  /** The row it goes after (null only for a chain whose order is not yet relinked). */
   before: string | null;
 }
 
@@ -40,9 +54,13 @@ export interface ChainAudit {
   gaps: ChainGap[];
   /** Txids of rows that share a previous txid with another row. */
   forks: string[][];
+  /** The re-links that make the forks linear, in chain order. */
+  forkRelinks: ForkRelink[];
   rows: RowFinding[];
   /** Stored totals that differ from the sums of the settled rows: what is stored and what the rows add up to. */
   balance: { stored: { received: Minor; sent: Minor }; computed: { received: Minor; sent: Minor } } | null;
+  /** The archived rows against the chain's archive checkpoint (archive.ts). */
+  checkpoint: CheckpointStatus;
   ok: boolean;
 }
 
@@ -59,7 +77,9 @@ export function auditChain(core: LedgerCore, contactHash: string, currency: stri
   // A row stored before the contact's key was known borrows it from another row of the pair (checked against the hash).
   const contactKey = rows.map((r) => r.counterpartyPublicKey).find((k) => k !== null && keyHash(Buffer.from(k, 'base64url')) === contactHash) ?? null;
   let before: string | null = null;
+  const rowBefore = new Map<string, string | null>();
   for (const row of rows) {
+    rowBefore.set(row.txid, before);
     if (row.prevTxid !== null && !settled.has(row.prevTxid)) gaps.push({ missing: row.prevTxid, broken: row.txid, before });
     const siblings = byPrev.get(row.prevTxid ?? '') ?? [];
     siblings.push(row.txid);
@@ -72,16 +92,25 @@ export function auditChain(core: LedgerCore, contactHash: string, currency: stri
   }
   const stored = core.store.balanceOf(contactHash, currency);
   const balance = stored.received !== computed.received || stored.sent !== computed.sent ? { stored: { received: stored.received, sent: stored.sent }, computed } : null;
-  const forks = [...byPrev.values()].filter((txids) => txids.length > 1);
+  const forks = [...byPrev.entries()].filter(([, txids]) => txids.length > 1);
+  const forkRelinks = forks.flatMap(([shared, txids]) =>
+    [...txids]
+      .sort()
+      .slice(1)
+      .map((txid) => ({ shared: shared || null, txid, before: rowBefore.get(txid) ?? null })),
+  );
+  const checkpoint = checkpointStatus(core, contactHash, currency);
   return {
     contactHash,
     currency,
     settled: rows.length,
     gaps,
-    forks,
+    forks: forks.map(([, txids]) => txids),
+    forkRelinks,
     rows: findings,
     balance,
-    ok: gaps.length === 0 && forks.length === 0 && findings.length === 0 && balance === null,
+    checkpoint,
+    ok: gaps.length === 0 && forks.length === 0 && findings.length === 0 && balance === null && checkpoint !== 'mismatch',
   };
 }
 

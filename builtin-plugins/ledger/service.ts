@@ -9,6 +9,7 @@ import { unconfirmed } from './dead-letters.js';
 import { publicTx, type LedgerCore } from './core.js';
 import { createLegService } from './legs.js';
 import { auditChain } from './audit.js';
+import { archiveSettled } from './archive.js';
 import { applyRelink, importRows, relinkDraft, settledRows } from './sync.js';
 import { sameCurrency } from '../../sdk/currency.js';
 import type { SendQueue } from './sender.js';
@@ -86,6 +87,7 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
     settledRows: (contactHash, currency, offset, limit) => settledRows(core, contactHash, currency, offset, limit),
     importSettled: (contactHash, contactKey, currency, rows) => importRows(core, contactHash, contactKey, currency, rows),
     relinkDraft: (txid, prev) => relinkDraft(core, txid, prev),
+    archiveSettled: (olderThan, batchSize) => archiveSettled(core, olderThan, batchSize),
     applyRelink: (contactKey, txid, content, senderSignature, recipientSignature) => applyRelink(core, contactKey, txid, content, senderSignature, recipientSignature),
     head: (contactHash, currency) => store.head(contactHash, currency),
     activity: (from, to) => store.activity(from, to),

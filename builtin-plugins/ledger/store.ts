@@ -100,9 +100,51 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX ledger_tx_memo ON ledger_tx (memo) WHERE memo <> 'standard';
     `,
   },
+  {
+    // Archival (archive.ts): settled rows past the retention move to ledger_tx_archive, same columns in the same order
+    // (a migration that adds a column to ledger_tx adds it here too), and every read that must see them goes through
+    // ledger_tx_all. A checkpoint per chain: how many rows were archived and a digest over them in chain order.
+    version: 4,
+    up: `
+      CREATE TABLE ledger_tx_archive AS SELECT * FROM ledger_tx WHERE 0;
+      CREATE UNIQUE INDEX ledger_tx_archive_seq ON ledger_tx_archive (seq);
+      CREATE UNIQUE INDEX ledger_tx_archive_txid ON ledger_tx_archive (txid);
+      CREATE INDEX ledger_tx_archive_chain ON ledger_tx_archive (contact_hash, currency_key, chain_pos);
+      CREATE INDEX ledger_tx_archive_refund ON ledger_tx_archive (refund_of) WHERE refund_of IS NOT NULL;
+      CREATE INDEX ledger_tx_archive_memo ON ledger_tx_archive (memo) WHERE memo <> 'standard';
+      CREATE VIEW ledger_tx_all AS SELECT *, 'live' AS source FROM ledger_tx UNION ALL SELECT *, 'archive' AS source FROM ledger_tx_archive;
+      CREATE TABLE ledger_archive_checkpoints (
+        contact_hash TEXT NOT NULL,
+        currency_key TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        archived INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        last_pos INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (contact_hash, currency_key)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const currencyKey = (currency: string): string => currency.toLowerCase();
+
+/** A settled row as archival moves and digests it. */
+export interface ArchivableRow {
+  seq: number;
+  txid: string;
+  content: string | null;
+  senderSignature: string | null;
+  recipientSignature: string | null;
+  pos: number;
+}
+
+/** How many rows of a chain are archived, the digest over them in chain order, and the last one's chain position. */
+export interface ArchiveCheckpoint {
+  archived: number;
+  digest: string;
+  lastPos: number;
+}
 
 /**
  * Rows per read of an export: enough that a read's fixed cost vanishes, few enough that a page is gone before the
@@ -363,6 +405,7 @@ const PATCH_COLUMNS: Record<keyof TxPatch, string> = {
 export class LedgerStore {
   readonly #insert: Statement;
   readonly #byTxid: Statement;
+  readonly #byTxidArchived: Statement;
   readonly #head: Statement;
   readonly #nextPos: Statement;
   readonly #complete: Statement;
@@ -400,6 +443,7 @@ export class LedgerStore {
         @currency_key, @time_us, @salt, @prev_txid, @description, @expires_at, @content, @sender_sig, @recipient_sig, @sender_address,
         @receiver_address, @refund_of, @memo, @tx_type, @relay, @lock_condition, @now, @now)`);
     this.#byTxid = db.prepare('SELECT * FROM ledger_tx WHERE txid = ?').safeIntegers(true);
+    this.#byTxidArchived = db.prepare('SELECT * FROM ledger_tx_archive WHERE txid = ?').safeIntegers(true);
     this.#head = db.prepare(
       `SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos DESC LIMIT 1`,
     );
@@ -416,7 +460,7 @@ export class LedgerStore {
     this.#balancesAll = db.prepare('SELECT * FROM ledger_balances ORDER BY contact_hash, currency_key').safeIntegers(true);
     this.#balancesOne = db.prepare('SELECT * FROM ledger_balances WHERE contact_hash = ? ORDER BY currency_key').safeIntegers(true);
     this.#chainRows = db.prepare(
-      `SELECT txid, prev_txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos`,
+      `SELECT txid, prev_txid FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos`,
     );
     // The hot queries name their index: without statistics the planner may prefer a scan of a whole contact's rows.
     this.#unresolvedOut = db
@@ -442,7 +486,7 @@ export class LedgerStore {
     );
     this.#refunds = db
       .prepare(
-        `SELECT amount_whole, amount_frac FROM ledger_tx WHERE refund_of = ? AND type = 'sent' AND lock_condition IS NULL
+        `SELECT amount_whole, amount_frac FROM ledger_tx_all WHERE refund_of = ? AND type = 'sent' AND lock_condition IS NULL
            AND (status IN ('pending', 'sending', 'sent', 'accepted', 'completed') OR (status = 'failed' AND in_doubt = 1))`,
       )
       .safeIntegers(true);
@@ -525,8 +569,9 @@ export class LedgerStore {
     };
   }
 
+  /** A row by txid, live or archived (archived rows are settled and never change again). */
   get(txid: string): TxRow | null {
-    const r = this.#byTxid.get(txid) as RawRow | undefined;
+    const r = (this.#byTxid.get(txid) ?? this.#byTxidArchived.get(txid)) as RawRow | undefined;
     return r ? toRow(r) : null;
   }
 
@@ -570,7 +615,7 @@ export class LedgerStore {
   auditRows(contactHash: string, currency: string): AuditRow[] {
     const rows = this.#stmt(
       `SELECT txid, prev_txid, from_hash, to_hash, amount_whole, amount_frac, content, sender_sig, recipient_sig, counterparty_pubkey
-         FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos, seq`,
+         FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos, seq`,
       true,
     ).all(contactHash, currencyKey(currency)) as {
       txid: string;
@@ -641,7 +686,7 @@ export class LedgerStore {
   /** Every contact and currency with settled rows: the chains there are to audit. */
   chainPairs(): { contactHash: string; currency: string }[] {
     return this.#stmt(
-      `SELECT contact_hash AS contactHash, MIN(currency) AS currency FROM ledger_tx WHERE status = 'completed' GROUP BY contact_hash, currency_key
+      `SELECT contact_hash AS contactHash, MIN(currency) AS currency FROM ledger_tx_all WHERE status = 'completed' GROUP BY contact_hash, currency_key
          ORDER BY contact_hash, currency_key`,
     ).all() as { contactHash: string; currency: string }[];
   }
@@ -649,7 +694,7 @@ export class LedgerStore {
   /** Currencies in which this node has a completed chain with the contact. */
   chainCurrencies(contactHash: string): string[] {
     return (
-      this.#stmt(`SELECT MIN(currency) AS currency FROM ledger_tx WHERE contact_hash = ? AND status = 'completed' GROUP BY currency_key`).all(
+      this.#stmt(`SELECT MIN(currency) AS currency FROM ledger_tx_all WHERE contact_hash = ? AND status = 'completed' GROUP BY currency_key`).all(
         contactHash,
       ) as { currency: string }[]
     ).map((r) => r.currency);
@@ -728,7 +773,7 @@ export class LedgerStore {
   rebuildBalances(now: number): { contactHash: string; currency: string; before: { received: Minor; sent: Minor }; after: { received: Minor; sent: Minor } }[] {
     const sums = this.#stmt(
       `SELECT contact_hash, currency_key, MIN(currency) AS currency, type, SUM(amount_whole) AS w, SUM(amount_frac) AS f
-         FROM ledger_tx WHERE status = 'completed' GROUP BY contact_hash, currency_key, type`,
+         FROM ledger_tx_all WHERE status = 'completed' GROUP BY contact_hash, currency_key, type`,
       true,
     ).all() as { contact_hash: string; currency_key: string; currency: string; type: string; w: bigint; f: bigint }[];
     const want = new Map<string, { contactHash: string; currency: string; received: Minor; sent: Minor }>();
@@ -787,8 +832,8 @@ export class LedgerStore {
       params.push(currencyKey(f.currency));
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (this.#stmt(`SELECT COUNT(*) AS n FROM ledger_tx ${clause}`).get(...params) as { n: number }).n;
-    const rows = this.#stmt(`SELECT * FROM ledger_tx ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`, true).all(...params, f.limit, f.offset) as RawRow[];
+    const total = (this.#stmt(`SELECT COUNT(*) AS n FROM ledger_tx_all ${clause}`).get(...params) as { n: number }).n;
+    const rows = this.#stmt(`SELECT * FROM ledger_tx_all ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`, true).all(...params, f.limit, f.offset) as RawRow[];
     return { rows: rows.map(toRow), total };
   }
 
@@ -810,8 +855,8 @@ export class LedgerStore {
     const rows = this.#stmt(
       `SELECT MIN(currency) AS currency, SUM(CASE WHEN type = 'received' THEN amount_whole ELSE -amount_whole END) AS w,
          SUM(CASE WHEN type = 'received' THEN amount_frac ELSE -amount_frac END) AS f
-         FROM ledger_tx WHERE relay = 1 AND memo IN (
-           SELECT memo FROM ledger_tx INDEXED BY ledger_tx_memo WHERE memo <> 'standard' AND relay = 1
+         FROM ledger_tx_all WHERE relay = 1 AND memo IN (
+           SELECT memo FROM ledger_tx_all WHERE memo <> 'standard' AND relay = 1
            GROUP BY memo HAVING COUNT(*) = 2 AND SUM(status = 'completed') = 2)
          GROUP BY currency_key`,
       true,
@@ -821,7 +866,7 @@ export class LedgerStore {
 
   /** This node's legs of one routed payment (memo = the route hash), oldest first. */
   legsOf(routeHash: string): TxRow[] {
-    const rows = this.#stmt(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_memo WHERE memo = ? AND memo <> 'standard' ORDER BY seq`, true).all(routeHash) as RawRow[];
+    const rows = this.#stmt(`SELECT * FROM ledger_tx_all WHERE memo = ? AND memo <> 'standard' ORDER BY seq`, true).all(routeHash) as RawRow[];
     return rows.map(toRow);
   }
 
@@ -831,6 +876,23 @@ export class LedgerStore {
    * iteration at that row, after the ones before it.
    */
   *exportRows(f: TxExportFilter, pageSize = EXPORT_PAGE): Generator<ExportedTx> {
+    // Live and archived rows, each read in seq order, merged (a union's ORDER BY would sort what is already sorted).
+    const live = this.#exportFrom('ledger_tx', 'live', f, pageSize);
+    const archived = this.#exportFrom('ledger_tx_archive', 'archive', f, pageSize);
+    let a = live.next();
+    let b = archived.next();
+    while (!a.done || !b.done) {
+      if (b.done || (!a.done && a.value.seq < b.value.seq)) {
+        yield a.value as ExportedTx;
+        a = live.next();
+      } else {
+        yield b.value;
+        b = archived.next();
+      }
+    }
+  }
+
+  *#exportFrom(table: 'ledger_tx' | 'ledger_tx_archive', source: TxSource, f: TxExportFilter, pageSize: number): Generator<ExportedTx, void> {
     const where = ['seq > ?'];
     const params: unknown[] = [];
     const add = (clause: string, value: unknown): void => {
@@ -846,11 +908,11 @@ export class LedgerStore {
     const detail = f.detail === true;
     const columns = detail ? `${EXPORT_COLUMNS}, ${EXPORT_DETAIL}` : EXPORT_COLUMNS;
     // Arrays, not objects: half the cost per row, and an export reads millions of them.
-    const stmt = this.#stmt(`SELECT ${columns} FROM ledger_tx WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).raw(true);
+    const stmt = this.#stmt(`SELECT ${columns} FROM ${table} WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).raw(true);
     let after: unknown = 0;
     for (;;) {
       const page = stmt.all(after, ...params, pageSize) as unknown[][];
-      for (const raw of page) yield exportedTx(raw, 'live', detail);
+      for (const raw of page) yield exportedTx(raw, source, detail);
       if (page.length < pageSize) return;
       after = page[page.length - 1]![0];
     }
@@ -877,17 +939,72 @@ export class LedgerStore {
     return rows.map(toRow);
   }
 
+  // ---- archival (archive.ts)
+
+  /**
+   * The oldest settled rows of a chain that may move to the archive: a prefix of the live chain in chain order, each
+   * completed before `olderThan`, at most `limit`, never the chain head (the next payment links to it).
+   */
+  archivable(contactHash: string, currencyKeyValue: string, olderThan: number, limit: number): ArchivableRow[] {
+    const rows = this.#stmt(
+      `SELECT seq, txid, content, sender_sig AS senderSignature, recipient_sig AS recipientSignature, chain_pos AS pos, completed_at AS completedAt
+         FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos LIMIT ?`,
+    ).all(contactHash, currencyKeyValue, limit + 1) as (ArchivableRow & { completedAt: number })[];
+    const isHead = (i: number): boolean => i === rows.length - 1 && rows.length <= limit;
+    const out: ArchivableRow[] = [];
+    for (let i = 0; i < rows.length && out.length < limit && !isHead(i) && rows[i]!.completedAt < olderThan; i++) {
+      const { completedAt: _at, ...row } = rows[i]!;
+      out.push(row);
+    }
+    return out;
+  }
+
+  /** Moves live rows to the archive as they are (call inside a transaction). */
+  moveToArchive(seqs: readonly number[]): void {
+    const copy = this.#stmt('INSERT INTO ledger_tx_archive SELECT * FROM ledger_tx WHERE seq = ?');
+    const remove = this.#stmt('DELETE FROM ledger_tx WHERE seq = ?');
+    for (const seq of seqs) {
+      copy.run(seq);
+      remove.run(seq);
+    }
+  }
+
+  /** The archived rows of a chain in chain order: what its checkpoint digests. */
+  archivedRows(contactHash: string, currency: string): ArchivableRow[] {
+    return this.#stmt(
+      `SELECT seq, txid, content, sender_sig AS senderSignature, recipient_sig AS recipientSignature, chain_pos AS pos
+         FROM ledger_tx_archive WHERE contact_hash = ? AND currency_key = ? ORDER BY chain_pos`,
+    ).all(contactHash, currencyKey(currency)) as ArchivableRow[];
+  }
+
+  checkpoint(contactHash: string, currency: string): ArchiveCheckpoint | null {
+    return (
+      (this.#stmt('SELECT archived, digest, last_pos AS lastPos FROM ledger_archive_checkpoints WHERE contact_hash = ? AND currency_key = ?').get(
+        contactHash,
+        currencyKey(currency),
+      ) as ArchiveCheckpoint | undefined) ?? null
+    );
+  }
+
+  putCheckpoint(contactHash: string, currency: string, c: ArchiveCheckpoint, now: number): void {
+    this.#stmt(
+      `INSERT INTO ledger_archive_checkpoints (contact_hash, currency_key, currency, archived, digest, last_pos, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (contact_hash, currency_key) DO UPDATE SET archived = excluded.archived, digest = excluded.digest, last_pos = excluded.last_pos,
+         updated_at = excluded.updated_at`,
+    ).run(contactHash, currencyKey(currency), currency, c.archived, c.digest, c.lastPos, now);
+  }
+
   /** Completed rows whose completion falls in [from, to): totals per currency and direction, and the UTC days seen. */
   activity(from: number, to: number): LedgerActivity {
     // A relay's payment is counted once, by the leg it was paid (its outgoing leg is the same payment passed on).
     const totals = this.#stmt(
       `SELECT MIN(currency) AS currency, CASE WHEN relay = 1 THEN 'relay' ELSE type END AS type, COUNT(*) AS n, SUM(amount_whole) AS whole,
-         SUM(amount_frac) AS frac FROM ledger_tx WHERE status = 'completed' AND completed_at >= ? AND completed_at < ?
+         SUM(amount_frac) AS frac FROM ledger_tx_all WHERE status = 'completed' AND completed_at >= ? AND completed_at < ?
          AND NOT (relay = 1 AND type = 'sent') GROUP BY currency_key, 2`,
       true,
     ).all(from, to) as { currency: string; type: TxDirection; n: bigint; whole: bigint; frac: bigint }[];
     const days = this.#stmt(
-      `SELECT DISTINCT date(completed_at / 1000, 'unixepoch') AS day FROM ledger_tx
+      `SELECT DISTINCT date(completed_at / 1000, 'unixepoch') AS day FROM ledger_tx_all
          WHERE status = 'completed' AND completed_at >= ? AND completed_at < ? ORDER BY day`,
     ).all(from, to) as { day: string }[];
     return {

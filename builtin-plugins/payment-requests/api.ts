@@ -44,10 +44,15 @@ export interface ExportedRequest {
 export interface PaymentRequestsService {
   /**
    * Every request the filter matches, oldest first, read a page at a time while the caller iterates: memory stays flat
-   * whatever the count, and no read stays open between two pages. Live rows today; archived rows join the same
-   * sequence in `id` order when archival lands. A row that cannot be read faithfully throws from the iteration.
+   * whatever the count, and no read stays open between two pages. Live and archived rows, one sequence in `id` order.
+   * A row that cannot be read faithfully throws from the iteration.
    */
   exportRequests(filter?: RequestExportFilter): Iterable<ExportedRequest>;
+  /**
+   * Archival: moves requests resolved (approved, declined, cancelled, expired) and unchanged since before `olderThan`
+   * (ms) to the archive, `batchSize` per database transaction. They stay visible to every lookup, listing and export.
+   */
+  archiveResolved(olderThan: number, batchSize: number): Promise<{ moved: number }>;
   /**
    * Asks an accepted contact to pay, as POST /api/v1/requests does, with its checks and errors (invalid_amount,
    * invalid_currency, invalid_description, contact_not_found, ambiguous_contact, contact_not_accepted, self_send).

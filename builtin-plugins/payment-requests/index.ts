@@ -34,6 +34,16 @@ export default definePlugin({
 
     const service: PaymentRequestsService = {
       exportRequests: (filter = {}) => store.exportRows(filter),
+      archiveResolved: async (olderThan, batchSize) => {
+        let moved = 0;
+        for (;;) {
+          const n = ctx.db.tx(() => store.archiveResolved(olderThan, batchSize));
+          moved += n;
+          if (n < batchSize) return { moved };
+          // The node keeps serving between batches.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      },
       create: (input) => {
         const row = core.create({
           contact: input.contact,

@@ -55,7 +55,29 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX payment_requests_route ON payment_requests (route_hash) WHERE route_hash IS NOT NULL;
     `,
   },
+  {
+    // Archival (issue 15): resolved requests past the retention move to payment_requests_archive, the same columns in
+    // the same order (a migration that adds a column to payment_requests adds it here too); reads that must still see
+    // them go through payment_requests_all.
+    version: 3,
+    up: `
+      CREATE TABLE payment_requests_archive AS SELECT * FROM payment_requests WHERE 0;
+      CREATE UNIQUE INDEX payment_requests_archive_id ON payment_requests_archive (id);
+      CREATE UNIQUE INDEX payment_requests_archive_request ON payment_requests_archive (request_id, direction);
+      CREATE INDEX payment_requests_archive_list ON payment_requests_archive (direction, id);
+      CREATE INDEX payment_requests_archive_txid ON payment_requests_archive (resulting_txid) WHERE resulting_txid IS NOT NULL;
+      CREATE INDEX payment_requests_archive_route ON payment_requests_archive (route_hash) WHERE route_hash IS NOT NULL;
+      CREATE VIEW payment_requests_all AS
+        SELECT *, 'live' AS source FROM payment_requests UNION ALL SELECT *, 'archive' AS source FROM payment_requests_archive;
+    `,
+  },
 ];
+
+/**
+ * Statuses archival moves once they are old: nothing changes them any more (a failed request stays live: it may be
+ * retried). A request whose notice to the contact is still queued stays live until its delivery settles.
+ */
+const ARCHIVABLE = `('approved', 'declined', 'cancelled', 'expired')`;
 
 interface RawRow {
   id: number;
@@ -184,12 +206,12 @@ export class RequestStore {
       VALUES (@request_id, @direction, 'pending', @contact_hash, @requester_hash, @recipient_hash, @stored_contact_name,
         @requester_address, @address_type, @amount_whole, @amount_frac, @currency, @description, @delivery, @created_at, @expires_at,
         @created_at)`);
-    this.#byRequest = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? ORDER BY id').safeIntegers(true);
-    this.#byRequestDir = db.prepare('SELECT * FROM payment_requests WHERE request_id = ? AND direction = ?').safeIntegers(true);
-    this.#byTxid = db.prepare(`SELECT * FROM payment_requests WHERE resulting_txid = ? AND direction = 'incoming'`).safeIntegers(true);
-    this.#byRoute = db.prepare(`SELECT * FROM payment_requests WHERE route_hash = ? AND direction = 'incoming'`).safeIntegers(true);
-    this.#settling = db.prepare(`SELECT 1 FROM payment_requests WHERE resulting_txid = ? AND direction = 'outgoing'`);
-    this.#list = db.prepare('SELECT * FROM payment_requests WHERE direction = ? ORDER BY id DESC LIMIT ? OFFSET ?').safeIntegers(true);
+    this.#byRequest = db.prepare('SELECT * FROM payment_requests_all WHERE request_id = ? ORDER BY id').safeIntegers(true);
+    this.#byRequestDir = db.prepare('SELECT * FROM payment_requests_all WHERE request_id = ? AND direction = ?').safeIntegers(true);
+    this.#byTxid = db.prepare(`SELECT * FROM payment_requests_all WHERE resulting_txid = ? AND direction = 'incoming'`).safeIntegers(true);
+    this.#byRoute = db.prepare(`SELECT * FROM payment_requests_all WHERE route_hash = ? AND direction = 'incoming'`).safeIntegers(true);
+    this.#settling = db.prepare(`SELECT 1 FROM payment_requests_all WHERE resulting_txid = ? AND direction = 'outgoing'`);
+    this.#list = db.prepare('SELECT * FROM payment_requests_all WHERE direction = ? ORDER BY id DESC LIMIT ? OFFSET ?').safeIntegers(true);
     this.#due = db.prepare(`SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= ?`).safeIntegers(true);
   }
 
@@ -262,10 +284,10 @@ export class RequestStore {
     if (f.contactHash) add('contact_hash = ?', f.contactHash);
     if (f.from !== undefined) add('created_at >= ?', f.from);
     if (f.to !== undefined) add('created_at < ?', f.to);
-    const stmt = this.db.prepare(`SELECT * FROM payment_requests WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).safeIntegers(true);
+    const stmt = this.db.prepare(`SELECT * FROM payment_requests_all WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).safeIntegers(true);
     let after: unknown = 0;
     for (;;) {
-      const page = stmt.all(after, ...params, pageSize) as RawRow[];
+      const page = stmt.all(after, ...params, pageSize) as (RawRow & { source: 'live' | 'archive' })[];
       for (const raw of page) {
         if (typeof raw.amount_whole !== 'bigint' || typeof raw.amount_frac !== 'bigint' || raw.amount_frac < 0n || raw.amount_frac >= 100_000_000n) {
           throw new Error(`payment_requests row ${raw.id}: the amount is not a whole and fraction pair`);
@@ -273,7 +295,7 @@ export class RequestStore {
         const r = toRow(raw);
         yield {
           id: r.id,
-          source: 'live',
+          source: raw.source,
           requestId: r.requestId,
           direction: r.direction,
           status: r.status,
@@ -294,6 +316,27 @@ export class RequestStore {
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.id;
     }
+  }
+
+  /**
+   * Moves up to `limit` resolved requests last changed before `olderThan` to the archive, oldest first (call inside a
+   * transaction); returns how many moved.
+   */
+  archiveResolved(olderThan: number, limit: number): number {
+    const ids = (
+      this.db
+        .prepare(`SELECT id FROM payment_requests WHERE status IN ${ARCHIVABLE} AND delivery <> 'queued' AND updated_at < ? ORDER BY id LIMIT ?`)
+        .all(olderThan, limit) as {
+        id: number;
+      }[]
+    ).map((r) => r.id);
+    const copy = this.db.prepare('INSERT INTO payment_requests_archive SELECT * FROM payment_requests WHERE id = ?');
+    const remove = this.db.prepare('DELETE FROM payment_requests WHERE id = ?');
+    for (const id of ids) {
+      copy.run(id);
+      remove.run(id);
+    }
+    return ids.length;
   }
 
   duePending(now: number): RequestRow[] {
