@@ -10,6 +10,7 @@ import type { TxDrops } from './drops.js';
 export function proposalView(p: Proposal): Record<string, unknown> {
   return {
     proposal_id: p.proposalId,
+    kind: p.kind,
     contact_pubkey_hash: p.contactHash,
     currency: p.currency,
     direction: p.direction,
@@ -57,7 +58,15 @@ export function registerDropRoutes(ctx: PluginContext, drops: TxDrops, store: Dr
       if (!reference) throw new ApiError('missing_field', 400, 'contact (name or address) is required', { field: 'contact' });
       const p = await drops.propose(reference, req.body.currency);
       return created(
-        { message: `Tx drop proposed: ${p.missingTxid} and what follows it up to ${p.brokenTxid}`, proposal_id: p.proposalId, missing_txid: p.missingTxid, broken_txid: p.brokenTxid },
+        {
+          message:
+            p.kind === 'fork'
+              ? `Fork re-link proposed: ${p.brokenTxid} to follow ${p.beforeTxid}`
+              : `Tx drop proposed: the transactions missing before ${p.brokenTxid}, up to ${p.missingTxid}`,
+          proposal_id: p.proposalId,
+          missing_txid: p.missingTxid,
+          broken_txid: p.brokenTxid,
+        },
         'Tx drop proposed',
       );
     },

@@ -25,10 +25,20 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX chain_drop_contact ON chain_drop_proposals (contact_hash, status);
     `,
   },
+  {
+    // A proposal may re-link a fork (two settled rows on one previous transaction) instead of dropping a gap: nothing
+    // is dropped then, and missing_txid names the row re-linked.
+    version: 2,
+    up: `ALTER TABLE chain_drop_proposals ADD COLUMN kind TEXT NOT NULL DEFAULT 'gap' CHECK (kind IN ('gap', 'fork'));`,
+  },
 ];
+
+/** `gap`: drop the missing run before `broken`; `fork`: re-link `broken`, one of two rows on the same previous one. */
+export type DropKind = 'gap' | 'fork';
 
 export interface Proposal {
   proposalId: string;
+  kind: DropKind;
   contactHash: string;
   currency: string;
   direction: 'incoming' | 'outgoing';
@@ -46,6 +56,7 @@ export interface Proposal {
 
 interface Raw {
   proposal_id: string;
+  kind: DropKind;
   contact_hash: string;
   currency: string;
   direction: 'incoming' | 'outgoing';
@@ -61,6 +72,7 @@ interface Raw {
 
 const toProposal = (r: Raw): Proposal => ({
   proposalId: r.proposal_id,
+  kind: r.kind,
   contactHash: r.contact_hash,
   currency: r.currency,
   direction: r.direction,
@@ -84,10 +96,10 @@ export class DropStore {
   insert(p: Omit<Proposal, 'status' | 'reason' | 'blocking'>): Proposal {
     this.db.handle
       .prepare(
-        `INSERT INTO chain_drop_proposals (proposal_id, contact_hash, currency, direction, status, missing_txid, broken_txid, before_txid,
-           created_at, expires_at, updated_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO chain_drop_proposals (proposal_id, kind, contact_hash, currency, direction, status, missing_txid, broken_txid, before_txid,
+           created_at, expires_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
       )
-      .run(p.proposalId, p.contactHash, p.currency, p.direction, p.missingTxid, p.brokenTxid, p.beforeTxid, p.createdAt, p.expiresAt, p.createdAt);
+      .run(p.proposalId, p.kind, p.contactHash, p.currency, p.direction, p.missingTxid, p.brokenTxid, p.beforeTxid, p.createdAt, p.expiresAt, p.createdAt);
     return this.get(p.proposalId)!;
   }
 

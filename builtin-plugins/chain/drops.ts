@@ -19,13 +19,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, PeerDeliveryError, PeerRefusal, type InboundPeerMessage, type PeerReply, type PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { ChainBlock, ChainGap, LedgerService } from '../ledger/api.js';
-import type { DropStore, Proposal } from './drops-store.js';
+import type { DropKind, DropStore, Proposal } from './drops-store.js';
 
 export const MSG_DROP = 'chain.drop';
 const PROPOSAL_TTL_MS = 7 * 86_400_000;
 const HEX64 = /^[0-9a-f]{64}$/;
 
 const failed = (message: string, status = 409): ApiError => new ApiError('chaindrop_failed', status, message);
+
+/** What a proposal asks: drop a gap, or re-link a fork's row (`missing` is then that row). */
+type Repair = { kind: DropKind; currency: string } & ChainGap;
 
 export class TxDrops {
   /** Rejected drops that block a contact (Document 1: transactions with that contact), by contact and currency. */
@@ -72,10 +75,19 @@ export class TxDrops {
     this.store.unblock(contactHash, currency);
   }
 
-  /** The first gap of the chains with a contact (in the currency, when given), as this node sees it. */
-  #firstGap(contactHash: string, currency?: string): (ChainGap & { currency: string }) | null {
-    for (const a of this.ledger.auditChains({ contactHash, ...(currency ? { currency } : {}) })) {
-      if (a.gaps.length) return { ...a.gaps[0]!, currency: a.currency };
+  /**
+   * The first repair the chains with a contact (in the currency, when given) need, as this node sees them: a fork's
+   * re-link first (both rows stay: nothing is lost), else the first gap.
+   */
+  #firstRepair(contactHash: string, currency?: string): Repair | null {
+    const audits = this.ledger.auditChains({ contactHash, ...(currency ? { currency } : {}) });
+    for (const a of audits) {
+      const f = a.forkRelinks[0];
+      if (f) return { kind: 'fork', currency: a.currency, missing: f.txid, broken: f.txid, before: f.before };
+    }
+    for (const a of audits) {
+      const g = a.gaps[0];
+      if (g) return { kind: 'gap', currency: a.currency, ...g };
     }
     return null;
   }
@@ -83,34 +95,36 @@ export class TxDrops {
   async propose(reference: string, currency?: string): Promise<Proposal> {
     const contact = this.contacts.resolve(reference);
     if (!contact.pubkeyHash || contact.status !== 'accepted') throw failed(`${reference} is not an accepted contact`, 400);
-    const gap = this.#firstGap(contact.pubkeyHash, currency);
-    if (!gap) throw failed(`The chains with ${contact.name ?? reference} have no gap: there is nothing to drop`, 400);
-    return this.#propose(contact.pubkeyHash, gap);
+    const repair = this.#firstRepair(contact.pubkeyHash, currency);
+    if (!repair) throw failed(`The chains with ${contact.name ?? reference} have no gap or fork: there is nothing to drop`, 400);
+    return this.#propose(contact.pubkeyHash, repair);
   }
 
   /**
-   * autoChainDropPropose: a sync ran through and the chain still has a gap, so the contact does not hold it either.
-   * Not after a rejection of that chain's drop (the operator decides then), nor while a proposal is pending.
+   * After a sync that ran through: a fork is re-linked by the rule both sides apply (proposed, and accepted by the
+   * contact on its own); a gap left means the contact does not hold it either, and is proposed for a drop when
+   * autoChainDropPropose allows, not after a rejection of that chain's drop (the operator decides then).
    */
-  async proposeAfterSync(contactHash: string, currency: string): Promise<void> {
-    if (!this.ctx.settings.get<boolean>('autoChainDropPropose') || this.#blocked.get(contactHash)?.has(currency.toLowerCase())) return;
-    const gap = this.#firstGap(contactHash, currency);
-    if (!gap || this.store.activeFor(contactHash, gap.missing)) return;
+  async repairAfterSync(contactHash: string, currency: string): Promise<void> {
+    const repair = this.#firstRepair(contactHash, currency);
+    if (!repair || this.store.activeFor(contactHash, repair.missing)) return;
+    if (repair.kind === 'gap' && (!this.ctx.settings.get<boolean>('autoChainDropPropose') || this.#blocked.get(contactHash)?.has(currency.toLowerCase()))) return;
     try {
-      const p = await this.#propose(contactHash, gap);
-      this.ctx.log.info('tx drop proposed after a sync left a gap', { proposal_id: p.proposalId, contact: contactHash, currency, missing_txid: gap.missing });
+      const p = await this.#propose(contactHash, repair);
+      this.ctx.log.info(`${repair.kind === 'fork' ? 'fork re-link' : 'tx drop'} proposed after a sync`, { proposal_id: p.proposalId, contact: contactHash, currency, txid: repair.broken });
     } catch (err) {
-      this.ctx.log.warn('automatic tx drop proposal failed', { contact: contactHash, currency, error: err instanceof Error ? err.message : String(err) });
+      this.ctx.log.warn('automatic chain repair proposal failed', { contact: contactHash, currency, error: err instanceof Error ? err.message : String(err) });
     }
   }
 
-  async #propose(contactHash: string, gap: ChainGap & { currency: string }): Promise<Proposal> {
-    if (this.store.activeFor(contactHash, gap.missing)) throw failed(`A proposal for the gap at ${gap.missing} is already pending`);
+  async #propose(contactHash: string, gap: Repair): Promise<Proposal> {
+    if (this.store.activeFor(contactHash, gap.missing)) throw failed(`A proposal for ${gap.missing} is already pending`);
     const proposalId = `cdp-${createHash('sha256').update(gap.missing).update(gap.broken).update(randomBytes(16)).digest('hex')}`;
     const now = this.ctx.clock.now();
     // Stored before it goes out: a proposal of the contact for the same gap, crossing this one, sees it (tie-break).
     this.store.insert({
       proposalId,
+      kind: gap.kind,
       contactHash,
       currency: gap.currency,
       direction: 'outgoing',
@@ -120,7 +134,15 @@ export class TxDrops {
       createdAt: now,
       expiresAt: now + PROPOSAL_TTL_MS,
     });
-    const payload = { action: 'propose', proposal_id: proposalId, currency: gap.currency, missing_txid: gap.missing, broken_txid: gap.broken, before_txid: gap.before };
+    const payload = {
+      action: 'propose',
+      kind: gap.kind,
+      proposal_id: proposalId,
+      currency: gap.currency,
+      missing_txid: gap.missing,
+      broken_txid: gap.broken,
+      before_txid: gap.before,
+    };
     let reply: PeerReply;
     try {
       reply = await this.#send(contactHash, payload);
@@ -151,13 +173,17 @@ export class TxDrops {
     return this.store.get(p.proposalId)!;
   }
 
-  /** A drop both sides signed: the proposal is accepted, any other for the gap settled, the chain open again. */
+  /**
+   * A drop or re-link both sides signed: the proposal is accepted, any other for it settled, the chain open again. A
+   * fork may need more re-links: the proposer goes on with the next.
+   */
   #dropped(p: Proposal): void {
     this.ctx.db.tx(() => {
       this.store.settle(p.proposalId, 'accepted');
       this.store.supersede(p.contactHash, p.missingTxid);
       this.#unblock(p.contactHash, p.currency);
     });
+    if (p.kind === 'fork' && p.direction === 'outgoing') setImmediate(() => void this.repairAfterSync(p.contactHash, p.currency));
   }
 
   async reject(proposalId: string): Promise<Proposal> {
@@ -224,19 +250,34 @@ export class TxDrops {
       throw new PeerRefusal('invalid_request', 'currency, missing_txid and broken_txid are required');
     }
     if (before !== null && (typeof before !== 'string' || !HEX64.test(before))) throw new PeerRefusal('invalid_request', 'before_txid is malformed');
+    if (p.kind !== undefined && p.kind !== 'gap' && p.kind !== 'fork') throw new PeerRefusal('invalid_request', 'kind must be gap or fork');
+    const kind: DropKind = p.kind === 'fork' ? 'fork' : 'gap';
     if (this.store.get(id)) return { status: 'received' };
-    if (this.ledger.get(missing)?.status === 'completed') throw new PeerRefusal('transaction_exists_locally', 'this node holds the missing transaction: sync instead');
-    const gap = this.#firstGap(from, currency);
-    if (!gap || gap.missing !== missing || gap.broken !== broken || gap.before !== before) {
-      throw new PeerRefusal('gap_mismatch', 'the chain here does not show that gap');
+    if (kind === 'gap' && this.ledger.get(missing)?.status === 'completed') {
+      throw new PeerRefusal('transaction_exists_locally', 'this node holds the missing transaction: sync instead');
+    }
+    const repair = this.#firstRepair(from, currency);
+    if (!repair || repair.kind !== kind || repair.missing !== missing || repair.broken !== broken || repair.before !== before) {
+      throw new PeerRefusal('gap_mismatch', `the chain here does not show that ${kind}: sync first`);
     }
     const now = this.ctx.clock.now();
     const own = this.store.activeFor(from, missing);
-    const proposal = this.store.insert({ proposalId: id, contactHash: from, currency: gap.currency, direction: 'incoming', missingTxid: missing, brokenTxid: broken, beforeTxid: before, createdAt: now, expiresAt: now + PROPOSAL_TTL_MS });
+    const proposal = this.store.insert({
+      proposalId: id,
+      kind,
+      contactHash: from,
+      currency: repair.currency,
+      direction: 'incoming',
+      missingTxid: missing,
+      brokenTxid: broken,
+      beforeTxid: before,
+      createdAt: now,
+      expiresAt: now + PROPOSAL_TTL_MS,
+    });
     // Both proposed the same gap: the smaller key accepts the other's proposal; the larger one waits for that.
     const yields = own !== null && own.direction === 'outgoing' && this.ctx.identity.pubkeyHash < from;
     if (yields) this.store.settle(own.proposalId, 'rejected', 'superseded');
-    if (yields || this.#autoAccepts(proposal)) {
+    if (yields || kind === 'fork' || this.#autoAccepts(proposal)) {
       setImmediate(() => {
         this.accept(id).catch((err: unknown) => this.ctx.log.warn('automatic tx drop acceptance failed', { proposal_id: id, error: err instanceof Error ? err.message : String(err) }));
       });

@@ -22,7 +22,7 @@ export default definePlugin({
     ctx.db.migrate(migrations);
     const dropStore = new DropStore(ctx.db, () => ctx.clock.now());
     const drops = new TxDrops(ctx, ledger, contacts, dropStore);
-    const sync = new ChainSync(ctx, ledger, contacts, (hash, currency) => void drops.proposeAfterSync(hash, currency));
+    const sync = new ChainSync(ctx, ledger, contacts, (hash, currency) => void drops.repairAfterSync(hash, currency));
     ledger.blockChain(drops.block);
     ctx.peer.handle(MSG_DROP, drops.handle);
     registerDropRoutes(ctx, drops, dropStore, contacts);

@@ -51,8 +51,11 @@ export class ChainSync {
     private readonly ctx: PluginContext,
     private readonly ledger: LedgerService,
     private readonly contacts: ContactsService,
-    /** Told of a chain whose pull ran through and still has a gap: the contact does not hold the missing rows either. */
-    private readonly gapRemains: (contactHash: string, currency: string) => void,
+    /**
+     * Told of a chain whose pull ran through and still has a gap (the contact does not hold the missing rows either)
+     * or a fork (both sides now hold both branches).
+     */
+    private readonly needsRepair: (contactHash: string, currency: string) => void,
   ) {}
 
   /** Serving side: a chunk of our chain with the asking contact. */
@@ -117,7 +120,7 @@ export class ChainSync {
     result.settled = audit?.settled ?? 0;
     result.chain_ok = audit?.ok ?? true;
     result.gaps = (audit?.gaps ?? []).map((g) => ({ missing_txid: g.missing, broken_txid: g.broken }));
-    if (result.stopped === null && result.gaps.length) this.gapRemains(contactHash, currency);
+    if (result.stopped === null && (audit?.gaps.length || audit?.forks.length)) this.needsRepair(contactHash, currency);
     return result;
   }
 

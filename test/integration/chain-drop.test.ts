@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../sdk/index.js';
+import { buildContent, deriveTxid, newSalt, nowMicros, signedBytes } from '../../builtin-plugins/ledger/content.js';
 import { clientWithKey, startTestNode, type TestNode } from '../support/node.js';
 import { call, connect, hashOf, nodeCli, nodeCliHuman, ok, send, settled, tradeInOrder, waitFor } from './ledger-support.js';
 
@@ -251,5 +252,59 @@ describe('tx drops: automatic behaviour', () => {
     expect((await ok(F, 'GET', '/api/v1/chaindrop')).proposals).toEqual([]);
     expect((await ok(G, 'GET', '/api/v1/chaindrop')).proposals).toEqual([]);
     expect((await settled(G, await send(G, 'Fay', '1'), F)).status).toBe('completed');
+  });
+});
+
+describe('a forked chain (two countersigned payments on one previous transaction)', () => {
+  let F: TestNode;
+  let G: TestNode;
+
+  beforeAll(async () => {
+    [F, G] = await Promise.all([startTestNode({ env: MANUAL }), startTestNode({ env: MANUAL })]);
+    for (const t of [F, G]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
+    await connect(F, G, { nameOfB: 'Gus', nameOfA: 'Fay' });
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([F, G].map((t) => t?.destroy()));
+  });
+
+  it('sync brings both branches to both sides, then one re-link by the rule both apply makes the chain linear again', async () => {
+    const [, shared] = await tradeInOrder([[F, 'Gus', '5', G], [G, 'Fay', '1', F]]);
+    const t1 = await send(F, 'Gus', '2');
+    await settled(F, t1, G);
+    // The old data-directory bug: another copy of Fay's node paid Gus 3 on the same previous transaction, and Gus's
+    // copy that countersigned it is the one that survived. Fay holds the 2, Gus the 3, both signed by both.
+    const fields = { from: hashOf(F), to: hashOf(G), amount: 300_000_000n, currency: 'VWL', time: nowMicros(), salt: newSalt() };
+    const t2 = deriveTxid(fields);
+    const content = buildContent({ ...fields, txid: t2, amount: '300000000', prev: shared!, memo: 'standard' });
+    const sig = (t: TestNode): string => t.node.identity.sign(signedBytes(content)).toString('base64url');
+    const port = G.node.port;
+    await G.stop();
+    const db = new Database(join(G.dataDir, 'node.db'));
+    db.prepare(`UPDATE ledger_tx SET txid = ?, amount_whole = 3, amount_frac = 0, time_us = ?, salt = ?, content = ?, sender_sig = ?, recipient_sig = ?
+      WHERE txid = ?`).run(t2, fields.time, fields.salt, content, sig(F), sig(G), t1);
+    db.close();
+    await G.restart({ ...MANUAL, NODE_PORT: String(port) });
+
+    // Fay pulls Gus's branch: she holds both now, a fork; Gus lacks hers, so her re-link is refused for now.
+    await ok(F, 'POST', '/api/v1/system/sync', { type: 'transactions' });
+    expect((await verify(F)).chains[0].forks).toEqual([[t1, t2].sort()].map((f) => expect.arrayContaining(f)));
+    await waitFor(() => proposalsWith(F, 'Gus'), (ps) => ps[0]?.status === 'failed', 'the refused re-link on Fay');
+    // Gus pulls Fay's branch; the re-link goes through, accepted by Fay's node on its own.
+    await ok(G, 'POST', '/api/v1/system/sync', { type: 'transactions' });
+    await waitFor(() => verify(F), (r) => r.ok, "Fay's chain linear");
+    await waitFor(() => verify(G), (r) => r.ok, "Gus's chain linear");
+    const [first, second] = [t1, t2].sort();
+    for (const t of [F, G]) {
+      expect((await ok(t, 'GET', `/api/v1/wallet/transactions/${second}`)).transaction.previous_txid).toBe(first);
+      expect((await ok(t, 'GET', `/api/v1/wallet/transactions/${first}`)).transaction.previous_txid).toBe(shared);
+    }
+    expect((await proposalsWith(G, 'Fay'))[0]).toMatchObject({ kind: 'fork', status: 'accepted', broken_txid: second, previous_txid_before_gap: first });
+    // Nothing is lost: both payments count on both sides.
+    expect(await balanceOf(F, G)).toEqual({ currency: 'VWL', received: '1', sent: '10', net: '-9' });
+    expect(await balanceOf(G, F)).toEqual({ currency: 'VWL', received: '10', sent: '1', net: '9' });
+    const next = await send(F, 'Gus', '1');
+    expect((await settled(F, next, G)).previous_txid).toBe(second);
+    expect((await verify(G)).ok).toBe(true);
   });
 });
