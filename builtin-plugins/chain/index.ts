@@ -30,6 +30,7 @@ export default definePlugin({
     contacts.registerHistoryProver(sync.prove);
     ctx.events.subscribe(CONTACT_EVENTS.chainMismatch, sync.onMismatch);
     ctx.events.subscribe(LEDGER_EVENTS.chainMismatch, sync.onMismatch);
+    ctx.onStop(ledger.onFinal(sync.onPayment));
     ctx.services.use<SystemService>('system').registerSyncHandler('transactions', () => sync.syncAll());
 
     ctx.routes.add<unknown, { contact_pubkey_hash?: string; currency?: string }>({

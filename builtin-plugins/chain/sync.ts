@@ -16,6 +16,8 @@ const MAX_CHUNKS = 100;
 const REFUSED_LIMIT = 5;
 /** A chain a ping showed to disagree is pulled again at most this often (pings repeat while the peer catches up). */
 const MISMATCH_COOLDOWN_MS = 60_000;
+/** A payment on a chain audits it at most this often (an audit checks every row's signatures). */
+const PAYMENT_AUDIT_EVERY_MS = 600_000;
 
 export interface ChainSyncResult {
   pubkey_hash: string;
@@ -46,6 +48,7 @@ export class ChainSync {
   /** Pairs being pulled now, and when a ping last started a pull of each (key `hash|currency`). */
   readonly #running = new Set<string>();
   readonly #lastTriggered = new Map<string, number>();
+  readonly #lastAudited = new Map<string, number>();
 
   constructor(
     private readonly ctx: PluginContext,
@@ -102,6 +105,24 @@ export class ChainSync {
     if (result.imported.length || result.refused.length || !result.chain_ok) {
       this.ctx.log.info('chain sync after a ping', { contact: e.pubkey_hash, currency: e.currency, imported: result.imported.length, refused: result.refused.length, chain_ok: result.chain_ok });
     }
+  };
+
+  /**
+   * A payment settled on a chain (either way): the chain is audited after the commit, at most once per
+   * PAYMENT_AUDIT_EVERY_MS; a gap or a fork found there pulls the contact's rows (then repairs what is left).
+   */
+  onPayment = (tx: { status: string; contactHash: string; currency: string }): void => {
+    if (tx.status !== 'completed') return;
+    const key = `${tx.contactHash}|${tx.currency.toLowerCase()}`;
+    const now = this.ctx.clock.now();
+    if (now - (this.#lastAudited.get(key) ?? -Infinity) < PAYMENT_AUDIT_EVERY_MS) return;
+    this.#lastAudited.set(key, now);
+    this.ctx.db.afterCommit(() =>
+      setImmediate(() => {
+        const audit = this.ledger.auditChains({ contactHash: tx.contactHash, currency: tx.currency })[0];
+        if (audit && (audit.gaps.length || audit.forks.length)) void this.onMismatch({ pubkey_hash: tx.contactHash, currency: tx.currency });
+      }),
+    );
   };
 
   /** Pulls the chain with a contact from row `from` on (0: all of it) and reports what it repaired and what remains. */

@@ -770,12 +770,17 @@ export class LedgerStore {
    * Recomputes every balance row from the completed transactions (the totals are kept incrementally; this is the
    * audit). Returns the rows that differed, with what they held and what they hold now. Call inside a transaction.
    */
-  rebuildBalances(now: number): { contactHash: string; currency: string; before: { received: Minor; sent: Minor }; after: { received: Minor; sent: Minor } }[] {
+  /** Recomputes the stored totals from the completed rows: of every chain, or of one (`only`). Returns what changed. */
+  rebuildBalances(
+    now: number,
+    only?: { contactHash: string; currency: string },
+  ): { contactHash: string; currency: string; before: { received: Minor; sent: Minor }; after: { received: Minor; sent: Minor } }[] {
+    const where = only ? `AND contact_hash = ? AND currency_key = ?` : '';
     const sums = this.#stmt(
       `SELECT contact_hash, currency_key, MIN(currency) AS currency, type, SUM(amount_whole) AS w, SUM(amount_frac) AS f
-         FROM ledger_tx_all WHERE status = 'completed' GROUP BY contact_hash, currency_key, type`,
+         FROM ledger_tx_all WHERE status = 'completed' ${where} GROUP BY contact_hash, currency_key, type`,
       true,
-    ).all() as { contact_hash: string; currency_key: string; currency: string; type: string; w: bigint; f: bigint }[];
+    ).all(...(only ? [only.contactHash, currencyKey(only.currency)] : [])) as { contact_hash: string; currency_key: string; currency: string; type: string; w: bigint; f: bigint }[];
     const want = new Map<string, { contactHash: string; currency: string; received: Minor; sent: Minor }>();
     for (const r of sums) {
       const key = `${r.contact_hash}:${r.currency_key}`;
@@ -786,7 +791,8 @@ export class LedgerStore {
       want.set(key, entry);
     }
     const changed = [];
-    for (const b of this.balances()) {
+    for (const b of this.balances(only?.contactHash)) {
+      if (only && currencyKey(b.currency) !== currencyKey(only.currency)) continue;
       const key = `${b.contactHash}:${currencyKey(b.currency)}`;
       if (!want.has(key)) want.set(key, { contactHash: b.contactHash, currency: b.currency, received: 0n, sent: 0n });
     }

@@ -101,7 +101,7 @@ export function importRows(core: LedgerCore, contactHash: string, contactKey: Bu
     if (result.imported.length) {
       core.store.relinkChain(contactHash, currency);
       // The totals are kept incrementally; rows that come back after a loss may already be counted in them.
-      core.store.rebuildBalances(core.now());
+      core.store.rebuildBalances(core.now(), { contactHash, currency });
     }
   });
   return result;
@@ -145,7 +145,7 @@ export function applyRelink(core: LedgerCore, contactKey: Buffer, txid: string, 
   core.ctx.db.tx(() => {
     core.store.relink(row.seq, fresh.prev, content, senderSignature, recipientSignature, core.now());
     core.store.relinkChain(row.contactHash, row.currency);
-    core.store.rebuildBalances(core.now());
+    core.store.rebuildBalances(core.now(), { contactHash: row.contactHash, currency: row.currency });
   });
   return true;
 }

@@ -140,3 +140,31 @@ describe('transaction-chain sync', () => {
     }
   });
 });
+
+describe('a payment finds a gap', () => {
+  let P: TestNode;
+  let Q: TestNode;
+  afterAll(async () => {
+    await Promise.all([P, Q].map((t) => t?.destroy()));
+  });
+
+  it('the first payment on a chain with a gap audits it and pulls the missing rows from the contact', async () => {
+    [P, Q] = await Promise.all([startTestNode(), startTestNode()]);
+    for (const t of [P, Q]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
+    await connect(P, Q, { nameOfB: 'Quinn', nameOfA: 'Pat' });
+    const rows = await tradeInOrder([[P, 'Quinn', '1', Q], [Q, 'Pat', '2', P], [P, 'Quinn', '3', Q]]);
+    const port = P.node.port;
+    await P.stop();
+    const db = new Database(join(P.dataDir, 'node.db'));
+    db.prepare('DELETE FROM ledger_tx WHERE txid = ?').run(rows[1]);
+    db.close();
+    await P.restart({ NODE_PORT: String(port) });
+    expect((await ok(P, 'GET', '/api/v1/chain/verify')).ok).toBe(false);
+
+    const next = await send(P, 'Quinn', '0.5');
+    expect((await settled(P, next, Q)).status).toBe('completed');
+    const repaired = await waitFor(() => ok(P, 'GET', '/api/v1/chain/verify'), (r) => r.ok, 'the chain repaired after the payment');
+    expect(repaired.chains[0].settled_count).toBe(4);
+    expect((await ok(P, 'GET', `/api/v1/wallet/transactions/${rows[1]}`)).transaction).toMatchObject({ status: 'completed', amount: '2' });
+  });
+});
