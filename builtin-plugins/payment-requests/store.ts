@@ -349,6 +349,7 @@ export class RequestStore {
     const params: Record<string, unknown> = { id, now };
     for (const k of keys) params[k] = patch[k];
     this.db.prepare(`UPDATE payment_requests SET ${sets.join(', ')} WHERE id = @id`).run(params);
-    return toRow(this.db.prepare('SELECT * FROM payment_requests WHERE id = ?').safeIntegers(true).get(id) as RawRow);
+    // An archived row (resolved long ago) is not changed: archival moves only rows nothing changes any more.
+    return toRow(this.db.prepare('SELECT * FROM payment_requests_all WHERE id = ?').safeIntegers(true).get(id) as RawRow);
   }
 }
