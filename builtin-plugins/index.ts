@@ -15,6 +15,8 @@ import dlq from './dlq/index.js';
 import dlqManifest from './dlq/plugin.json' with { type: 'json' };
 import exportsPlugin from './exports/index.js';
 import exportsManifest from './exports/plugin.json' with { type: 'json' };
+import gui from './gui/index.js';
+import guiManifest from './gui/plugin.json' with { type: 'json' };
 import ledger from './ledger/index.js';
 import ledgerManifest from './ledger/plugin.json' with { type: 'json' };
 import mcpPassthrough from './mcp-passthrough/index.js';
@@ -54,5 +56,6 @@ export const builtinPlugins: readonly BuiltinPlugin[] = [
   plugin(exportsManifest, exportsPlugin),
   plugin(backupsManifest, backups),
   plugin(archivalManifest, archival),
+  plugin(guiManifest, gui),
   plugin(mcpPassthroughManifest, mcpPassthrough),
 ];

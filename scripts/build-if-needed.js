@@ -21,4 +21,5 @@ if (source > built) {
   process.stderr.write('wallet-node: building (dist/ is missing or out of date)\n');
   execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit' });
   execSync('node scripts/build-plugins.js', { stdio: 'inherit' });
+  execSync('node scripts/build-gui.js', { stdio: 'inherit' });
 }

@@ -89,6 +89,8 @@ export interface RouteRequest<B = unknown, Q = Record<string, string | undefined
   auth: AuthInfo | null;
   /** The client address, honouring forwarded headers only from trusted proxies. */
   ip: string;
+  /** The request came over the node's HTTPS listener. */
+  secure?: boolean;
   requestId: string;
 }
 
@@ -467,7 +469,27 @@ export class PeerDeliveryError extends Error {
 // ---------------------------------------------------------------------------------------------------------
 // Context
 
+/** A request as an authenticator sees it, before its body is read. */
+export interface AuthCandidate {
+  method: HttpMethod;
+  path: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  ip: string;
+}
+
+/**
+ * Another way than HMAC signing to authenticate a REST request that carries no `X-API-Key` (a browser session
+ * cookie, say): the key id and permissions it grants, or null when it does not apply (the request then needs a
+ * signature as usual). It may throw an ApiError (401, 403) to refuse the request outright.
+ */
+export type RequestAuthenticator = (req: AuthCandidate) => AuthInfo | null;
+
 export interface RoutesApi {
+  /**
+   * Adds an authenticator for scoped routes (builtin plugins only). Whatever it grants goes through the same scope
+   * check, validation and handlers as a signed request.
+   */
+  authenticateWith(authenticator: RequestAuthenticator): void;
   /** A core REST route (`/api/v1/...`); builtin plugins only. */
   add<B = unknown, Q = Record<string, string | undefined>>(route: RouteDefinition<B, Q>): void;
   /** A route in the plugin's own namespace: `/api/v1/plugins/<name>/<path>` (HMAC with the given scope). */

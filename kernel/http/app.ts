@@ -138,11 +138,15 @@ export class HttpServerApp {
     // Everything that needs no body is checked before the body is read: a request that cannot pass costs the node
     // its headers only. The size comes first, as it did when the body was read first.
     refuseDeclaredOverLimit(ctx.req, limit);
-    const signed = 'scope' in def.access ? this.deps.verifier.precheck({ header: (n) => headerValue(ctx, n) }, Date.now()) : null;
+    // A request without an API key may be authenticated another way a builtin plugin offers (a session cookie).
+    let auth: AuthInfo | null =
+      'scope' in def.access && headerValue(ctx, 'x-api-key') === undefined
+        ? (this.#table?.authenticate({ method: ctx.method as HttpMethod, path: ctx.path, headers: ctx.headers, ip }) ?? null)
+        : null;
+    const signed = 'scope' in def.access && !auth ? this.deps.verifier.precheck({ header: (n) => headerValue(ctx, n) }, Date.now()) : null;
     const rawBody = await this.deps.bodies.read(ctx.req, limit, ip);
-    let auth: AuthInfo | null = null;
-    if (signed && 'scope' in def.access) {
-      auth = this.deps.verifier.verifyBody(signed, { method: ctx.method, path: rawPath(ctx.url), rawBody }, Date.now());
+    if (signed) auth = this.deps.verifier.verifyBody(signed, { method: ctx.method, path: rawPath(ctx.url), rawBody }, Date.now());
+    if (auth && 'scope' in def.access) {
       if (!grants(auth.permissions, def.access.scope)) {
         const needed = typeof def.access.scope === 'string' ? def.access.scope : def.access.scope.join(' or ');
         throw new ApiError('permission_denied', 403, `This API key lacks the required permission: ${needed}`);
@@ -162,6 +166,7 @@ export class HttpServerApp {
       headers: ctx.headers,
       auth,
       ip,
+      secure: ctx.secure,
       requestId: ctx.state.requestId as string,
     };
     const result = await def.handler(req);

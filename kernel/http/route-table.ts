@@ -1,5 +1,5 @@
 import Router, { type RouterMiddleware } from '@koa/router';
-import type { RouteDefinition } from '../../sdk/index.js';
+import type { AuthCandidate, AuthInfo, RequestAuthenticator, RouteDefinition } from '../../sdk/index.js';
 import { compileValidator, type Validator } from './validation.js';
 
 /** Where a route lives: a core REST path or a plugin's namespaces. (The peer endpoint is served before the REST pipeline.) */
@@ -36,7 +36,21 @@ const paramCount = (path: string): number => path.split('/').filter((s) => s.sta
 export class RouteTable {
   readonly #routes: MountedRoute[] = [];
   readonly #resources = new Set<string>();
+  readonly #authenticators: { owner: string; authenticate: RequestAuthenticator }[] = [];
   #router: Router | null = null;
+
+  addAuthenticator(owner: string, authenticate: RequestAuthenticator): void {
+    this.#authenticators.push({ owner, authenticate });
+  }
+
+  /** What the plugins' authenticators grant an unsigned request; null when none of them applies. */
+  authenticate(req: AuthCandidate): AuthInfo | null {
+    for (const a of this.#authenticators) {
+      const auth = a.authenticate(req);
+      if (auth) return auth;
+    }
+    return null;
+  }
 
   add(owner: string, def: RouteDefinition, mount: RouteMount): void {
     const fullPath = fullPathOf(def, mount);
@@ -59,6 +73,7 @@ export class RouteTable {
   /** Drops every route an owner registered (a plugin whose setup failed half-way). */
   removeOwner(owner: string): void {
     for (let i = this.#routes.length - 1; i >= 0; i--) if (this.#routes[i]!.owner === owner) this.#routes.splice(i, 1);
+    for (let i = this.#authenticators.length - 1; i >= 0; i--) if (this.#authenticators[i]!.owner === owner) this.#authenticators.splice(i, 1);
     this.#resources.clear();
     for (const r of this.#routes) {
       const segments = r.fullPath.split('/').filter(Boolean);

@@ -74,6 +74,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       manifest,
       db,
       routes: {
+        authenticateWith: (authenticator) => table.addAuthenticator(name, authenticator),
         add: (route) => table.add(name, route as RouteDefinition, { kind: 'api' }),
         plugin: (route) => {
           const action = route.path.replace(/^\/+/, '').split('/')[0] ?? '';

@@ -1,0 +1,46 @@
+/**
+ * `GET /gui/api/events`: the node's events a logged-in page shows live, as server-sent events. Each event names what
+ * changed (`transaction`, `contact`) with the bus payload, and carries the count of dead letters waiting (`dlq`), so
+ * the badge follows without a request of its own. A comment line every 25 s keeps proxies from closing the stream.
+ */
+import { Readable } from 'node:stream';
+import type { PluginContext } from '../../sdk/index.js';
+import { CONTACT_EVENTS } from '../contacts/api.js';
+import { LEDGER_EVENTS } from '../ledger/api.js';
+
+const KEEPALIVE_MS = 25_000;
+
+/** Bus event → the SSE event name the page listens to. */
+const FORWARDED: Readonly<Record<string, string>> = {
+  [LEDGER_EVENTS.final]: 'transaction',
+  [CONTACT_EVENTS.accepted]: 'contact',
+  [CONTACT_EVENTS.currencyAccepted]: 'contact',
+  [CONTACT_EVENTS.declined]: 'contact',
+  [CONTACT_EVENTS.deleted]: 'contact',
+  [CONTACT_EVENTS.blocked]: 'contact',
+  [CONTACT_EVENTS.unblocked]: 'contact',
+};
+
+export function eventStream(ctx: PluginContext, onEnd: (end: () => void) => () => void): Readable {
+  const offs: (() => void)[] = [];
+  const stream = new Readable({
+    read() {},
+    destroy(err, callback) {
+      for (const off of offs.splice(0)) off();
+      callback(err);
+    },
+  });
+  const send = (name: string, data: unknown): void => {
+    stream.push(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  const dlq = (): number => ctx.kernel.dlq.pendingCount();
+  send('hello', { dlq: dlq() });
+  for (const [busEvent, name] of Object.entries(FORWARDED)) {
+    offs.push(ctx.events.subscribe(busEvent, (payload) => send(name, { event: busEvent, payload, dlq: dlq() })));
+  }
+  const keepalive = setInterval(() => stream.push(': keepalive\n\n'), KEEPALIVE_MS);
+  keepalive.unref();
+  offs.push(() => clearInterval(keepalive));
+  offs.push(onEnd(() => stream.push(null)));
+  return stream;
+}

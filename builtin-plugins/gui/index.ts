@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ApiError, definePlugin, RawReply, Reply, type AuthCandidate, type AuthInfo, type RouteRequest } from '../../sdk/index.js';
+import { eventStream } from './events.js';
+import { GuiSessions } from './sessions.js';
+
+/**
+ * The operator's web GUI (issue 17). A single-page app (web/, Preact, bundled by scripts/build-gui.js) served from the
+ * node's own port at `/`, and a browser session: `POST /gui/api/session {auth_code}` sets an HttpOnly, SameSite=Strict
+ * cookie (Secure over HTTPS) and returns a CSRF token. With that cookie every `/api/v1/*` route answers as for an admin
+ * key (the operator proved the auth code): the same routes, validation and services as a signed request; a mutation
+ * needs the `X-CSRF-Token` header too. docs/gui.md.
+ */
+const COOKIE = 'wn_session';
+const IDLE_MINUTES = 15;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const ASSETS: Readonly<Record<string, string>> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-cache',
+};
+
+/** The built bundle: beside the compiled plugin (dist), or under dist/ when the plugin runs from its sources. */
+function bundleDir(): string | null {
+  for (const rel of ['./web/', '../../dist/builtin-plugins/gui/web/']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(`${dir}app.js`)) return dir;
+  }
+  return null;
+}
+
+function cookieOf(headers: AuthCandidate['headers'], name: string): string | null {
+  const raw = headers.cookie;
+  for (const part of (Array.isArray(raw) ? raw.join(';') : (raw ?? '')).split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return null;
+}
+
+const header = (headers: AuthCandidate['headers'], name: string): string | undefined => {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+export default definePlugin({
+  setup(ctx) {
+    const sessions = new GuiSessions(() => ctx.clock.now(), () => IDLE_MINUTES * 60_000);
+    const dir = bundleDir();
+    const files = new Map<string, Buffer>();
+    const file = (name: string): Buffer => {
+      if (!dir) throw new ApiError('gui_not_built', 503, 'The GUI is not built: run npm run build');
+      let body = files.get(name);
+      if (!body) files.set(name, (body = readFileSync(`${dir}${name}`)));
+      return body;
+    };
+
+    const sessionOf = (req: { headers: AuthCandidate['headers'] }) => sessions.find(cookieOf(req.headers, COOKIE));
+    const info = (csrf: string) => ({
+      csrf_token: csrf,
+      idle_timeout_seconds: IDLE_MINUTES * 60,
+      consent_required: !ctx.settings.get<boolean>('analyticsConsentAsked'),
+    });
+    const requireSession = (req: RouteRequest<unknown, Record<string, string | undefined>>, mutation: boolean) => {
+      const s = sessionOf(req);
+      if (!s) throw new ApiError(cookieOf(req.headers, COOKIE) ? 'session_expired' : 'unauthenticated', 401, 'Log in with the auth code');
+      if (mutation && !csrfMatches(req.headers, s.csrf)) throw new ApiError('csrf_required', 403, 'The X-CSRF-Token header is missing or wrong');
+      return s;
+    };
+    const csrfMatches = (headers: AuthCandidate['headers'], csrf: string): boolean => {
+      const sent = header(headers, 'x-csrf-token');
+      return typeof sent === 'string' && sent === csrf;
+    };
+
+    // A browser session stands for the admin scope on every REST route.
+    ctx.routes.authenticateWith((req): AuthInfo | null => {
+      const token = cookieOf(req.headers, COOKIE);
+      if (token === null) return null;
+      const s = sessions.find(token);
+      if (!s) throw new ApiError('session_expired', 401, 'The GUI session ended: log in again');
+      if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.headers, s.csrf)) {
+        throw new ApiError('csrf_required', 403, 'The X-CSRF-Token header is missing or wrong');
+      }
+      return { keyId: 'gui-session', permissions: ['admin'] };
+    });
+
+    ctx.routes.add({
+      method: 'GET',
+      path: '/',
+      access: { public: true },
+      handler: () => new RawReply(file('index.html'), 'text/html; charset=utf-8', 200, { ...SECURITY_HEADERS }),
+    });
+    ctx.routes.add<unknown, Record<string, string | undefined>>({
+      method: 'GET',
+      path: '/gui/assets/:file',
+      access: { public: true },
+      handler: (req) => {
+        const name = req.params.file ?? '';
+        const type = ASSETS[name];
+        if (!type) throw new ApiError('unknown_action', 404, 'Unknown asset');
+        return new RawReply(file(name), type, 200, { ...SECURITY_HEADERS });
+      },
+    });
+
+    ctx.routes.add<{ auth_code: string }>({
+      method: 'POST',
+      path: '/gui/api/session',
+      access: { public: true },
+      body: { type: 'object', required: ['auth_code'], properties: { auth_code: { type: 'string', maxLength: 200 } } },
+      rateLimitPerMinute: 30,
+      handler: (req) => {
+        const { token, session } = sessions.login(req.ip, req.body.auth_code, ctx.identity.authCode);
+        const cookie = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/${req.secure ? '; Secure' : ''}`;
+        return new Reply(info(session.csrf), 200, 'Logged in', { 'Set-Cookie': cookie, 'Cache-Control': 'no-store' });
+      },
+    });
+    ctx.routes.add({
+      method: 'GET',
+      path: '/gui/api/session',
+      access: { public: true },
+      handler: (req) => ({ authenticated: true, ...info(requireSession(req, false).csrf) }),
+    });
+    ctx.routes.add({
+      method: 'DELETE',
+      path: '/gui/api/session',
+      access: { public: true },
+      handler: (req) => {
+        sessions.end(requireSession(req, true).id);
+        return new Reply({ logged_out: true }, 200, 'Logged out', { 'Set-Cookie': `${COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0` });
+      },
+    });
+    ctx.routes.add({
+      method: 'GET',
+      path: '/gui/api/events',
+      access: { public: true },
+      handler: (req) => {
+        const s = requireSession(req, false);
+        const stream = eventStream(ctx, (end) => sessions.onEnded((id) => id === s.id && end()));
+        return new RawReply(stream, 'text/event-stream; charset=utf-8', 200, { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+      },
+    });
+  },
+});

@@ -1,0 +1,89 @@
+/**
+ * Browser sessions of the GUI. The operator proves the node's auth code once; the session cookie then stands for the
+ * admin scope until logout or `idleMs` without a request. Only a hash of each cookie is kept, so a memory dump or a
+ * log line cannot be replayed as a session; the CSRF token is separate and travels in a header the browser only sends
+ * when the page's own script adds it.
+ *
+ * Failed logins count per client address: LOCK_AFTER failures within LOCK_WINDOW_MS lock that address for
+ * LOCK_MS (429 with Retry-After), whatever code it tries then.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../../sdk/index.js';
+
+export const LOCK_AFTER = 5;
+const LOCK_WINDOW_MS = 15 * 60_000;
+export const LOCK_MS = 5 * 60_000;
+
+export interface Session {
+  id: string;
+  csrf: string;
+  lastSeen: number;
+}
+
+const hash = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export const sameSecret = (a: string, b: string): boolean => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+export class GuiSessions {
+  readonly #sessions = new Map<string, Session>();
+  readonly #failures = new Map<string, { times: number[]; lockedUntil: number }>();
+  /** Told when a session ends (logout, idle): its event streams close. */
+  readonly #ended = new Set<(id: string) => void>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly idleMs: () => number,
+  ) {}
+
+  onEnded(listener: (id: string) => void): () => void {
+    this.#ended.add(listener);
+    return () => this.#ended.delete(listener);
+  }
+
+  /** A login attempt from `ip`: the new session's cookie token and CSRF token, or an error (401, 429). */
+  login(ip: string, code: unknown, expected: string): { token: string; session: Session } {
+    const now = this.now();
+    const f = this.#failures.get(ip) ?? { times: [], lockedUntil: 0 };
+    if (f.lockedUntil > now) {
+      const wait = Math.ceil((f.lockedUntil - now) / 1000);
+      throw new ApiError('rate_limit_exceeded', 429, `Too many failed logins from this address: try again in ${wait} seconds`, { retry_after: wait });
+    }
+    if (typeof code !== 'string' || !sameSecret(code.trim().toLowerCase(), expected)) {
+      f.times = [...f.times.filter((t) => now - t < LOCK_WINDOW_MS), now];
+      if (f.times.length >= LOCK_AFTER) {
+        f.lockedUntil = now + LOCK_MS;
+        f.times = [];
+      }
+      this.#failures.set(ip, f);
+      throw new ApiError('invalid_auth_code', 401, 'The auth code is not this node\'s (node-cli info --show-auth shows it)');
+    }
+    this.#failures.delete(ip);
+    const token = randomBytes(32).toString('base64url');
+    const session: Session = { id: hash(token), csrf: randomBytes(24).toString('base64url'), lastSeen: now };
+    this.#sessions.set(session.id, session);
+    return { token, session };
+  }
+
+  /** The live session the cookie token names (its idle clock restarted), or null; an idle one ends here. */
+  find(token: string | null): Session | null {
+    if (!token) return null;
+    const s = this.#sessions.get(hash(token));
+    if (!s) return null;
+    const now = this.now();
+    if (now - s.lastSeen > this.idleMs()) {
+      this.end(s.id);
+      return null;
+    }
+    s.lastSeen = now;
+    return s;
+  }
+
+  end(id: string): void {
+    if (!this.#sessions.delete(id)) return;
+    for (const listener of this.#ended) listener(id);
+  }
+}

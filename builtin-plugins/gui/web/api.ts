@@ -1,0 +1,43 @@
+/**
+ * The page's one way to the node: the REST API under /api/v1 with the session cookie, and the CSRF token on every
+ * mutation. Errors come back as values with the node's code and message, shown as they are.
+ */
+export interface ApiFailure {
+  code: string;
+  message: string;
+  status: number;
+}
+
+export class ApiError extends Error {
+  constructor(readonly failure: ApiFailure) {
+    super(failure.message);
+  }
+}
+
+let csrf = '';
+export const setCsrf = (token: string): void => {
+  csrf = token;
+};
+
+let onUnauthenticated: () => void = () => undefined;
+export const whenLoggedOut = (fn: () => void): void => {
+  onUnauthenticated = fn;
+};
+
+export async function api<T = any>(method: string, path: string, body?: unknown, query?: Record<string, string | number | undefined>): Promise<T> {
+  const url = new URL(path, location.origin);
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET') headers['X-CSRF-Token'] = csrf;
+  const res = await fetch(url, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const envelope = await res.json().catch(() => null);
+  if (!res.ok || !envelope?.success) {
+    const failure: ApiFailure = { code: envelope?.error?.code ?? 'error', message: envelope?.error?.message ?? res.statusText, status: res.status };
+    if (res.status === 401 && path !== '/gui/api/session') onUnauthenticated();
+    throw new ApiError(failure);
+  }
+  return envelope.data as T;
+}
+
+export const errorText = (err: unknown): string => (err instanceof ApiError ? `${err.failure.code}: ${err.failure.message}` : String(err));

@@ -1,0 +1,146 @@
+/**
+ * The operator's GUI: log in with the auth code, then pages over the REST API, refreshed live by the node's events.
+ * The browser holds a session cookie (HttpOnly) and a CSRF token, never an API secret or the seed.
+ */
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText, setCsrf, whenLoggedOut } from './api.js';
+import { Contacts, History, Overview, Requests, Send } from './pages.js';
+import { Field, Status } from './ui.js';
+
+interface SessionInfo {
+  csrf_token: string;
+  consent_required: boolean;
+}
+
+const PAGES = [
+  ['overview', 'Overview', Overview],
+  ['contacts', 'Contacts', Contacts],
+  ['send', 'Send', Send],
+  ['requests', 'Requests', Requests],
+  ['history', 'History', History],
+] as const;
+
+const pageFromHash = (): string => location.hash.replace(/^#\/?/, '') || 'overview';
+
+function Login(props: { onLogin: (s: SessionInfo) => void }) {
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      props.onLogin(await api<SessionInfo>('POST', '/gui/api/session', { auth_code: code }));
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <main class="login">
+      <form onSubmit={submit} class="form" aria-label="Log in">
+        <h1>wallet node</h1>
+        <p>Log in with this node's auth code (<code>node-cli info --show-auth</code>).</p>
+        <Field label="Auth code" name="auth_code" type="password" value={code} onInput={setCode} required />
+        <button type="submit">Log in</button>
+        <Status error={error} />
+      </form>
+    </main>
+  );
+}
+
+function ConsentModal(props: { onDone: () => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const choose = async (enable: boolean) => {
+    try {
+      await api('PUT', '/api/v1/system/settings', { analytics_enabled: enable, analytics_consent_asked: true });
+      props.onDone();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <div class="modal-backdrop">
+      <div class="modal" role="dialog" aria-modal="true" aria-labelledby="consent-title">
+        <h2 id="consent-title">Anonymous analytics</h2>
+        <p>Send one anonymous, aggregate usage heartbeat per day over Tor? Nothing is sent unless you enable it; you can change this in the settings.</p>
+        <div class="actions">
+          <button type="button" onClick={() => choose(true)}>Enable Analytics</button>
+          <button type="button" class="secondary" onClick={() => choose(false)}>No Thanks</button>
+        </div>
+        <Status error={error} />
+      </div>
+    </div>
+  );
+}
+
+function App() {
+  const [session, setSession] = useState<SessionInfo | null>(null);
+  const [checked, setChecked] = useState(false);
+  const [page, setPage] = useState(pageFromHash());
+  const [version, setVersion] = useState(0);
+  const [dlq, setDlq] = useState(0);
+  const [consent, setConsent] = useState(false);
+
+  const begin = (s: SessionInfo) => {
+    setCsrf(s.csrf_token);
+    setSession(s);
+    setConsent(s.consent_required);
+  };
+  useEffect(() => {
+    whenLoggedOut(() => setSession(null));
+    api<SessionInfo>('GET', '/gui/api/session')
+      .then(begin, () => setSession(null))
+      .finally(() => setChecked(true));
+    const onHash = () => setPage(pageFromHash());
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  useEffect(() => {
+    if (!session) return;
+    const events = new EventSource('/gui/api/events');
+    const update = (e: MessageEvent) => {
+      const data = JSON.parse(e.data);
+      if (typeof data.dlq === 'number') setDlq(data.dlq);
+      setVersion((v) => v + 1);
+    };
+    for (const name of ['hello', 'transaction', 'contact']) events.addEventListener(name, update);
+    return () => events.close();
+  }, [session]);
+
+  if (!checked) return null;
+  if (!session) return <Login onLogin={begin} />;
+  const Current = PAGES.find(([id]) => id === page)?.[2] ?? Overview;
+  const logout = async () => {
+    await api('DELETE', '/gui/api/session').catch(() => undefined);
+    setSession(null);
+  };
+  return (
+    <>
+      <header>
+        <nav aria-label="Pages">
+          {PAGES.map(([id, label]) => (
+            <a href={`#/${id}`} aria-current={id === page ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+          <span class="badge" data-testid="dlq-badge" hidden={dlq === 0} aria-label={`${dlq} failed messages`}>
+            {dlq}
+          </span>
+          <button type="button" class="secondary" onClick={logout}>
+            Log out
+          </button>
+        </nav>
+      </header>
+      {dlq > 0 && (
+        <div class="toast" role="alert">
+          {dlq} message(s) could not be delivered and wait in the dead letter queue (node-cli dlq list).
+        </div>
+      )}
+      <main>
+        <Current version={version} />
+      </main>
+      {consent && <ConsentModal onDone={() => setConsent(false)} />}
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,131 @@
+/**
+ * The GUI in a real Chromium (Debian's, driven by playwright-core), against two real nodes on loopback: in Alice's GUI
+ * add Bob; in Bob's GUI accept; in Alice's GUI send; Bob's overview shows the payment without a reload; a payment
+ * request made in Bob's GUI is approved in Alice's; the analytics consent modal appears once; axe-core finds no serious
+ * or critical violation on any page, at 1440 and 375 px.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestNode, type TestNode } from '../support/node.js';
+import { hashOf, ok, waitFor } from '../integration/ledger-support.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PAGES = ['overview', 'contacts', 'send', 'requests', 'history'];
+
+let A: TestNode;
+let B: TestNode;
+let browser: Browser;
+let alice: Page;
+let bob: Page;
+
+async function open(t: TestNode, width = 1440): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(8000);
+  await page.goto(t.node.baseUrl);
+  return page;
+}
+
+async function logIn(page: Page, t: TestNode): Promise<void> {
+  await page.getByLabel('Auth code').fill(t.node.identity.authCode);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+}
+
+/** Serious and critical accessibility violations of what the page shows now. */
+async function violations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's own CSP (script-src 'self') stays on.
+  await page.evaluate(AXE);
+  const result: { violations: { id: string; help: string; impact: string | null }[] } = await page.evaluate(async () =>
+    (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }),
+  );
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+}
+
+beforeAll(async () => {
+  [A, B] = await Promise.all([startTestNode(), startTestNode()]);
+  for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([A, B].map((t) => t?.destroy()));
+});
+
+describe('the GUI in Chromium', () => {
+  it('logs in with the auth code; the consent modal appears once', async () => {
+    alice = await open(A);
+    expect(await violations(alice)).toEqual([]);
+    await alice.getByLabel('Auth code').fill('not-the-code');
+    await alice.getByRole('button', { name: 'Log in' }).click();
+    await expect.poll(() => alice.getByRole('alert').textContent()).toContain('invalid_auth_code');
+    await logIn(alice, A);
+    const modal = alice.getByRole('dialog', { name: 'Anonymous analytics' });
+    await modal.waitFor();
+    expect(await violations(alice)).toEqual([]);
+    await modal.getByRole('button', { name: 'No Thanks' }).click();
+    await modal.waitFor({ state: 'detached' });
+    expect((await ok(A, 'GET', '/api/v1/system/settings')).settings).toMatchObject({ analytics_consent_asked: true, analytics_enabled: false });
+    await alice.reload();
+    await alice.getByRole('navigation', { name: 'Pages' }).waitFor();
+    expect(await alice.getByRole('dialog').count()).toBe(0);
+  });
+
+  it('Alice adds Bob, Bob accepts in his GUI, Alice sends, and Bob sees it without a reload', async () => {
+    await alice.goto(`${A.node.baseUrl}/#/contacts`);
+    await alice.getByLabel('Address').fill(B.node.baseUrl);
+    await alice.getByLabel('Name', { exact: true }).fill('Bob');
+    await alice.getByLabel('Credit limit').fill('100');
+    await alice.getByRole('button', { name: 'Add contact' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('Contact request sent to Bob');
+
+    bob = await open(B);
+    await logIn(bob, B);
+    await bob.getByRole('dialog').getByRole('button', { name: 'Enable Analytics' }).click();
+    await expect.poll(async () => (await ok(B, 'GET', '/api/v1/system/settings')).settings.analytics_enabled).toBe(true);
+    await bob.goto(`${B.node.baseUrl}/#/contacts`);
+    await bob.getByLabel('Name for the new contact').fill('Alice');
+    await bob.getByRole('button', { name: 'Accept VWL' }).click();
+    await waitFor(() => ok(A, 'GET', `/api/v1/contacts/${hashOf(B)}`), (r) => r.contact.status === 'accepted', 'Bob accepted on Alice');
+
+    await bob.goto(`${B.node.baseUrl}/#/overview`);
+    await bob.getByRole('heading', { name: 'Overview' }).waitFor();
+    await alice.goto(`${A.node.baseUrl}/#/send`);
+    await alice.getByLabel('To (contact name or address)').fill('Bob');
+    await alice.getByLabel('Amount').fill('2.5');
+    await alice.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('2.5 VWL');
+    // Bob's page was not reloaded: the event stream brought the payment.
+    await expect.poll(() => bob.getByTestId('balance-VWL').textContent(), { timeout: 10_000 }).toContain('2.5');
+    expect(await bob.getByRole('table').textContent()).toContain('2.5 VWL');
+  });
+
+  it('a payment request made in Bob\'s GUI is approved in Alice\'s', async () => {
+    await bob.goto(`${B.node.baseUrl}/#/requests`);
+    await bob.getByLabel('Contact', { exact: true }).fill('Alice');
+    await bob.getByLabel('Amount', { exact: true }).fill('0.75');
+    await bob.getByRole('button', { name: 'Request' }).click();
+    await expect.poll(() => bob.getByRole('status').textContent()).toMatch(/Request [0-9a-f]+ sent/);
+    await alice.goto(`${A.node.baseUrl}/#/requests`);
+    await expect.poll(async () => (await ok(A, 'GET', '/api/v1/requests')).incoming.length).toBe(1);
+    await alice.reload();
+    await alice.getByRole('button', { name: 'Approve' }).click();
+    await waitFor(() => ok(B, 'GET', '/api/v1/requests'), (r) => r.outgoing[0]?.status === 'approved', 'the request approved on Bob');
+  });
+
+  it('every page passes axe (no serious or critical violation) at 1440 and 375 px', async () => {
+    for (const width of [1440, 375]) {
+      const page = await open(A, width);
+      await logIn(page, A);
+      for (const id of PAGES) {
+        await page.goto(`${A.node.baseUrl}/#/${id}`);
+        await page.locator('main h1').first().waitFor();
+        expect({ width, id, violations: await violations(page) }).toEqual({ width, id, violations: [] });
+      }
+      await page.context().close();
+    }
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * The GUI's browser session over real HTTP (issue 17): the page and its security headers, login with the auth code
+ * (wrong code 401, lockout 429 with Retry-After), the cookie's flags (Secure only over HTTPS), every REST route
+ * answering a session as an admin key with a CSRF token on mutations, logout, the idle timeout on the node's clock,
+ * and the event stream delivering a payment as it completes.
+ */
+import { request as httpsRequest } from 'node:https';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../sdk/index.js';
+import { startTestNode, type TestNode } from '../support/node.js';
+import { connect, send } from './ledger-support.js';
+
+let offset = 0;
+const clock: Clock = { now: () => Date.now() + offset };
+let A: TestNode;
+let B: TestNode;
+
+beforeAll(async () => {
+  [A, B] = await Promise.all([startTestNode({ clock }), startTestNode()]);
+}, 30_000);
+afterAll(async () => {
+  offset = 0;
+  await Promise.all([A, B].map((t) => t?.destroy()));
+});
+
+const url = (t: TestNode, path: string): string => `${t.node.baseUrl}${path}`;
+/** A response's JSON envelope (the tests read its fields). */
+const envelope = async (res: Response): Promise<any> => res.json();
+const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+async function login(t: TestNode): Promise<{ cookie: string; csrf: string; setCookie: string }> {
+  const res = await fetch(url(t, '/gui/api/session'), json({ auth_code: t.node.identity.authCode }));
+  expect(res.status).toBe(200);
+  const setCookie = res.headers.get('set-cookie')!;
+  const body = await envelope(res);
+  return { cookie: setCookie.split(';')[0]!, csrf: body.data.csrf_token, setCookie };
+}
+
+describe('the GUI session', () => {
+  it('serves the page with a strict content security policy and the bundle beside it', async () => {
+    const page = await fetch(url(A, '/'));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(await page.text()).toContain('/gui/assets/app.js');
+    const js = await fetch(url(A, '/gui/assets/app.js'));
+    expect([js.status, js.headers.get('content-type'), js.status === 200 ? '' : await js.text()]).toEqual([200, 'text/javascript; charset=utf-8', '']);
+    expect((await fetch(url(A, '/gui/assets/secret.txt'))).status).toBe(404);
+  });
+
+  it('a wrong auth code is 401; five from one address lock it out with 429 and Retry-After, even for the right code', async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(url(B, '/gui/api/session'), json({ auth_code: `wrong-${i}` }));
+      expect([res.status, (await envelope(res)).error.code]).toEqual([401, 'invalid_auth_code']);
+    }
+    const locked = await fetch(url(B, '/gui/api/session'), json({ auth_code: B.node.identity.authCode }));
+    expect(locked.status).toBe(429);
+    expect((await envelope(locked)).error.code).toBe('rate_limit_exceeded');
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('the cookie is HttpOnly and SameSite=Strict, without Secure over plain HTTP and with it over HTTPS', async () => {
+    const { setCookie } = await login(A);
+    expect(setCookie).toMatch(/^wn_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
+    const overTls = await new Promise<string>((resolve, reject) => {
+      const req = httpsRequest(
+        `https://127.0.0.1:${A.node.port}/gui/api/session`,
+        { method: 'POST', rejectUnauthorized: false, headers: { 'Content-Type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(String(res.headers['set-cookie']));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify({ auth_code: A.node.identity.authCode }));
+    });
+    expect(overTls).toMatch(/HttpOnly; SameSite=Strict; Path=\/; Secure$/);
+  });
+
+  it('a session answers every REST route as admin; a mutation without the CSRF token is 403 and changes nothing', async () => {
+    const { cookie, csrf } = await login(A);
+    const info = await fetch(url(A, '/api/v1/wallet/info'), { headers: { cookie } });
+    expect(info.status).toBe(200);
+    expect((await envelope(info)).data.public_key_hash).toBe(A.node.identity.pubkeyHash);
+    const put = (headers: Record<string, string>) =>
+      fetch(url(A, '/api/v1/system/settings'), { method: 'PUT', headers: { cookie, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ name: 'Alice GUI' }) });
+    const refused = await put({});
+    expect([refused.status, (await envelope(refused)).error.code]).toEqual([403, 'csrf_required']);
+    expect((await put({ 'X-CSRF-Token': 'not-it' })).status).toBe(403);
+    const settings = async () => (await envelope(await fetch(url(A, '/api/v1/system/settings'), { headers: { cookie } }))).data;
+    expect(JSON.stringify(await settings())).not.toContain('Alice GUI');
+    expect((await put({ 'X-CSRF-Token': csrf })).status).toBe(200);
+    expect(JSON.stringify(await settings())).toContain('Alice GUI');
+    // Without a cookie nor a signature, the REST API is closed as before.
+    expect((await fetch(url(A, '/api/v1/wallet/info'))).status).toBe(401);
+    const session = await envelope(await fetch(url(A, '/gui/api/session'), { headers: { cookie } }));
+    expect(session.data).toMatchObject({ authenticated: true, csrf_token: csrf, idle_timeout_seconds: 900, consent_required: true });
+  });
+
+  it('logout needs the CSRF token and ends the session; an idle session ends after 15 minutes on the node clock', async () => {
+    const first = await login(A);
+    expect((await fetch(url(A, '/gui/api/session'), { method: 'DELETE', headers: { cookie: first.cookie } })).status).toBe(403);
+    const out = await fetch(url(A, '/gui/api/session'), { method: 'DELETE', headers: { cookie: first.cookie, 'X-CSRF-Token': first.csrf } });
+    expect(out.status).toBe(200);
+    expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
+    const after = await fetch(url(A, '/api/v1/wallet/info'), { headers: { cookie: first.cookie } });
+    expect([after.status, (await envelope(after)).error.code]).toEqual([401, 'session_expired']);
+
+    const second = await login(A);
+    offset = 14 * 60_000;
+    expect((await fetch(url(A, '/api/v1/wallet/info'), { headers: { cookie: second.cookie } })).status).toBe(200);
+    offset += 16 * 60_000;
+    const idle = await fetch(url(A, '/gui/api/session'), { headers: { cookie: second.cookie } });
+    expect([idle.status, (await envelope(idle)).error.code]).toEqual([401, 'session_expired']);
+    offset = 0;
+  });
+
+  it('the event stream delivers a payment as it completes', async () => {
+    await connect(A, B);
+    const { cookie } = await login(A);
+    const res = await fetch(url(A, '/gui/api/events'), { headers: { cookie } });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    let text = '';
+    const txid = await send(B, 'Alice', '1.5');
+    const deadline = Date.now() + 8000;
+    while (!text.includes(txid) && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    expect(text).toContain('event: hello\ndata: {"dlq":0}');
+    const event = text.split('\n\n').find((e) => e.includes(txid))!;
+    expect(event.startsWith('event: transaction\n')).toBe(true);
+    expect(JSON.parse(event.split('data: ')[1]!)).toMatchObject({ event: 'ledger.tx_final', payload: { txid, status: 'completed' }, dlq: 0 });
+  });
+});
