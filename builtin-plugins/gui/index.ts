@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApiError, definePlugin, RawReply, Reply, type AuthCandidate, type AuthInfo, type RouteRequest } from '../../sdk/index.js';
 import { eventStream } from './events.js';
-import { GuiSessions } from './sessions.js';
+import { CONFIRMED_MS, GuiSessions } from './sessions.js';
 
 /**
  * The operator's web GUI (issue 17). A single-page app (web/, Preact, bundled by scripts/build-gui.js) served from the
@@ -14,6 +14,8 @@ import { GuiSessions } from './sessions.js';
 const COOKIE = 'wn_session';
 const IDLE_MINUTES = 15;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Routes that show secrets: a session reaches them only within a minute of entering the auth code again. */
+const SENSITIVE = [/^\/api\/v1\/payback-methods\/[^/]+\/reveal$/];
 const ASSETS: Readonly<Record<string, string>> = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
@@ -88,6 +90,9 @@ export default definePlugin({
       if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.headers, s.csrf)) {
         throw new ApiError('csrf_required', 403, 'The X-CSRF-Token header is missing or wrong');
       }
+      if (SENSITIVE.some((p) => p.test(req.path)) && !sessions.confirmed(s)) {
+        throw new ApiError('confirmation_required', 403, 'Enter the auth code again to see this (POST /gui/api/confirm)');
+      }
       return { keyId: 'gui-session', permissions: ['admin'] };
     });
 
@@ -119,6 +124,17 @@ export default definePlugin({
         const { token, session } = sessions.login(req.ip, req.body.auth_code, ctx.identity.authCode);
         const cookie = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/${req.secure ? '; Secure' : ''}`;
         return new Reply(info(session.csrf), 200, 'Logged in', { 'Set-Cookie': cookie, 'Cache-Control': 'no-store' });
+      },
+    });
+    ctx.routes.add<{ auth_code: string }>({
+      method: 'POST',
+      path: '/gui/api/confirm',
+      access: { public: true },
+      body: { type: 'object', required: ['auth_code'], properties: { auth_code: { type: 'string', maxLength: 200 } } },
+      rateLimitPerMinute: 30,
+      handler: (req) => {
+        sessions.confirm(req.ip, requireSession(req, true), req.body.auth_code, ctx.identity.authCode);
+        return { confirmed_for_seconds: CONFIRMED_MS / 1000 };
       },
     });
     ctx.routes.add({

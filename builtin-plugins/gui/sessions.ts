@@ -13,11 +13,15 @@ import { ApiError } from '../../sdk/index.js';
 export const LOCK_AFTER = 5;
 const LOCK_WINDOW_MS = 15 * 60_000;
 export const LOCK_MS = 5 * 60_000;
+/** How long a confirmation with the auth code opens the sensitive routes (a reveal) to the session. */
+export const CONFIRMED_MS = 60_000;
 
 export interface Session {
   id: string;
   csrf: string;
   lastSeen: number;
+  /** Until when the operator's last re-entry of the auth code opens the sensitive routes. */
+  confirmedUntil: number;
 }
 
 const hash = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -46,6 +50,25 @@ export class GuiSessions {
 
   /** A login attempt from `ip`: the new session's cookie token and CSRF token, or an error (401, 429). */
   login(ip: string, code: unknown, expected: string): { token: string; session: Session } {
+    this.#check(ip, code, expected);
+    const token = randomBytes(32).toString('base64url');
+    const session: Session = { id: hash(token), csrf: randomBytes(24).toString('base64url'), lastSeen: this.now(), confirmedUntil: 0 };
+    this.#sessions.set(session.id, session);
+    return { token, session };
+  }
+
+  /** The auth code entered again in a session: the sensitive routes open to it for CONFIRMED_MS. */
+  confirm(ip: string, session: Session, code: unknown, expected: string): void {
+    this.#check(ip, code, expected);
+    session.confirmedUntil = this.now() + CONFIRMED_MS;
+  }
+
+  confirmed(session: Session): boolean {
+    return session.confirmedUntil > this.now();
+  }
+
+  /** The code against the node's, failures counted per address (lockout). */
+  #check(ip: string, code: unknown, expected: string): void {
     const now = this.now();
     const f = this.#failures.get(ip) ?? { times: [], lockedUntil: 0 };
     if (f.lockedUntil > now) {
@@ -62,10 +85,6 @@ export class GuiSessions {
       throw new ApiError('invalid_auth_code', 401, 'The auth code is not this node\'s (node-cli info --show-auth shows it)');
     }
     this.#failures.delete(ip);
-    const token = randomBytes(32).toString('base64url');
-    const session: Session = { id: hash(token), csrf: randomBytes(24).toString('base64url'), lastSeen: now };
-    this.#sessions.set(session.id, session);
-    return { token, session };
   }
 
   /** The live session the cookie token names (its idle clock restarted), or null; an idle one ends here. */

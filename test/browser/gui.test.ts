@@ -5,18 +5,21 @@
  * or critical violation on any page, at 1440 and 375 px.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { hashOf, ok, waitFor } from '../integration/ledger-support.js';
+import { connect, hashOf, ok, waitFor } from '../integration/ledger-support.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = process.env.GUI_SCREENSHOTS;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PAGES = ['overview', 'contacts', 'send', 'requests', 'history'];
+const PAGES = ['overview', 'contacts', 'send', 'requests', 'history', 'p2p', 'payback', 'backups', 'plugins', 'settings', 'keys', 'dlq'];
 
 let A: TestNode;
 let B: TestNode;
+let C: TestNode;
 let browser: Browser;
 let alice: Page;
 let bob: Page;
@@ -46,13 +49,13 @@ async function violations(page: Page): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  [A, B] = await Promise.all([startTestNode(), startTestNode()]);
-  for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
+  [A, B, C] = await Promise.all([startTestNode(), startTestNode(), startTestNode()]);
+  for (const t of [A, B, C]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([A, B].map((t) => t?.destroy()));
+  await Promise.all([A, B, C].map((t) => t?.destroy()));
 });
 
 describe('the GUI in Chromium', () => {
@@ -116,6 +119,52 @@ describe('the GUI in Chromium', () => {
     await waitFor(() => ok(B, 'GET', '/api/v1/requests'), (r) => r.outgoing[0]?.status === 'approved', 'the request approved on Bob');
   });
 
+  it('a routed payment awaiting approval is approved in the GUI with the route chosen', async () => {
+    await connect(B, C, { nameOfB: 'Carol', nameOfA: 'Bob' });
+    await ok(A, 'PUT', '/api/v1/system/settings', { auto_accept_transaction: false });
+    const sent = await ok(A, 'POST', '/api/v1/wallet/send', { address: C.node.baseUrl, amount: '1.25', currency: 'VWL' });
+    expect(sent.status).toBe('awaiting_approval');
+    await alice.goto(`${A.node.baseUrl}/#/p2p`);
+    await alice.getByRole('radio').first().check();
+    expect(await violations(alice)).toEqual([]);
+    await alice.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('Approved');
+    await waitFor(() => ok(C, 'GET', '/api/v1/wallet/balances'), (b) => JSON.stringify(b).includes('1.25'), 'the payment at Carol', 10_000);
+  });
+
+  it("a payback method is added from its rail's catalogue and revealed only after the auth code again", async () => {
+    const paypal = (await ok(A, 'GET', '/api/v1/payback-methods/types')).types.find((t: any) => t.id === 'paypal');
+    await alice.goto(`${A.node.baseUrl}/#/payback`);
+    await alice.getByLabel('Rail').selectOption('paypal');
+    await alice.getByLabel('Label', { exact: true }).fill('My PayPal');
+    await alice.getByLabel('Currency', { exact: true }).fill('USD');
+    for (const f of paypal.fields) {
+      const field = alice.getByLabel(f.required ? f.label : `${f.label} (optional)`, { exact: true });
+      if (f.options) {
+        const email = f.options.map((o: any) => (typeof o === 'string' ? o : o.value)).find((v: string) => v.includes('email'));
+        await field.selectOption(email);
+      } else await field.fill('alice@example.com');
+    }
+    await alice.getByRole('button', { name: 'Add method' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toMatch(/Payback method .+ added/);
+    await alice.getByRole('button', { name: 'Reveal My PayPal' }).click();
+    await alice.getByLabel('Auth code to reveal').fill('wrong');
+    await alice.getByRole('button', { name: 'Reveal', exact: true }).click();
+    await expect.poll(() => alice.getByRole('alert').textContent()).toContain('invalid_auth_code');
+    await alice.getByLabel('Auth code to reveal').fill(A.node.identity.authCode);
+    await alice.getByRole('button', { name: 'Reveal', exact: true }).click();
+    await expect.poll(() => alice.getByRole('definition').allTextContents()).toContain('alice@example.com');
+  });
+
+  it('a backup is made and verified in the GUI', async () => {
+    await alice.goto(`${A.node.baseUrl}/#/backups`);
+    await alice.getByRole('button', { name: 'Back up now' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toMatch(/Written backup_\d{8}_\d{6}\.node\.enc/);
+    const file = (await ok(A, 'GET', '/api/v1/backup/list')).backups[0].filename;
+    await alice.getByRole('button', { name: `Verify ${file}` }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toBe(`${file}: valid`);
+  });
+
   it('every page passes axe (no serious or critical violation) at 1440 and 375 px', async () => {
     for (const width of [1440, 375]) {
       const page = await open(A, width);
@@ -124,6 +173,8 @@ describe('the GUI in Chromium', () => {
         await page.goto(`${A.node.baseUrl}/#/${id}`);
         await page.locator('main h1').first().waitFor();
         expect({ width, id, violations: await violations(page) }).toEqual({ width, id, violations: [] });
+        // npm run gui:screenshots: the pages as the docs show them.
+        if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${id}-${width}.png`), fullPage: true });
       }
       await page.context().close();
     }

@@ -98,6 +98,31 @@ describe('the GUI session', () => {
     expect(session.data).toMatchObject({ authenticated: true, csrf_token: csrf, idle_timeout_seconds: 900, consent_required: true });
   });
 
+  it('a secret-showing route needs the auth code again within the minute before', async () => {
+    const { cookie, csrf } = await login(A);
+    const headers = { cookie, 'Content-Type': 'application/json', 'X-CSRF-Token': csrf };
+    const created = await envelope(
+      await fetch(url(A, '/api/v1/payback-methods'), {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ type: 'paypal', label: 'pp', currency: 'USD', fields: { identifier_type: 'email', identifier: 'a@example.com' } }),
+      }),
+    );
+    const reveal = () => fetch(url(A, `/api/v1/payback-methods/${created.data.method_id}/reveal`), { headers: { cookie } });
+    const refused = await reveal();
+    expect([refused.status, (await envelope(refused)).error.code]).toEqual([403, 'confirmation_required']);
+    const wrong = await fetch(url(A, '/gui/api/confirm'), { method: 'POST', headers, body: JSON.stringify({ auth_code: 'nope' }) });
+    expect(wrong.status).toBe(401);
+    const confirmed = await fetch(url(A, '/gui/api/confirm'), { method: 'POST', headers, body: JSON.stringify({ auth_code: A.node.identity.authCode }) });
+    expect((await envelope(confirmed)).data).toEqual({ confirmed_for_seconds: 60 });
+    const shown = await reveal();
+    expect(shown.status).toBe(200);
+    expect((await envelope(shown)).data.method.fields).toMatchObject({ identifier: 'a@example.com' });
+    offset += 61_000;
+    expect((await reveal()).status).toBe(403);
+    offset = 0;
+  });
+
   it('logout needs the CSRF token and ends the session; an idle session ends after 15 minutes on the node clock', async () => {
     const first = await login(A);
     expect((await fetch(url(A, '/gui/api/session'), { method: 'DELETE', headers: { cookie: first.cookie } })).status).toBe(403);

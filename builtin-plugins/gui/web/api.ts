@@ -6,6 +6,8 @@ export interface ApiFailure {
   code: string;
   message: string;
   status: number;
+  /** Per-field failures of a validation error (payback methods, settings). */
+  fields?: { field: string; code: string; message: string }[];
 }
 
 export class ApiError extends Error {
@@ -33,11 +35,22 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   const res = await fetch(url, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
   const envelope = await res.json().catch(() => null);
   if (!res.ok || !envelope?.success) {
-    const failure: ApiFailure = { code: envelope?.error?.code ?? 'error', message: envelope?.error?.message ?? res.statusText, status: res.status };
-    if (res.status === 401 && path !== '/gui/api/session') onUnauthenticated();
+    // Two error shapes: {error: {code, message}}, and the field-level {error: 'validation_error', message, data: {errors}}.
+    const flat = typeof envelope?.error === 'string';
+    const failure: ApiFailure = {
+      code: (flat ? envelope.error : envelope?.error?.code) ?? 'error',
+      message: (flat ? envelope.message : envelope?.error?.message) ?? res.statusText,
+      status: res.status,
+      ...(Array.isArray(envelope?.data?.errors) ? { fields: envelope.data.errors } : {}),
+    };
+    if (failure.code === 'session_expired' || failure.code === 'unauthenticated') onUnauthenticated();
     throw new ApiError(failure);
   }
   return envelope.data as T;
 }
 
-export const errorText = (err: unknown): string => (err instanceof ApiError ? `${err.failure.code}: ${err.failure.message}` : String(err));
+export const errorText = (err: unknown): string => {
+  if (!(err instanceof ApiError)) return String(err);
+  const fields = err.failure.fields?.map((f) => `${f.field}: ${f.message}`).join('; ');
+  return `${err.failure.code}: ${err.failure.message}${fields ? ` (${fields})` : ''}`;
+};

@@ -6,6 +6,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, setCsrf, whenLoggedOut } from './api.js';
 import { Contacts, History, Overview, Requests, Send } from './pages.js';
+import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
 import { Field, Status } from './ui.js';
 
 interface SessionInfo {
@@ -19,6 +20,13 @@ const PAGES = [
   ['send', 'Send', Send],
   ['requests', 'Requests', Requests],
   ['history', 'History', History],
+  ['p2p', 'Approvals', Approvals],
+  ['payback', 'Payback', Payback],
+  ['backups', 'Backups', Backups],
+  ['plugins', 'Plugins', Plugins],
+  ['settings', 'Settings', Settings],
+  ['keys', 'API keys', Keys],
+  ['dlq', 'Dead letters', DeadLetters],
 ] as const;
 
 const pageFromHash = (): string => location.hash.replace(/^#\/?/, '') || 'overview';

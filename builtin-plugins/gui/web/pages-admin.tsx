@@ -1,0 +1,356 @@
+/**
+ * The operator's administration pages: P2P approvals, payback methods, backups, plugins, settings, API keys and the
+ * dead letter queue. Each is the REST API's routes with a form around them.
+ */
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { Field, Status, Table, useAction, useLoad } from './ui.js';
+
+type Page = { version: number };
+
+export function Approvals({ version }: Page) {
+  const { data, error, reload } = useLoad(async () => {
+    const list = await api('GET', '/api/v1/p2p');
+    return Promise.all(list.transactions.map(async (t: any) => ({ ...t, route: await api('GET', `/api/v1/p2p/candidates/${t.hash}`) })));
+  }, version);
+  const [chosen, setChosen] = useState<Record<string, string>>({});
+  const act = useAction();
+  const decide = (hash: string, approve: boolean) =>
+    act.run(async () => {
+      if (approve) await api('POST', '/api/v1/p2p/approve', { hash, ...(chosen[hash] ? { candidate_id: Number(chosen[hash]) } : {}) });
+      else await api('POST', '/api/v1/p2p/reject', { hash });
+      reload();
+      return `${approve ? 'Approved' : 'Rejected'} ${hash.slice(0, 12)}`;
+    });
+  return (
+    <section aria-labelledby="h-p2p">
+      <h1 id="h-p2p">Routes awaiting approval</h1>
+      <Status error={error} />
+      <Status ok={act.ok} error={act.error} />
+      {data && data.length === 0 && <p class="empty">No routed payment waits for your approval.</p>}
+      {data?.map((t: any) => (
+        <fieldset class="form">
+          <legend>
+            To {t.destination_address} ({t.hash.slice(0, 12)})
+          </legend>
+          {t.route.candidates.map((c: any) => (
+            <div class="field check">
+              <input type="radio" id={`c-${c.id}`} name={`route-${t.hash}`} checked={chosen[t.hash] === String(c.id)} onChange={() => setChosen({ ...chosen, [t.hash]: String(c.id) })} />
+              <label for={`c-${c.id}`}>
+                via {c.sender_address}: pay {c.amount} {c.currency} (fee {c.fee_amount}, {c.hops} hops)
+              </label>
+            </div>
+          ))}
+          <span class="actions">
+            <button type="button" onClick={() => decide(t.hash, true)}>Approve</button>
+            <button type="button" class="secondary" onClick={() => decide(t.hash, false)}>Reject</button>
+          </span>
+        </fieldset>
+      ))}
+    </section>
+  );
+}
+
+/** An input per catalogue field of a rail (a select where the rail lists options). */
+function RailFields(props: { fields: any[]; values: Record<string, string>; onChange: (v: Record<string, string>) => void }) {
+  return (
+    <>
+      {props.fields.map((f) =>
+        f.options ? (
+          <div class="field">
+            <label for={`pf-${f.name}`}>{f.label}</label>
+            <select id={`pf-${f.name}`} value={props.values[f.name] ?? ''} onChange={(e) => props.onChange({ ...props.values, [f.name]: (e.target as HTMLSelectElement).value })}>
+              <option value="">-</option>
+              {f.options.map((o: any) => (
+                <option value={typeof o === 'string' ? o : o.value}>{typeof o === 'string' ? o : (o.label ?? o.value)}</option>
+              ))}
+            </select>
+          </div>
+        ) : (
+          <Field
+            label={`${f.label}${f.required ? '' : ' (optional)'}`}
+            name={`pf-${f.name}`}
+            type={f.sensitive ? 'password' : 'text'}
+            value={props.values[f.name] ?? ''}
+            onInput={(v) => props.onChange({ ...props.values, [f.name]: v })}
+          />
+        ),
+      )}
+    </>
+  );
+}
+
+export function Payback({ version }: Page) {
+  const { data, error, reload } = useLoad(() => Promise.all([api('GET', '/api/v1/payback-methods', undefined, { all: 1 }), api('GET', '/api/v1/payback-methods/types')]), version);
+  const [methods, types] = data ?? [null, null];
+  const [form, setForm] = useState({ type: '', label: '', currency: '' });
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [revealed, setRevealed] = useState<{ id: string; fields: Record<string, unknown> } | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [code, setCode] = useState('');
+  const act = useAction();
+  const rail = types?.types.find((t: any) => t.id === form.type);
+  const variant = rail?.variants ? fields[rail.variants.discriminator] : undefined;
+  const railFields = rail ? [...rail.fields, ...(rail.variants && variant ? (rail.variants.fields[variant] ?? []) : [])] : [];
+  const create = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const filled = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== ''));
+      const r = await api('POST', '/api/v1/payback-methods', { ...form, fields: filled });
+      reload();
+      return `Payback method ${r.method_id} added`;
+    });
+  };
+  const reveal = (e: Event) => {
+    e.preventDefault();
+    const id = confirming!;
+    void act.run(async () => {
+      await api('POST', '/gui/api/confirm', { auth_code: code });
+      const r = await api('GET', `/api/v1/payback-methods/${id}/reveal`);
+      setRevealed({ id, fields: r.method.fields });
+      setConfirming(null);
+      setCode('');
+      return 'Revealed';
+    });
+  };
+  return (
+    <section aria-labelledby="h-payback">
+      <h1 id="h-payback">Payback methods</h1>
+      <Status error={error} />
+      <Status ok={act.ok} error={act.error} />
+      <form onSubmit={create} class="form" aria-label="Add a payback method">
+        <h2>Add a method</h2>
+        <div class="field">
+          <label for="pm-type">Rail</label>
+          <select id="pm-type" value={form.type} onChange={(e) => (setForm({ ...form, type: (e.target as HTMLSelectElement).value }), setFields({}))}>
+            <option value="">choose…</option>
+            {types?.types.map((t: any) => (
+              <option value={t.id}>{t.label}</option>
+            ))}
+          </select>
+        </div>
+        <Field label="Label" name="pm-label" value={form.label} onInput={(label) => setForm({ ...form, label })} required />
+        <Field label="Currency" name="pm-currency" value={form.currency} onInput={(currency) => setForm({ ...form, currency })} required />
+        <RailFields fields={railFields} values={fields} onChange={setFields} />
+        <button type="submit">Add method</button>
+      </form>
+      {confirming && (
+        <form onSubmit={reveal} class="form" aria-label="Confirm with the auth code">
+          <p>Revealing shows the method's details in clear: confirm with the auth code.</p>
+          <Field label="Auth code to reveal" name="reveal-code" type="password" value={code} onInput={setCode} required />
+          <button type="submit">Reveal</button>
+        </form>
+      )}
+      {revealed && (
+        <dl class="form" aria-label="Revealed details">
+          {Object.entries(revealed.fields).map(([k, v]) => (
+            <>
+              <dt>{k}</dt>
+              <dd data-testid={`revealed-${k}`}>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+            </>
+          ))}
+        </dl>
+      )}
+      {methods && (
+        <Table
+          caption="Your payback methods"
+          rows={methods.methods}
+          empty="No payback method yet."
+          columns={[
+            ['Label', (m: any) => m.label],
+            ['Rail', (m: any) => m.type],
+            ['Currency', (m: any) => m.currency],
+            ['Shown as', (m: any) => m.display ?? m.masked ?? '-'],
+            ['', (m: any) => <button type="button" class="secondary" onClick={() => (setRevealed(null), setConfirming(m.method_id))}>Reveal {m.label}</button>],
+          ]}
+        />
+      )}
+    </section>
+  );
+}
+
+export function Backups({ version }: Page) {
+  const { data, error, reload } = useLoad(() => Promise.all([api('GET', '/api/v1/backup/status'), api('GET', '/api/v1/backup/list')]), version);
+  const [status, list] = data ?? [null, null];
+  const act = useAction();
+  const run = (work: () => Promise<string>) => act.run(async () => (await work().finally(reload)));
+  return (
+    <section aria-labelledby="h-backups">
+      <h1 id="h-backups">Backups</h1>
+      <Status error={error} />
+      <Status ok={act.ok} error={act.error} />
+      {status && (
+        <p>
+          Daily backups {status.enabled ? `on, next ${status.next_scheduled}` : 'off'}; {status.backup_count} kept (retention {status.retention_count}) in {status.backup_directory}.
+        </p>
+      )}
+      <span class="actions">
+        <button type="button" onClick={() => run(async () => `Written ${(await api('POST', '/api/v1/backup/create')).filename}`)}>Back up now</button>
+        <button type="button" class="secondary" onClick={() => run(async () => (await api('POST', `/api/v1/backup/${status?.enabled ? 'disable' : 'enable'}`)).message)}>
+          {status?.enabled ? 'Turn daily backups off' : 'Turn daily backups on'}
+        </button>
+        <button type="button" class="secondary" onClick={() => run(async () => (await api('POST', '/api/v1/backup/cleanup')).message)}>Apply retention</button>
+      </span>
+      {list && (
+        <Table
+          caption="Backup files"
+          rows={list.backups}
+          empty="No backup yet."
+          columns={[
+            ['File', (b: any) => b.filename],
+            ['Size', (b: any) => b.size_human],
+            ['Made', (b: any) => b.created_at],
+            [
+              '',
+              (b: any) => (
+                <span class="actions">
+                  <button type="button" onClick={() => run(async () => { const v = await api('POST', '/api/v1/backup/verify', { filename: b.filename }); return `${b.filename}: ${v.valid ? 'valid' : `not valid (${v.reason})`}`; })}>
+                    Verify {b.filename}
+                  </button>
+                  <button type="button" class="secondary" onClick={() => run(async () => (await api('DELETE', `/api/v1/backup/${b.filename}`)).message)}>Delete {b.filename}</button>
+                </span>
+              ),
+            ],
+          ]}
+        />
+      )}
+    </section>
+  );
+}
+
+export function Plugins({ version }: Page) {
+  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/plugins', undefined, { limit: 100 }), version);
+  const act = useAction();
+  const toggle = (p: any) => act.run(async () => { const r = await api('POST', `/api/v1/plugins/${p.name}/${p.enabled ? 'disable' : 'enable'}`); reload(); return r.message ?? `${p.name} changed: restart to apply`; });
+  return (
+    <section aria-labelledby="h-plugins">
+      <h1 id="h-plugins">Plugins</h1>
+      <Status error={error} />
+      <Status ok={act.ok} error={act.error} />
+      <button type="button" onClick={() => act.run(async () => (await api('POST', '/api/v1/system/restart')).message ?? 'Restarted')}>Restart the node's plugins</button>
+      {data && (
+        <Table
+          caption="Plugins"
+          rows={data.plugins}
+          empty="No plugin."
+          columns={[
+            ['Name', (p: any) => p.name],
+            ['Status', (p: any) => p.status],
+            ['Enabled', (p: any) => (p.enabled ? 'yes' : 'no')],
+            ['', (p: any) => <button type="button" class="secondary" onClick={() => toggle(p)}>{p.enabled ? 'Disable' : 'Enable'} {p.name}</button>],
+          ]}
+        />
+      )}
+    </section>
+  );
+}
+
+export function Settings({ version }: Page) {
+  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/system/settings'), version);
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  const act = useAction();
+  const save = (category: string, names: string[]) =>
+    act.run(async () => {
+      const body = Object.fromEntries(names.filter((n) => n in edits).map((n) => [n, edits[n]]));
+      await api('PUT', '/api/v1/system/settings', body);
+      setEdits({});
+      reload();
+      return `${category} saved`;
+    });
+  const shown = (v: unknown): string => (v === null || v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v));
+  return (
+    <section aria-labelledby="h-settings">
+      <h1 id="h-settings">Settings</h1>
+      <Status error={error} />
+      <Status ok={act.ok} error={act.error} />
+      {data &&
+        Object.entries(data.categories as Record<string, string[]>).map(([category, names]) => (
+          <form class="form" aria-label={`${category} settings`} onSubmit={(e) => (e.preventDefault(), save(category, names))}>
+            <h2>{category}</h2>
+            {names.map((n) => (
+              <Field label={n} name={`s-${n}`} value={edits[n] ?? shown(data.settings[n])} onInput={(v) => setEdits({ ...edits, [n]: v })} />
+            ))}
+            <button type="submit">Save {category}</button>
+          </form>
+        ))}
+    </section>
+  );
+}
+
+export function Keys({ version }: Page) {
+  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/keys', undefined, { limit: 100 }), version);
+  const [form, setForm] = useState({ name: '', permissions: 'wallet:read' });
+  const [secret, setSecret] = useState<string | null>(null);
+  const act = useAction();
+  const create = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const k = await api('POST', '/api/v1/keys', { name: form.name, permissions: form.permissions.split(',').map((p) => p.trim()).filter(Boolean) });
+      setSecret(`${k.key_id} ${k.secret}`);
+      reload();
+      return `Key ${k.key_id} created: copy its secret now, it is shown once`;
+    });
+  };
+  return (
+    <section aria-labelledby="h-keys">
+      <h1 id="h-keys">API keys</h1>
+      <Status error={error} />
+      <Status ok={act.ok} error={act.error} />
+      <form onSubmit={create} class="form" aria-label="Create an API key">
+        <Field label="Key name" name="key-name" value={form.name} onInput={(name) => setForm({ ...form, name })} required />
+        <Field label="Permissions (comma-separated)" name="key-permissions" value={form.permissions} onInput={(permissions) => setForm({ ...form, permissions })} />
+        <button type="submit">Create key</button>
+        {secret && <p><code>{secret}</code></p>}
+      </form>
+      {data && (
+        <Table
+          caption="Keys"
+          rows={data.keys}
+          empty="No key."
+          columns={[
+            ['Name', (k: any) => k.name],
+            ['Key id', (k: any) => k.key_id],
+            ['Permissions', (k: any) => k.permissions.join(', ')],
+            ['Enabled', (k: any) => (k.enabled ? 'yes' : 'no')],
+            ['', (k: any) => <button type="button" class="secondary" onClick={() => act.run(async () => { await api('DELETE', `/api/v1/keys/${k.key_id}`); reload(); return `Deleted ${k.name}`; })}>Delete {k.name}</button>],
+          ]}
+        />
+      )}
+    </section>
+  );
+}
+
+export function DeadLetters({ version }: Page) {
+  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/system/dlq'), version);
+  const act = useAction();
+  const run = (id: number, action: 'retry' | 'abandon') => act.run(async () => { const r = await api('POST', `/api/v1/system/dlq/${id}/${action}`); reload(); return r.message; });
+  return (
+    <section aria-labelledby="h-dlq">
+      <h1 id="h-dlq">Dead letter queue</h1>
+      <Status error={error} />
+      <Status ok={act.ok} error={act.error} />
+      {data && (
+        <Table
+          caption="Messages that could not be delivered"
+          rows={data.items}
+          empty="Nothing waits: every message was delivered."
+          columns={[
+            ['Type', (i: any) => i.message_type],
+            ['To', (i: any) => i.recipient_address],
+            ['Tries', (i: any) => String(i.retry_count)],
+            ['Reason', (i: any) => i.failure_reason],
+            [
+              '',
+              (i: any) => (
+                <span class="actions">
+                  {i.retryable && <button type="button" onClick={() => run(i.id, 'retry')}>Retry {i.id}</button>}
+                  <button type="button" class="secondary" onClick={() => run(i.id, 'abandon')}>Abandon {i.id}</button>
+                </span>
+              ),
+            ],
+          ]}
+        />
+      )}
+    </section>
+  );
+}
