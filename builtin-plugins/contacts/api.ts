@@ -135,6 +135,8 @@ export const CONTACT_EVENTS = {
   deleted: 'contacts.deleted',
   blocked: 'contacts.blocked',
   unblocked: 'contacts.unblocked',
+  /** A contact request arrived and waits for the operator; payload `{ pubkey_hash, currency }`. */
+  requestReceived: 'contacts.request_received',
   /** A ping or pong showed a chain with the contact that does not agree here; payload `{ pubkey_hash, currency }`. */
   chainMismatch: 'contacts.chain_mismatch',
 } as const;

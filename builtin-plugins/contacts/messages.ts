@@ -141,6 +141,8 @@ export function registerMessages(core: ContactsCore): void {
       };
       if (row) store.updateCurrency(c.id, row.currency, fields);
       else store.insertCurrency(c.id, { currency, ...fields });
+      const waiting = { pubkey_hash: m.sender.pubkeyHash, currency };
+      ctx.db.afterCommit(() => ctx.events.publish(CONTACT_EVENTS.requestReceived, waiting));
       return { status: 'received', currency, ...(allowedSpelling ? {} : { warning: 'currency_not_allowed' }) };
     });
   });

@@ -1,12 +1,14 @@
 /**
  * `GET /gui/api/events`: the node's events a logged-in page shows live, as server-sent events. Each event names what
- * changed (`transaction`, `contact`) with the bus payload, and carries the count of dead letters waiting (`dlq`), so
+ * changed (`transaction`, `contact`, `request`, `p2p`) with the bus payload, and carries the count of dead letters waiting (`dlq`), so
  * the badge follows without a request of its own. A comment line every 25 s keeps proxies from closing the stream.
  */
 import { Readable } from 'node:stream';
 import type { PluginContext } from '../../sdk/index.js';
 import { CONTACT_EVENTS } from '../contacts/api.js';
 import { LEDGER_EVENTS } from '../ledger/api.js';
+import { PAYMENT_REQUEST_EVENTS } from '../payment-requests/api.js';
+import { ROUTING_EVENTS } from '../routing/api.js';
 
 const KEEPALIVE_MS = 25_000;
 
@@ -19,6 +21,9 @@ const FORWARDED: Readonly<Record<string, string>> = {
   [CONTACT_EVENTS.deleted]: 'contact',
   [CONTACT_EVENTS.blocked]: 'contact',
   [CONTACT_EVENTS.unblocked]: 'contact',
+  [CONTACT_EVENTS.requestReceived]: 'contact',
+  [PAYMENT_REQUEST_EVENTS.changed]: 'request',
+  [ROUTING_EVENTS.awaitingApproval]: 'p2p',
 };
 
 export function eventStream(ctx: PluginContext, onEnd: (end: () => void) => () => void): Readable {

@@ -41,6 +41,11 @@ export interface ExportedRequest {
   expiresAt: number;
 }
 
+export const PAYMENT_REQUEST_EVENTS = {
+  /** A request was created, arrived, or changed status; payload `{ request_id, direction, status }`. */
+  changed: 'payment_requests.changed',
+} as const;
+
 export interface PaymentRequestsService {
   /**
    * Every request the filter matches, oldest first, read a page at a time while the caller iterates: memory stays flat

@@ -1,7 +1,7 @@
 import { definePlugin } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
-import type { PaymentRequestsService } from './api.js';
+import { PAYMENT_REQUEST_EVENTS, type PaymentRequestsService } from './api.js';
 import { MSG_TYPE, RequestsCore } from './core.js';
 import { registerRequestRoutes } from './routes.js';
 import { RequestStore, migrations } from './store.js';
@@ -12,7 +12,10 @@ export default definePlugin({
     ctx.db.migrate(migrations);
     const contacts = ctx.services.use<ContactsService>('contacts');
     const ledger = ctx.services.use<LedgerService>('ledger');
-    const store = new RequestStore(ctx.db.handle);
+    const store = new RequestStore(ctx.db.handle, (row) => {
+      const change = { request_id: row.requestId, direction: row.direction, status: row.status };
+      ctx.db.afterCommit(() => ctx.events.publish(PAYMENT_REQUEST_EVENTS.changed, change));
+    });
     const core = new RequestsCore(ctx, store, contacts, ledger);
 
     ctx.peer.handle(MSG_TYPE, core.handle);

@@ -199,7 +199,11 @@ export class RequestStore {
   readonly #list: Statement;
   readonly #due: Statement;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    /** Told of every row written (inside the transaction that writes it). */
+    private readonly changed: (row: RequestRow) => void = () => undefined,
+  ) {
     this.#insert = db.prepare(`INSERT INTO payment_requests (request_id, direction, status, contact_hash, requester_hash, recipient_hash,
         stored_contact_name, requester_address, address_type, amount_whole, amount_frac, currency, description, delivery, created_at,
         expires_at, updated_at)
@@ -234,7 +238,9 @@ export class RequestStore {
       created_at: r.createdAt,
       expires_at: r.expiresAt,
     });
-    return this.get(r.requestId, r.direction)!;
+    const row = this.get(r.requestId, r.direction)!;
+    this.changed(row);
+    return row;
   }
 
   get(requestId: string, direction: RequestDirection): RequestRow | null {
@@ -350,6 +356,8 @@ export class RequestStore {
     for (const k of keys) params[k] = patch[k];
     this.db.prepare(`UPDATE payment_requests SET ${sets.join(', ')} WHERE id = @id`).run(params);
     // An archived row (resolved long ago) is not changed: archival moves only rows nothing changes any more.
-    return toRow(this.db.prepare('SELECT * FROM payment_requests_all WHERE id = ?').safeIntegers(true).get(id) as RawRow);
+    const row = toRow(this.db.prepare('SELECT * FROM payment_requests_all WHERE id = ?').safeIntegers(true).get(id) as RawRow);
+    this.changed(row);
+    return row;
   }
 }

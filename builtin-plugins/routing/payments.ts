@@ -5,6 +5,7 @@
  */
 import { ApiError, formatMinor, PeerRefusal, type InboundPeerMessage, type Minor, type PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
+import { ROUTING_EVENTS } from './api.js';
 import type { LedgerService, LedgerTx, LegStatement, PaymentRouter, RoutedOutcome, RoutedPayment } from '../ledger/api.js';
 import type { Branch, Discovery, SearchListener } from './discovery.js';
 import type { Legs } from './legs.js';
@@ -168,6 +169,7 @@ export class Payments implements PaymentRouter {
     const candidates = this.store.candidates(payment.hash);
     if (this.ctx.settings.get('autoAcceptTransaction') === false) {
       this.ctx.db.tx(() => this.store.patchPayment(payment.hash, { status: 'awaiting_approval' }, this.ctx.clock.now()));
+      this.ctx.events.publish(ROUTING_EVENTS.awaitingApproval, { hash: payment.hash });
       this.#answer(payment.hash);
       return;
     }

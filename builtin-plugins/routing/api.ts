@@ -1,0 +1,8 @@
+/**
+ * What other plugins may know of the routing plugin: the events it publishes. (Routed payments themselves are reached
+ * through the ledger's PaymentRouter extension point.)
+ */
+export const ROUTING_EVENTS = {
+  /** A routed payment of this node waits for the operator to pick a route (autoAcceptTransaction off); `{ hash }`. */
+  awaitingApproval: 'routing.awaiting_approval',
+} as const;
