@@ -15,7 +15,7 @@ import { connect, hashOf, ok, waitFor } from '../integration/ledger-support.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.GUI_SCREENSHOTS;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PAGES = ['overview', 'contacts', 'send', 'requests', 'history', 'p2p', 'payback', 'backups', 'plugins', 'settings', 'keys', 'dlq'];
+const PAGES = ['overview', 'contacts', 'send', 'requests', 'history', 'p2p', 'payback', 'backups', 'plugins', 'settings', 'keys', 'dlq', 'inference'];
 
 let A: TestNode;
 let B: TestNode;
@@ -162,6 +162,29 @@ describe('the GUI in Chromium', () => {
     const file = (await ok(A, 'GET', '/api/v1/backup/list')).backups[0].filename;
     await alice.getByRole('button', { name: `Verify ${file}` }).click();
     await expect.poll(() => alice.getByRole('status').textContent()).toBe(`${file}: valid`);
+  });
+
+  it('the inference page configures a provider and model and creates a customer key (token shown once)', async () => {
+    await ok(A, 'POST', '/api/v1/plugins/mcp-passthrough/enable');
+    await ok(A, 'POST', '/api/v1/system/restart');
+    // The restart reloads the plugins, the GUI's sessions with them: log in again.
+    const page = await open(A);
+    await logIn(page, A);
+    await page.goto(`${A.node.baseUrl}/#/inference`);
+    await page.getByLabel('Provider id').fill('local');
+    await page.getByLabel('Endpoint (empty: the preset\'s)').fill('http://127.0.0.1:9/v1');
+    await page.getByLabel('Model id').fill('tiny');
+    await page.getByRole('button', { name: 'Save provider' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('tiny is active');
+    await expect.poll(() => page.getByRole('table', { name: 'Providers and models' }).textContent()).toContain('tiny');
+    await page.getByLabel('Key label').fill('first customer');
+    await page.getByLabel('Contact the key is for (required in pilot mode)').fill('Bob');
+    await page.getByRole('button', { name: 'Create customer key' }).click();
+    await expect.poll(() => page.locator('form[aria-label="Create a customer key"] code').textContent()).toMatch(/^mcp_/);
+    const config = await ok(A, 'GET', '/api/v1/plugins/mcp-passthrough/config');
+    expect(config.active).toMatchObject({ provider: 'local', model: 'tiny' });
+    expect((await ok(A, 'GET', '/api/v1/plugins/mcp-passthrough/keys')).keys.map((k: any) => k.label)).toEqual(['first customer']);
+    await page.context().close();
   });
 
   it('every page passes axe (no serious or critical violation) at 1440 and 375 px', async () => {

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, setCsrf, whenLoggedOut } from './api.js';
 import { Contacts, History, Overview, Requests, Send } from './pages.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
+import { Inference } from './page-inference.js';
 import { Field, Status } from './ui.js';
 
 interface SessionInfo {
@@ -27,6 +28,7 @@ const PAGES = [
   ['settings', 'Settings', Settings],
   ['keys', 'API keys', Keys],
   ['dlq', 'Dead letters', DeadLetters],
+  ['inference', 'Inference', Inference],
 ] as const;
 
 const pageFromHash = (): string => location.hash.replace(/^#\/?/, '') || 'overview';

@@ -1,0 +1,123 @@
+/**
+ * The mcp-passthrough plugin's operator page (when the plugin is enabled): the active model, providers with their
+ * models and prices, customer keys (the token shown once), and recent usage. Its routes are the plugin's own
+ * `/api/v1/plugins/mcp-passthrough/*`.
+ */
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { Field, Status, Table, useAction, useLoad } from './ui.js';
+
+const BASE = '/api/v1/plugins/mcp-passthrough';
+
+export function Inference({ version }: { version: number }) {
+  const { data, error, reload } = useLoad(() => Promise.all([api('GET', `${BASE}/config`), api('GET', `${BASE}/keys`), api('GET', `${BASE}/usage`, undefined, { limit: 25 }), api('GET', `${BASE}/status`)]), version);
+  const [config, keys, usage, status] = data ?? [null, null, null, null];
+  const [provider, setProvider] = useState({ id: '', preset: 'openai-compatible', endpoint: '', token: '', model: '', price_in: '1', price_out: '2' });
+  const [keyLabel, setKeyLabel] = useState('');
+  const [keyContact, setKeyContact] = useState('');
+  const [token, setToken] = useState<string | null>(null);
+  const act = useAction();
+  const set = (k: keyof typeof provider) => (v: string) => setProvider({ ...provider, [k]: v });
+  const addProvider = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const model = { id: provider.model, enabled: true, pricing_mode: 'manual', manual_in_per_1m: provider.price_in, manual_out_per_1m: provider.price_out };
+      await api('POST', `${BASE}/configure`, {
+        provider: { id: provider.id, preset: provider.preset, ...(provider.endpoint ? { endpoint: provider.endpoint } : {}), ...(provider.token ? { token: provider.token } : {}), models: [model] },
+        active: { provider: provider.id, model: provider.model },
+      });
+      reload();
+      return `Provider ${provider.id} saved; ${provider.model} is active`;
+    });
+  };
+  const createKey = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const k = await api('POST', `${BASE}/key-create`, { label: keyLabel, ...(keyContact ? { contact: keyContact } : {}) });
+      setToken(k.token);
+      reload();
+      return `Key ${k.key_id} created: give its token to the customer now, it is shown once`;
+    });
+  };
+  return (
+    <section aria-labelledby="h-inference">
+      <h1 id="h-inference">Inference (mcp-passthrough)</h1>
+      <Status error={error && `${error}. Enable the mcp-passthrough plugin (Plugins page) and restart to sell inference.`} />
+      <Status ok={act.ok} error={act.error} />
+      {config && (
+        <p>
+          Mode {config.mode}, settled in {config.currency}; active model: {config.active ? `${config.active.provider} / ${config.active.model ?? '-'}` : 'none'}.
+        </p>
+      )}
+      {config && (
+        <Table
+          caption="Providers and models"
+          rows={config.providers.flatMap((p: any) => (p.models.length ? p.models.map((m: any) => ({ p, m })) : [{ p, m: null }]))}
+          empty="No provider yet."
+          columns={[
+            ['Provider', (r: any) => `${r.p.id} (${r.p.preset})`],
+            ['Endpoint', (r: any) => r.p.endpoint],
+            ['Token', (r: any) => (r.p.has_token ? 'stored' : 'none')],
+            ['Model', (r: any) => r.m?.id ?? '-'],
+            ['Enabled', (r: any) => (r.m ? (r.m.enabled ? 'yes' : 'no') : '-')],
+            ['Price in / out per 1M', (r: any) => (r.m ? `${r.m.manual_in_per_1m ?? r.m.cost_in_per_1m ?? '-'} / ${r.m.manual_out_per_1m ?? r.m.cost_out_per_1m ?? '-'}` : '-')],
+          ]}
+        />
+      )}
+      <form onSubmit={addProvider} class="form" aria-label="Add a provider and its model">
+        <h2>Provider and model</h2>
+        <Field label="Provider id" name="mp-id" value={provider.id} onInput={set('id')} required />
+        <div class="field">
+          <label for="mp-preset">Preset</label>
+          <select id="mp-preset" value={provider.preset} onChange={(e) => set('preset')((e.target as HTMLSelectElement).value)}>
+            {(status?.presets ?? ['openai-compatible']).map((p: any) => (
+              <option value={typeof p === 'string' ? p : p.id}>{typeof p === 'string' ? p : (p.label ?? p.id)}</option>
+            ))}
+          </select>
+        </div>
+        <Field label="Endpoint (empty: the preset's)" name="mp-endpoint" value={provider.endpoint} onInput={set('endpoint')} />
+        <Field label="Upstream token (kept encrypted, never shown)" name="mp-token" type="password" value={provider.token} onInput={set('token')} />
+        <Field label="Model id" name="mp-model" value={provider.model} onInput={set('model')} required />
+        <Field label="Price per 1M input tokens" name="mp-in" value={provider.price_in} onInput={set('price_in')} />
+        <Field label="Price per 1M output tokens" name="mp-out" value={provider.price_out} onInput={set('price_out')} />
+        <button type="submit">Save provider</button>
+      </form>
+      <form onSubmit={createKey} class="form" aria-label="Create a customer key">
+        <h2>Customer keys</h2>
+        <Field label="Key label" name="mk-label" value={keyLabel} onInput={setKeyLabel} required />
+        <Field label="Contact the key is for (required in pilot mode)" name="mk-contact" value={keyContact} onInput={setKeyContact} />
+        <button type="submit">Create customer key</button>
+        {token && <p><code>{token}</code></p>}
+      </form>
+      {keys && (
+        <Table
+          caption="Customer keys"
+          rows={keys.keys}
+          empty="No customer key."
+          columns={[
+            ['Label', (k: any) => k.label],
+            ['Funding', (k: any) => k.funding ?? '-'],
+            ['Balance', (k: any) => `${k.balance ?? '-'} ${k.currency ?? ''}`],
+            ['Status', (k: any) => k.status],
+            ['', (k: any) => (k.status !== 'active' ? '-' : <button type="button" class="secondary" onClick={() => act.run(async () => { await api('POST', `${BASE}/key-revoke`, { id: k.id }); reload(); return `Revoked ${k.label}`; })}>Revoke {k.label}</button>)],
+          ]}
+        />
+      )}
+      {usage && (
+        <Table
+          caption="Recent usage"
+          rows={usage.usage}
+          empty="No call yet."
+          columns={[
+            ['When', (u: any) => u.created_at ?? '-'],
+            ['Key', (u: any) => String(u.key_id ?? '-')],
+            ['Model', (u: any) => u.model ?? '-'],
+            ['Tokens in / out', (u: any) => `${u.input_tokens ?? '-'} / ${u.output_tokens ?? '-'}`],
+            ['Charge', (u: any) => `${u.charge ?? '-'}`],
+            ['Status', (u: any) => u.status ?? '-'],
+          ]}
+        />
+      )}
+    </section>
+  );
+}
