@@ -79,9 +79,9 @@ describe('the GUI in Chromium', () => {
 
   it('Alice adds Bob, Bob accepts in his GUI, Alice sends, and Bob sees it without a reload', async () => {
     await alice.goto(`${A.node.baseUrl}/#/contacts`);
-    await alice.getByLabel('Address').fill(B.node.baseUrl);
+    await alice.getByLabel('Address', { exact: true }).fill(B.node.baseUrl);
     await alice.getByLabel('Name', { exact: true }).fill('Bob');
-    await alice.getByLabel('Credit limit').fill('100');
+    await alice.getByLabel('Credit limit', { exact: true }).fill('100');
     await alice.getByRole('button', { name: 'Add contact' }).click();
     await expect.poll(() => alice.getByRole('status').textContent()).toContain('Contact request sent to Bob');
 
@@ -162,6 +162,23 @@ describe('the GUI in Chromium', () => {
     const file = (await ok(A, 'GET', '/api/v1/backup/list')).backups[0].filename;
     await alice.getByRole('button', { name: `Verify ${file}` }).click();
     await expect.poll(() => alice.getByRole('status').textContent()).toBe(`${file}: valid`);
+  });
+
+  it("a contact's terms change, a ping answers, a block and an unblock, all from the contacts page", async () => {
+    await alice.goto(`${A.node.baseUrl}/#/contacts`);
+    await alice.getByLabel('Contact (name or address)').fill('Bob');
+    await alice.getByLabel('Currency of the line').fill('VWL');
+    await alice.getByLabel('New credit limit').fill('250');
+    await alice.getByRole('button', { name: 'Save terms' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('Terms with Bob in VWL saved');
+    const line = (await ok(A, 'GET', `/api/v1/contacts/${hashOf(B)}/currencies`)).currencies.find((c: any) => c.currency === 'VWL');
+    expect(line.credit_limit).toBe('250');
+    await alice.getByRole('button', { name: 'Ping Bob' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('Bob: online');
+    await alice.getByRole('button', { name: 'Block Bob' }).click();
+    await expect.poll(async () => (await ok(A, 'GET', `/api/v1/contacts/${hashOf(B)}`)).contact.status).toBe('blocked');
+    await alice.getByRole('button', { name: 'Unblock Bob' }).click();
+    await expect.poll(async () => (await ok(A, 'GET', `/api/v1/contacts/${hashOf(B)}`)).contact.status).toBe('accepted');
   });
 
   it('the inference page configures a provider and model and creates a customer key (token shown once)', async () => {

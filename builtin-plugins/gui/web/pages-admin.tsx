@@ -221,6 +221,12 @@ export function Backups({ version }: Page) {
 export function Plugins({ version }: Page) {
   const { data, error, reload } = useLoad(() => api('GET', '/api/v1/plugins', undefined, { limit: 100 }), version);
   const act = useAction();
+  const publicRoutes = (p: any) =>
+    act.run(async () => {
+      const r = await api('POST', `/api/v1/plugins/${p.name}/public-routes`, { enabled: !p.public_routes_enabled });
+      reload();
+      return `${p.name}: public routes ${r.public_routes_enabled ? 'open' : 'closed'}${r.served === false ? ' (not served: the node-wide ceiling is off)' : ''}`;
+    });
   const toggle = (p: any) => act.run(async () => { const r = await api('POST', `/api/v1/plugins/${p.name}/${p.enabled ? 'disable' : 'enable'}`); reload(); return r.message ?? `${p.name} changed: restart to apply`; });
   return (
     <section aria-labelledby="h-plugins">
@@ -237,7 +243,19 @@ export function Plugins({ version }: Page) {
             ['Name', (p: any) => p.name],
             ['Status', (p: any) => p.status],
             ['Enabled', (p: any) => (p.enabled ? 'yes' : 'no')],
-            ['', (p: any) => <button type="button" class="secondary" onClick={() => toggle(p)}>{p.enabled ? 'Disable' : 'Enable'} {p.name}</button>],
+            [
+              '',
+              (p: any) => (
+                <span class="actions">
+                  <button type="button" class="secondary" onClick={() => toggle(p)}>{p.enabled ? 'Disable' : 'Enable'} {p.name}</button>
+                  {p.public_routes?.length > 0 && (
+                    <button type="button" class="secondary" onClick={() => publicRoutes(p)}>
+                      {p.public_routes_enabled ? 'Close' : 'Open'} {p.name}'s public routes
+                    </button>
+                  )}
+                </span>
+              ),
+            ],
           ]}
         />
       )}

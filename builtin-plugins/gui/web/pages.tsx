@@ -56,7 +56,7 @@ export function Overview({ version }: Page) {
 }
 
 export function Contacts({ version }: Page) {
-  const { data, error, reload } = useLoad(() => Promise.all([api('GET', '/api/v1/contacts'), api('GET', '/api/v1/contacts/pending')]), version);
+  const { data, error, reload } = useLoad(() => Promise.all([api('GET', '/api/v1/contacts', undefined, { status: 'all', limit: 100 }), api('GET', '/api/v1/contacts/pending')]), version);
   const [contacts, pending] = data ?? [null, null];
   const add = useAction();
   const decide = useAction();
@@ -71,7 +71,24 @@ export function Contacts({ version }: Page) {
       return `Contact request sent to ${form.name}`;
     });
   };
-  const answer = (c: any, currency: string, action: 'accept' | 'decline') =>
+  const [terms, setTerms] = useState({ contact: '', currency: 'VWL', credit_limit: '', fee_percent: '' });
+  const change = useAction();
+  const contactAction = (c: any, action: 'ping' | 'block' | 'unblock') =>
+    change.run(async () => {
+      const r = await api('POST', `/api/v1/contacts/${action}/${c.pubkey_hash}`);
+      reload();
+      return action === 'ping' ? `${c.name}: ${r.online_status ?? 'answered'}${r.chain_valid === false ? ', chain needs repair' : ''}` : `${c.name} ${action}ed`;
+    });
+  const saveTerms = (e: Event) => {
+    e.preventDefault();
+    void change.run(async () => {
+      const body = { currency: terms.currency, ...(terms.credit_limit ? { credit_limit: terms.credit_limit } : {}), ...(terms.fee_percent ? { fee_percent: terms.fee_percent } : {}) };
+      await api('PUT', `/api/v1/contacts/${encodeURIComponent(terms.contact)}`, body);
+      reload();
+      return `Terms with ${terms.contact} in ${terms.currency} saved`;
+    });
+  };
+  const answer = (c: any, currency: string, action: 'accept' | 'decline' | 'defer') =>
     decide.run(async () => {
       await api('POST', `/api/v1/contacts/${c.pubkey_hash}/decisions`, {
         decisions: [{ currency, action, ...(action === 'accept' ? { fee: 0, credit: answerAs.credit } : {}) }],
@@ -80,7 +97,7 @@ export function Contacts({ version }: Page) {
           : {}),
       });
       reload();
-      return `${action === 'accept' ? 'Accepted' : 'Declined'} ${currency}`;
+      return `${action === 'accept' ? 'Accepted' : action === 'decline' ? 'Declined' : 'Deferred'} ${currency}`;
     });
   return (
     <section aria-labelledby="h-contacts">
@@ -113,6 +130,7 @@ export function Contacts({ version }: Page) {
               {cur.currency} (asks {cur.requested_credit_limit ?? '-'})
               <button type="button" onClick={() => answer(c, cur.currency, 'accept')}>Accept {cur.currency}</button>
               <button type="button" class="secondary" onClick={() => answer(c, cur.currency, 'decline')}>Decline {cur.currency}</button>
+              <button type="button" class="secondary" onClick={() => answer(c, cur.currency, 'defer')}>Later</button>
             </span>
           ))}
         </div>
@@ -126,9 +144,29 @@ export function Contacts({ version }: Page) {
             ['Name', (c: any) => c.name],
             ['Status', (c: any) => c.status],
             ['Address', (c: any) => c.addresses?.https ?? c.addresses?.http ?? c.addresses?.tor ?? '-'],
+            [
+              '',
+              (c: any) => (
+                <span class="actions">
+                  <button type="button" class="secondary" onClick={() => contactAction(c, 'ping')}>Ping {c.name}</button>
+                  <button type="button" class="secondary" onClick={() => contactAction(c, c.status === 'blocked' ? 'unblock' : 'block')}>
+                    {c.status === 'blocked' ? 'Unblock' : 'Block'} {c.name}
+                  </button>
+                </span>
+              ),
+            ],
           ]}
         />
       )}
+      <Status ok={change.ok} error={change.error} />
+      <form onSubmit={saveTerms} class="form" aria-label="Change the terms with a contact">
+        <h2>Terms with a contact</h2>
+        <Field label="Contact (name or address)" name="t-contact" value={terms.contact} onInput={(contact) => setTerms({ ...terms, contact })} required />
+        <Field label="Currency of the line" name="t-currency" value={terms.currency} onInput={(currency) => setTerms({ ...terms, currency })} required />
+        <Field label="New credit limit" name="t-credit" value={terms.credit_limit} onInput={(credit_limit) => setTerms({ ...terms, credit_limit })} />
+        <Field label="New fee percent" name="t-fee" value={terms.fee_percent} onInput={(fee_percent) => setTerms({ ...terms, fee_percent })} />
+        <button type="submit">Save terms</button>
+      </form>
     </section>
   );
 }
@@ -178,12 +216,12 @@ export function Requests({ version }: Page) {
       return `Request ${r.request_id} sent`;
     });
   };
-  const decide = (action: 'approve' | 'decline' | 'cancel', id: string) =>
+  const decide = (action: 'approve' | 'decline' | 'cancel' | 'retry', id: string) =>
     act.run(async () => {
       if (action === 'cancel') await api('DELETE', `/api/v1/requests/${id}`);
       else await api('POST', `/api/v1/requests/${action}`, { request_id: id, ...(action === 'approve' && note ? { payer_note: note } : {}) });
       reload();
-      return `${action}d ${id.slice(0, 8)}`;
+      return `${action === 'retry' ? 'Retried' : `${action}d`} ${id.slice(0, 8)}`;
     });
   return (
     <section aria-labelledby="h-requests">
@@ -217,6 +255,8 @@ export function Requests({ version }: Page) {
                     <button type="button" onClick={() => decide('approve', r.request_id)}>Approve</button>
                     <button type="button" class="secondary" onClick={() => decide('decline', r.request_id)}>Decline</button>
                   </span>
+                ) : r.status === 'failed' ? (
+                  <button type="button" onClick={() => decide('retry', r.request_id)}>Retry payment</button>
                 ) : (
                   '-'
                 ),
