@@ -80,6 +80,8 @@ describe('boot recovery from a backup', () => {
   let opsKey: { key_id: string; secret: string };
   let atRest: Record<string, unknown>;
   let masterKeyOfA: Buffer;
+  /** The payment the first recovered node made to Bob. */
+  let continued: string;
 
   beforeAll(async () => {
     [A, B] = await Promise.all([start(), start()]);
@@ -138,6 +140,7 @@ describe('boot recovery from a backup', () => {
     // Its chain with Bob is the one Bob holds: the next payment just continues it.
     const txid = await send(R, 'Bob', '2');
     expect((await settled(R, txid, B)).status).toBe('completed');
+    continued = txid;
     await R.stop();
   }, 60_000);
 
@@ -156,9 +159,15 @@ describe('boot recovery from a backup', () => {
     // What was in flight at the snapshot is finished with Bob again; then every payment the node knows is one Alice
     // made, and its balance is exactly the sum of its completed payments.
     const FINAL = new Set(['completed', 'rejected', 'cancelled', 'failed']);
+    await settledAll(R, (await allTransactions(R)).map((t) => t.txid as string), undefined, 30_000);
+    // Bob's chain holds one payment more than the backup: the one the node recovered above made. A sync (it may have run
+    // by itself already) brings it here, so the node ends with Bob's chain, whole.
+    await ok(R, 'POST', '/api/v1/system/sync', { type: 'transactions' });
     const rows = await settledAll(R, (await allTransactions(R)).map((t) => t.txid as string), undefined, 30_000);
+    expect(rows.map((r) => r.txid)).toContain(continued);
     expect(rows.every((r) => FINAL.has(r.status))).toBe(true);
     const known = new Map((atRest.transactions as any[]).map((t) => [t.txid, t]));
+    known.set(continued, { txid: continued, amount: '2', type: 'sent' });
     for (const r of rows) expect({ txid: r.txid, amount: r.amount, type: r.type }).toEqual({ txid: r.txid, amount: known.get(r.txid)?.amount, type: known.get(r.txid)?.type });
     const minor = (s: string): bigint => {
       const [w, f = ''] = s.split('.');
