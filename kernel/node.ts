@@ -1,7 +1,7 @@
 import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Clock, KernelApi, NodeAddresses, NodeIdentityApi, NodeInfo } from '../sdk/index.js';
+import { KERNEL_EVENTS, type Clock, type KernelApi, type NodeAddresses, type NodeIdentityApi, type NodeInfo } from '../sdk/index.js';
 import { ApiKeyStore } from './auth/key-store.js';
 import { NonceStore } from './auth/nonces.js';
 import { AuthFailureLimiter } from './auth/failure-limiter.js';
@@ -239,6 +239,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     torSocks: config.torSocks,
     tlsFingerprint: () => listener.fingerprint(),
   });
+  peers.dlq.onChange(() => events.publish(KERNEL_EVENTS.dlqChanged, { pending: peers.dlq.pendingCount() }));
   peerEndpoint = peers;
   jobs.register('kernel', {
     name: 'peer-retention',

@@ -198,6 +198,12 @@ export interface SettingsApi {
 
 export type EventHandler<P = unknown> = (payload: P) => void | Promise<void>;
 
+/** Events the kernel itself publishes on the bus. */
+export const KERNEL_EVENTS = {
+  /** The dead letter queue changed (an item parked, retried, resolved or abandoned); payload `{ pending }`. */
+  dlqChanged: 'dlq.changed',
+} as const;
+
 export interface EventsApi {
   publish(name: string, payload?: unknown): void;
   subscribe<P = unknown>(name: string, handler: EventHandler<P>): () => void;

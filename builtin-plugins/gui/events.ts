@@ -4,7 +4,7 @@
  * the badge follows without a request of its own. A comment line every 25 s keeps proxies from closing the stream.
  */
 import { Readable } from 'node:stream';
-import type { PluginContext } from '../../sdk/index.js';
+import { KERNEL_EVENTS, type PluginContext } from '../../sdk/index.js';
 import { CONTACT_EVENTS } from '../contacts/api.js';
 import { LEDGER_EVENTS } from '../ledger/api.js';
 import { PAYMENT_REQUEST_EVENTS } from '../payment-requests/api.js';
@@ -24,6 +24,7 @@ const FORWARDED: Readonly<Record<string, string>> = {
   [CONTACT_EVENTS.requestReceived]: 'contact',
   [PAYMENT_REQUEST_EVENTS.changed]: 'request',
   [ROUTING_EVENTS.awaitingApproval]: 'p2p',
+  [KERNEL_EVENTS.dlqChanged]: 'dlq',
 };
 
 export function eventStream(ctx: PluginContext, onEnd: (end: () => void) => () => void): Readable {

@@ -41,6 +41,7 @@ const reasonOf = (outcome: DeadLetterOutcome): string | null => (outcome.ok ? nu
  */
 export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
   #outbox: Outbox | null = null;
+  readonly #changed = new Set<() => void>();
   readonly #insert;
   readonly #upsert;
   readonly #resolve;
@@ -70,6 +71,16 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
     this.#update = db.prepare('UPDATE peer_dlq SET status = ?, retry_count = ?, failure_reason = ?, payload = ?, updated_at = ? WHERE id = ?');
   }
 
+  /** Told after anything in the queue changed (an item parked, retried, resolved, abandoned). */
+  onChange(listener: () => void): () => void {
+    this.#changed.add(listener);
+    return () => this.#changed.delete(listener);
+  }
+
+  #notify(): void {
+    for (const listener of this.#changed) listener();
+  }
+
   attach(outbox: Outbox): void {
     this.#outbox = outbox;
   }
@@ -77,17 +88,21 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
   park(message: QueuedPeerMessage, type: string, reason: string, address: string | null): void {
     const now = new Date().toISOString();
     this.#insert.run(message.id, type, this.#label(type), storeTarget(message.target), JSON.stringify(message.payload), message.attempts, address, reason, now, now);
+    this.#notify();
   }
 
   /** Parks a message its plugin delivers itself (PeerDeadLetterApi.deadLetter), in the caller's transaction. */
   deadLetter(l: DeadLetter): void {
     const now = new Date().toISOString();
     this.#upsert.run(l.messageId, l.type, this.#label(l.type), storeTarget(l.target), JSON.stringify(l.payload), l.attempts, recipientAddress(l.target), l.reason, now, now);
+    this.#notify();
   }
 
   /** Resolves a plugin's pending item that reached its peer another way (PeerDeadLetterApi.resolveDeadLetter). */
   resolveDeadLetter(type: string, messageId: string, outcome: DeadLetterOutcome): boolean {
-    return this.#resolve.run(reasonOf(outcome), new Date().toISOString(), type, messageId).changes > 0;
+    const resolved = this.#resolve.run(reasonOf(outcome), new Date().toISOString(), type, messageId).changes > 0;
+    if (resolved) this.#notify();
+    return resolved;
   }
 
   list(statuses: readonly DeadLetterStatus[]): DeadLetterItem[] {
@@ -135,6 +150,7 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
       throw new ApiError('dlq_retry_failed', 502, `Delivery failed again: ${reason}`, { item: this.get(id) });
     }
     this.#update.run('resolved', attempts, reasonOf(outcome), JSON.stringify(outcome.payload ?? payload), new Date().toISOString(), id);
+    this.#notify();
     if (!reply) return this.get(id)!;
     this.#outbox!.markDelivered(row.message_id, attempts, reply.ok ? null : (reply.error?.code ?? 'refused'));
     try {
@@ -152,6 +168,7 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
       throw new ApiError('dlq_invalid_status', 400, `Dead letter ${id} is already ${row.status}`);
     }
     this.#update.run('abandoned', row.retry_count, row.failure_reason, row.payload, new Date().toISOString(), id);
+    this.#notify();
     return this.get(id)!;
   }
 

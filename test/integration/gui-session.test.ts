@@ -8,7 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../sdk/index.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { connect, send } from './ledger-support.js';
+import { connect, hashOf, ok, send } from './ledger-support.js';
 
 let offset = 0;
 const clock: Clock = { now: () => Date.now() + offset };
@@ -160,5 +160,36 @@ describe('the GUI session', () => {
     const event = text.split('\n\n').find((e) => e.includes(txid))!;
     expect(event.startsWith('event: transaction\n')).toBe(true);
     expect(JSON.parse(event.split('data: ')[1]!)).toMatchObject({ event: 'ledger.tx_final', payload: { txid, status: 'completed' }, dlq: 0 });
+  });
+});
+
+describe('the dead letter badge', () => {
+  it('a message parked in the dead letter queue reaches an open event stream with the pending count', async () => {
+    // Retries 1 ms apart (kernel/peers/outbox.ts): the notice reaches the queue at once.
+    process.env.NODE_PEER_RETRY_BASE_MS = '1';
+    const [C, D] = await Promise.all([startTestNode(), startTestNode()]);
+    try {
+      await connect(C, D, { nameOfB: 'Dora', nameOfA: 'Cleo' });
+      await ok(C, 'PUT', '/api/v1/system/settings', { allowed_currencies: ['VWL', 'USD'] });
+      const { cookie } = await login(C);
+      const res = await fetch(url(C, '/gui/api/events'), { headers: { cookie } });
+      const reader = res.body!.getReader();
+      await D.stop();
+      // A request for another currency to a contact that is down: its retries end in the dead letter queue.
+      await ok(C, 'POST', `/api/v1/contacts/${hashOf(D)}/currencies`, { currency: 'USD', fee: 0, credit: 5 });
+      let text = '';
+      const deadline = Date.now() + 15_000;
+      while (!text.includes('event: dlq') && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      await reader.cancel();
+      const event = text.split('\n\n').find((e) => e.startsWith('event: dlq'))!;
+      expect(JSON.parse(event.split('data: ')[1]!)).toMatchObject({ event: 'dlq.changed', payload: { pending: 1 }, dlq: 1 });
+    } finally {
+      delete process.env.NODE_PEER_RETRY_BASE_MS;
+      await Promise.all([C, D].map((t) => t.destroy()));
+    }
   });
 });

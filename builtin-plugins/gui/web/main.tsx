@@ -112,7 +112,7 @@ function App() {
       if (typeof data.dlq === 'number') setDlq(data.dlq);
       setVersion((v) => v + 1);
     };
-    for (const name of ['hello', 'transaction', 'contact', 'request', 'p2p']) events.addEventListener(name, update);
+    for (const name of ['hello', 'transaction', 'contact', 'request', 'p2p', 'dlq']) events.addEventListener(name, update);
     return () => events.close();
   }, [session]);
 
