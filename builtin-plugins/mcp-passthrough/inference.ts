@@ -127,6 +127,12 @@ export interface CompletionResult {
 }
 
 export class Inference {
+  /**
+   * What resold calls running now may still cost this node (each at its worst case): the daily ceiling counts it beside
+   * what finished calls cost, so calls started together cannot pass the ceiling together.
+   */
+  #sellerInFlight: Minor = 0n;
+
   constructor(
     private readonly config: OperatorConfig,
     private readonly presets: PresetRegistry,
@@ -179,7 +185,7 @@ export class Inference {
    */
   #route(selection: Selection, routing: Routing, estimate: (rates: Rates, c: Candidate) => Minor): Candidate[] {
     const settings = this.config.settings();
-    const spent = this.sellers && settings.maxSpendPerDay !== null ? this.sellers.spentToday() : 0n;
+    const spent = this.sellers && settings.maxSpendPerDay !== null ? this.sellers.spentToday() + this.#sellerInFlight : 0n;
     const ranked = selection.candidates.map((c, order) => {
       const rejections = [...c.rejections];
       const price = estimate(c.rates, c);
@@ -281,6 +287,19 @@ export class Inference {
       return most > m ? most : m;
     }, 0n);
     const reservation = this.billing.reserve(key, worst);
+    // Until the call's cost is recorded (at settle), the seller part of its worst case counts toward the daily ceiling.
+    const sellerWorst = tries.reduce<Minor>((m, c) => {
+      if (c.kind !== 'seller') return m;
+      const out = outputOf(c);
+      const most = charge(offerRates(c.offer), { inputTokens: inputBound, outputTokens: out, transferBytes: requestBytes + responseBytesBound(out) });
+      return most > m ? most : m;
+    }, 0n);
+    this.#sellerInFlight += sellerWorst;
+    let held = true;
+    const releaseSellerHold = (): void => {
+      if (held) this.#sellerInFlight -= sellerWorst;
+      held = false;
+    };
 
     const startedAt = this.now();
     const deadline = new AbortController();
@@ -315,6 +334,7 @@ export class Inference {
       }
     } catch (err) {
       this.billing.release(reservation);
+      releaseSellerHold();
       throw err;
     } finally {
       clearTimeout(timer);
@@ -329,29 +349,34 @@ export class Inference {
       transferBytes: o.requestBytes + o.responseBytes,
     };
     const billable = !o.failure || produced;
-    const settled = this.billing.settle(reservation, {
-      keyId: key.id,
-      callId: io.callId ?? randomUUID(),
-      tool: io.tool,
-      status: !o.failure ? 'ok' : o.failure.code === 'cancelled' ? 'cancelled' : 'error',
-      model: modelOf(used),
-      providerId: used.kind === 'provider' ? used.provider.id : null,
-      route: used.kind === 'provider' ? 'local' : 'seller',
-      hops: used.hops,
-      sellerHash: used.kind === 'seller' ? used.offer.sellerHash : null,
-      inputTokens: billable ? metered.inputTokens : 0,
-      outputTokens: billable ? metered.outputTokens : 0,
-      transferBytes: metered.transferBytes,
-      estimated: billable && estimated,
-      charge: billable ? charge(used.rates, metered) : 0n,
-      currency: key.currency,
-      // A resold call costs what the seller charged (unknown when its answer never came: recorded as 0, see docs).
-      cost: used.kind === 'provider' ? (billable ? charge(costRates(used.model), metered) : 0n) : (resold?.sellerCharge ?? 0n),
-      costCurrency: used.kind === 'provider' ? (used.model.costCurrency ?? settings.currency) : settings.currency,
-      error: o.failure ? `${o.failure.code}: ${o.failure.message}` : null,
-      startedAt,
-      finishedAt: this.now(),
-    });
+    let settled: ReturnType<Billing['settle']>;
+    try {
+      settled = this.billing.settle(reservation, {
+        keyId: key.id,
+        callId: io.callId ?? randomUUID(),
+        tool: io.tool,
+        status: !o.failure ? 'ok' : o.failure.code === 'cancelled' ? 'cancelled' : 'error',
+        model: modelOf(used),
+        providerId: used.kind === 'provider' ? used.provider.id : null,
+        route: used.kind === 'provider' ? 'local' : 'seller',
+        hops: used.hops,
+        sellerHash: used.kind === 'seller' ? used.offer.sellerHash : null,
+        inputTokens: billable ? metered.inputTokens : 0,
+        outputTokens: billable ? metered.outputTokens : 0,
+        transferBytes: metered.transferBytes,
+        estimated: billable && estimated,
+        charge: billable ? charge(used.rates, metered) : 0n,
+        currency: key.currency,
+        // A resold call costs what the seller charged (unknown when its answer never came: recorded as 0, see docs).
+        cost: used.kind === 'provider' ? (billable ? charge(costRates(used.model), metered) : 0n) : (resold?.sellerCharge ?? 0n),
+        costCurrency: used.kind === 'provider' ? (used.model.costCurrency ?? settings.currency) : settings.currency,
+        error: o.failure ? `${o.failure.code}: ${o.failure.message}` : null,
+        startedAt,
+        finishedAt: this.now(),
+      });
+    } finally {
+      releaseSellerHold();
+    }
     if (used.kind === 'seller' && resold) this.sellers!.pay(used, resold);
     if (o.failure && !produced) {
       throw new ToolFailure(o.failure.code, o.failure.message, {
