@@ -91,6 +91,8 @@ export default definePlugin({
     registerFederationRoutes({ ctx, keys, config, contacts, store: federation, verifier, offers });
 
     ctx.jobs.register({ name: 'sessions-sweep', everyMs: 60_000, run: async () => void (await sessions.sweep()) });
+    ctx.jobs.register({ name: 'settle-resales', nextRunAt: () => federation.nextUnsettledAt(), run: () => resale.settleDue() });
+    resale.whenUnsettled(() => ctx.jobs.reschedule('settle-resales'));
     ctx.jobs.register({
       name: 'reap-bootstrap-keys',
       everyMs: 60 * 60_000,

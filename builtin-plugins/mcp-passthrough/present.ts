@@ -7,6 +7,8 @@ import type { TopupRow, UsageRow } from './store.js';
 export function customerUsageView(u: UsageRow): Record<string, unknown> {
   return {
     usage_id: u.id,
+    /** The JSON-RPC id of the call, or the mark a reselling node gave it. */
+    call_id: u.callId,
     tool: u.tool,
     status: u.status,
     model: u.model,
@@ -31,7 +33,6 @@ export function operatorUsageView(u: UsageRow): Record<string, unknown> {
   return {
     ...customerUsageView(u),
     key_id: u.keyId,
-    call_id: u.callId,
     seller_hash: u.sellerHash,
     cost: formatMinor(u.cost),
     cost_currency: u.costCurrency,

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateInputTokens } from '../../builtin-plugins/mcp-passthrough/pricing.js';
-import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
+import type { FakeUpstream } from '../support/fake-upstreams.js';
 import type { TestNode } from '../support/node.js';
-import { chat, configure, createKey, hashOf, mcpClient, startMcpNode, waitFor, type Connected } from './mcp-support.js';
-import { learned, link, resellWith, sellOwnModel } from './mcp-federation-support.js';
+import { chat, configure, createKey, hashOf, mcpClient, waitFor, type Connected } from './mcp-support.js';
+import { oneSellerResale } from './mcp-federation-support.js';
 
 describe('the daily ceiling with calls in flight', () => {
   let fake: FakeUpstream;
@@ -19,12 +19,7 @@ describe('the daily ceiling with calls in flight', () => {
   const messages = [{ role: 'user', content: 'a question worth an answer' }];
 
   beforeAll(async () => {
-    fake = await startFakeUpstream();
-    [S, C] = await Promise.all([startMcpNode(), startMcpNode()]);
-    await sellOwnModel(S, fake);
-    await resellWith(C, '0');
-    await link(C, S);
-    await learned(C, 1);
+    ({ fake, S, C } = await oneSellerResale());
     // Two customers (a session per key): the ceiling is the node's, whoever calls.
     const keys = [await createKey(C, { label: 'one', contact: hashOf(S), funding: 'credit' }), await createKey(C, { label: 'two', contact: hashOf(S), funding: 'credit' })];
     [first, second] = await Promise.all(keys.map((k) => mcpClient(C, k.token)));

@@ -5,10 +5,10 @@
 import { Decimal } from 'decimal.js';
 import { assertionBytes } from '../../kernel/crypto/assertion.js';
 import { audienceOf, makeProof, type ContactProof } from '../../builtin-plugins/mcp-passthrough/federation/proofs.js';
-import type { FakeUpstream } from '../support/fake-upstreams.js';
+import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
 import type { TestNode } from '../support/node.js';
 import { connect } from './ledger-support.js';
-import { configure, model, ok, openaiProvider, PLUGIN, RATES, waitFor } from './mcp-support.js';
+import { configure, model, ok, openaiProvider, PLUGIN, RATES, startMcpNode, waitFor } from './mcp-support.js';
 
 /** A proof made by `prover` for the node at `audienceNode` (or an explicit audience), at `atMs`. */
 export function proofOf(prover: TestNode, audience: TestNode | string, atMs = Date.now()): ContactProof {
@@ -81,3 +81,14 @@ export async function usageOf(t: TestNode, keyId?: number): Promise<{ usage: any
 }
 
 export const sum = (xs: readonly string[]): string => xs.reduce((a, x) => a.plus(x), new Decimal(0)).toString();
+
+/** A seller S with a fake upstream selling m1, and a buyer C reselling it at no markup, C's offer of it learned. */
+export async function oneSellerResale(): Promise<{ fake: FakeUpstream; S: TestNode; C: TestNode }> {
+  const fake = await startFakeUpstream();
+  const [S, C] = await Promise.all([startMcpNode(), startMcpNode()]);
+  await sellOwnModel(S, fake);
+  await resellWith(C, '0');
+  await link(C, S);
+  await learned(C, 1);
+  return { fake, S, C };
+}

@@ -23,7 +23,8 @@ import type { CallFailure, CallOptions, CallOutcome } from '../upstream/call.js'
 import type { ChatMessage } from '../upstream/protocol.js';
 import { makeProof } from './proofs.js';
 import type { ContactReach } from './reach.js';
-import type { FederationStore, OfferRow } from './store.js';
+import { CALL_MARK } from './call-mark.js';
+import type { FederationStore, OfferRow, UnsettledCall } from './store.js';
 
 
 export interface ResoldOutcome extends CallOutcome {
@@ -33,6 +34,8 @@ export interface ResoldOutcome extends CallOutcome {
   sellerEstimated: boolean;
   /** The key this node holds at the seller (what a payment tops up). */
   sellerKeyId: number | null;
+  /** The call's mark: the seller's usage row of the call carries it as `call_id`. */
+  sellerCallId: string | null;
 }
 
 export interface ResaleCall {
@@ -50,14 +53,13 @@ interface HeldKey {
 
 type Structured = Record<string, unknown>;
 
-/**
- * A mark in a call's `_meta` so the transport's fetch knows which call an answer stream belongs to: when the seller's
- * connection ends before the call's answer (the seller went down), the SDK client would wait for a resumption that
- * never comes; the call is failed at once instead.
- */
-const CALL_MARK = 'mcp-passthrough/resale-call';
+// The call's mark (call-mark.ts) also tells the transport's fetch which call an answer stream belongs to: when the
+// seller's connection ends before the call's answer (the seller went down), the SDK client would wait for a resumption
+// that never comes; the call is failed at once instead.
 
 const keyLabel = (sellerHash: string): string => `seller:${sellerHash}`;
+/** When an unsettled call is asked about again (after it was recorded, then after each try): about a day in all. */
+const SETTLE_RETRY_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 3_600_000, 6 * 3_600_000, 24 * 3_600_000];
 const amountOf = (v: unknown): Minor | null => {
   if (typeof v !== 'string') return null;
   const r = parseDecimal(v);
@@ -106,6 +108,7 @@ export class Resale {
       sellerCharge: null,
       sellerEstimated: false,
       sellerKeyId: null,
+      sellerCallId: null,
     };
     const aborted = (): CallFailure | null => {
       if (options.cancel.aborted) return { code: 'cancelled', message: 'the call was cancelled' };
@@ -115,6 +118,7 @@ export class Resale {
     const combined = new AbortController();
     const stop = (): void => combined.abort();
     const mark = randomUUID();
+    out.sellerCallId = mark;
     let lost: string | null = null;
     this.#streams.set(mark, (cause) => {
       lost = cause;
@@ -228,18 +232,76 @@ export class Resale {
     }
   }
 
-  /** Pays the seller its charge for one call: a top-up of this node's key there (inside its own transaction). */
-  pay(sellerHash: string, keyId: number, amount: Minor, currency: string): void {
-    if (amount <= 0n) return;
+  /**
+   * Pays the seller its charge for one call: a top-up of this node's key there (inside its own transaction, with
+   * `also`: an unsettled call's record goes with its payment, so it is paid once).
+   */
+  pay(sellerHash: string, keyId: number, amount: Minor, currency: string, also: () => void = () => undefined): void {
     if (!this.contacts.isAccepted(sellerHash, currency)) {
       this.log.error('a seller charge could not be paid: no accepted line with the seller', { seller: sellerHash, amount: formatMinor(amount), currency });
       return;
     }
     try {
-      this.tx(() => this.ledger.send({ contactHash: sellerHash, amount, currency, description: topupMemo(keyId) }));
+      this.tx(() => {
+        if (amount > 0n) this.ledger.send({ contactHash: sellerHash, amount, currency, description: topupMemo(keyId) });
+        also();
+      });
     } catch (err) {
       this.log.error('a seller charge could not be paid', { seller: sellerHash, amount: formatMinor(amount), error: messageOf(err) });
     }
+  }
+
+  /** Told when an unsettled call was recorded: its settling is due (the job re-arms). */
+  #unsettledAdded: () => void = () => undefined;
+
+  whenUnsettled(listener: () => void): void {
+    this.#unsettledAdded = listener;
+  }
+
+  /** Records a call whose answer never came, to be settled from the seller's own record of it (settleDue). */
+  remember(u: Omit<UnsettledCall, 'attempts' | 'nextAt'>): void {
+    this.tx(() => this.store.addUnsettled({ ...u, nextAt: this.now() + SETTLE_RETRY_MS[0]! }, this.now()));
+    this.#unsettledAdded();
+  }
+
+  /**
+   * Settles the unsettled calls that are due: paid once found in the seller's usage; asked again later while the seller
+   * cannot be asked or has no row of the call yet; forgotten after the last try (the seller never recorded it).
+   */
+  async settleDue(): Promise<void> {
+    for (const u of this.store.dueUnsettled(this.now())) {
+      const result = await this.settle(u);
+      if (result === 'paid') continue;
+      const wait = SETTLE_RETRY_MS[u.attempts + 1];
+      if (wait === undefined) {
+        this.tx(() => this.store.dropUnsettled(u.callMark));
+        this.log.warn('gave up settling a resold call: the seller holds no record of it', { seller: u.sellerHash, call: u.callMark, result });
+      } else this.tx(() => this.store.retryUnsettled(u.callMark, this.now() + wait));
+    }
+  }
+
+  /**
+   * A call whose answer never came (cancelled, the connection lost): the seller may have charged for output it produced.
+   * Its usage row of that call (found by the call's mark) says what; that charge is paid once, or nothing when the
+   * seller has no row of it after the last try (it never ran the call, or died before recording it).
+   */
+  async settle(u: UnsettledCall): Promise<'paid' | 'absent' | 'unreachable'> {
+    let rows: Structured[];
+    try {
+      const client = await this.#client(u.sellerHash, await this.#key(u.sellerHash));
+      const result = await client.callTool({ name: 'usage.recent', arguments: { limit: 200 } }, undefined, { timeout: this.timeoutMs });
+      rows = ((result as { structuredContent?: { usage?: Structured[] } }).structuredContent?.usage ?? []) as Structured[];
+    } catch (err) {
+      this.#forgetClient(u.sellerHash);
+      this.log.info('an unsettled resold call waits: the seller cannot be asked now', { seller: u.sellerHash, error: messageOf(err) });
+      return 'unreachable';
+    }
+    const row = rows.find((r) => r.call_id === u.callMark);
+    const charged = row ? amountOf(row.charge) : null;
+    if (charged === null) return 'absent';
+    this.pay(u.sellerHash, u.keyId, charged, u.currency, () => this.store.dropUnsettled(u.callMark));
+    this.log.info('paid a seller for a call whose answer never came', { seller: u.sellerHash, call: u.callMark, charge: formatMinor(charged) });
+    return 'paid';
   }
 
   async close(): Promise<void> {

@@ -58,8 +58,10 @@ export class Sellers implements SellerSource {
   }
 
   pay(c: SellerCandidate, outcome: ResoldOutcome): void {
-    if (outcome.sellerCharge === null || outcome.sellerKeyId === null) return;
-    this.resale.pay(c.offer.sellerHash, outcome.sellerKeyId, outcome.sellerCharge, c.offer.currency);
+    if (outcome.sellerKeyId === null) return;
+    if (outcome.sellerCharge !== null) this.resale.pay(c.offer.sellerHash, outcome.sellerKeyId, outcome.sellerCharge, c.offer.currency);
+    // No answer came: the seller may still have charged for output it produced; ask it (later) and pay that once.
+    else if (outcome.sellerCallId !== null) this.resale.remember({ callMark: outcome.sellerCallId, sellerHash: c.offer.sellerHash, keyId: outcome.sellerKeyId, currency: c.offer.currency });
   }
 
   spentToday(): Minor {

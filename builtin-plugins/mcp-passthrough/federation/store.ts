@@ -6,6 +6,8 @@
  *   mcp_offers        offers learned from accepted contacts' directories: per seller (the contact that sells them to
  *                     us), origin node and model, the seller's rates to us, its currency, and hops from us
  *   mcp_seller_keys   the key this node holds at each seller (from its request-key), the token sealed at rest
+ *   mcp_resale_unsettled  resold calls whose answer never came: what the seller charged is asked (by the call's mark)
+ *                     and paid once; retried while the seller cannot be asked
  *
  * Rates are canonical decimal text, as the model rows keep them. Times are milliseconds since the epoch.
  */
@@ -46,7 +48,31 @@ export const federationMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    up: `
+      CREATE TABLE mcp_resale_unsettled (
+        call_mark TEXT PRIMARY KEY,
+        seller_hash TEXT NOT NULL,
+        key_id INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
+
+/** A resold call whose answer never came (mcp_resale_unsettled). */
+export interface UnsettledCall {
+  callMark: string;
+  sellerHash: string;
+  keyId: number;
+  currency: string;
+  attempts: number;
+  nextAt: number;
+}
 
 export interface OfferRow {
   sellerHash: string;
@@ -111,6 +137,12 @@ export class FederationStore {
         AND NOT EXISTS (SELECT 1 FROM mcp_topups t WHERE t.key_id = k.id AND t.status = 'credited')`),
       sellerSpendSince: p(`SELECT COALESCE(SUM(cost_whole), 0) AS w, COALESCE(SUM(cost_frac), 0) AS f FROM mcp_usage
         WHERE route = 'seller' AND finished_at >= ?`),
+      addUnsettled: p('INSERT OR IGNORE INTO mcp_resale_unsettled (call_mark, seller_hash, key_id, currency, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      dueUnsettled: p(`SELECT call_mark AS callMark, seller_hash AS sellerHash, key_id AS keyId, currency, attempts, next_at AS nextAt
+        FROM mcp_resale_unsettled WHERE next_at <= ? ORDER BY next_at`),
+      nextUnsettledAt: p('SELECT MIN(next_at) AS at FROM mcp_resale_unsettled'),
+      retryUnsettled: p('UPDATE mcp_resale_unsettled SET attempts = attempts + 1, next_at = ? WHERE call_mark = ?'),
+      dropUnsettled: p('DELETE FROM mcp_resale_unsettled WHERE call_mark = ?'),
     };
   }
 
@@ -157,6 +189,27 @@ export class FederationStore {
   }
 
   /** What resold calls cost this node (owed to sellers) since `since`. */
+  addUnsettled(u: Omit<UnsettledCall, 'attempts'>, now: number): void {
+    this.#s.addUnsettled!.run(u.callMark, u.sellerHash, u.keyId, u.currency, u.nextAt, now);
+  }
+
+  dueUnsettled(now: number): UnsettledCall[] {
+    return this.#s.dueUnsettled!.all(now) as UnsettledCall[];
+  }
+
+  /** When the next unsettled call is due, or null when none waits. */
+  nextUnsettledAt(): number | null {
+    return (this.#s.nextUnsettledAt!.get() as { at: number | null }).at;
+  }
+
+  retryUnsettled(callMark: string, nextAt: number): void {
+    this.#s.retryUnsettled!.run(nextAt, callMark);
+  }
+
+  dropUnsettled(callMark: string): void {
+    this.#s.dropUnsettled!.run(callMark);
+  }
+
   sellerSpendSince(since: number): Minor {
     const r = this.#s.sellerSpendSince!.get(since) as { w: number | bigint; f: number | bigint };
     return BigInt(r.w) * 100_000_000n + BigInt(r.f);

@@ -22,6 +22,7 @@ import {
 import { z } from 'zod';
 import { parseDecimal, type Logger } from '../../../sdk/index.js';
 import { ToolFailure } from '../billing.js';
+import { callMarkOf } from '../federation/call-mark.js';
 import { CustomerApi, parseChatArgs, parseRouteArgs, USAGE_RECENT_DEFAULT, USAGE_RECENT_MAX, USAGE_RESOURCE_ROWS } from '../customer.js';
 import { PROMPTS, QUALITY_VALUES, RESOURCES, TOOLS } from './catalog.js';
 
@@ -118,7 +119,9 @@ export function buildServer(session: SessionHooks, api: CustomerApi, version: st
                     .catch((err: unknown) => log.debug('progress not delivered', { error: String(err) }));
                 };
           try {
-            const result = await api.chat(key, chat, { tool: name, callId: String(extra.requestId), cancel: abort.signal, ...(onDelta ? { onDelta } : {}) });
+            // A reselling node's call carries its own mark: the usage row keeps it, so that node can find this call's charge.
+            const callId = callMarkOf(request.params._meta) ?? String(extra.requestId);
+            const result = await api.chat(key, chat, { tool: name, callId, cancel: abort.signal, ...(onDelta ? { onDelta } : {}) });
             // A failure after output was produced: the output and its charge stand, and the result says why it stopped.
             return { ...toolResult(result, String(result.output)), ...(result.error ? { isError: true } : {}) };
           } finally {
