@@ -24,8 +24,8 @@ async function timeCalls(t: TestNode, contact: TestNode, samples: number): Promi
   try {
     for (let i = 0; i < samples + 20; i++) {
       const started = performance.now();
-      const { isError } = await chat(mcp, args);
-      if (isError) throw new Error('a benchmark call failed');
+      const { isError, r } = await chat(mcp, args);
+      if (isError) throw new Error(`a benchmark call failed: ${JSON.stringify(r?.error ?? r)}`);
       if (i >= 20) times.push(performance.now() - started);
     }
   } finally {

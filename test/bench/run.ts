@@ -6,7 +6,8 @@
  *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,routing,backup,export: all),
  *   BENCH_EXPORT_ROWS (1000000), BENCH_MCP_SAMPLES (400), BENCH_MCP_SESSIONS (50); BENCH_ONLY also takes mcp.
  *   BENCH_SANDBOX_SAMPLES (3000), BENCH_SANDBOX_IDLE (20); BENCH_ONLY also takes sandbox.
- *   BENCH_MCP_FED_SAMPLES (300); BENCH_ONLY also takes mcp-federation.
+ *   BENCH_MCP_FED_SAMPLES (200: the one-hop and two-hop runs both call S with B's key, and the public /mcp route
+ *   allows one key 600 requests a minute); BENCH_ONLY also takes mcp-federation.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runAuthBench } from './auth.js';
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
   }
   if (wanted('mcp-federation')) {
     console.log('\n[mcp-federation] inference federation: latency added per resale hop over the seller\'s own');
-    await benchMcpFederation(intEnv('BENCH_MCP_FED_SAMPLES', 300));
+    await benchMcpFederation(intEnv('BENCH_MCP_FED_SAMPLES', 200));
   }
   if (wanted('sandbox')) {
     console.log('\n[sandbox] third-party plugins in isolated-vm: added latency of a sandboxed route over a builtin one, memory per idle isolate');
