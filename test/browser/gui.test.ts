@@ -68,6 +68,10 @@ describe('the GUI in Chromium', () => {
     await logIn(alice, A);
     const modal = alice.getByRole('dialog', { name: 'Anonymous analytics' });
     await modal.waitFor();
+    // Keyboard: the dialog takes the focus; Tab reaches the other choice.
+    await expect.poll(() => alice.evaluate(() => (globalThis as any).document.activeElement?.textContent?.trim())).toBe('Enable Analytics');
+    await alice.keyboard.press('Tab');
+    expect(await alice.evaluate(() => (globalThis as any).document.activeElement?.textContent?.trim())).toBe('No Thanks');
     expect(await violations(alice)).toEqual([]);
     await modal.getByRole('button', { name: 'No Thanks' }).click();
     await modal.waitFor({ state: 'detached' });

@@ -3,7 +3,7 @@
  * The browser holds a session cookie (HttpOnly) and a CSRF token, never an API secret or the seed.
  */
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText, setCsrf, whenLoggedOut } from './api.js';
 import { Contacts, History, Overview, Requests, Send } from './pages.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
@@ -59,6 +59,9 @@ function Login(props: { onLogin: (s: SessionInfo) => void }) {
 
 function ConsentModal(props: { onDone: () => void }) {
   const [error, setError] = useState<string | null>(null);
+  // Keyboard users land in the dialog: its first choice takes the focus when it opens.
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => first.current?.focus(), []);
   const choose = async (enable: boolean) => {
     try {
       await api('PUT', '/api/v1/system/settings', { analytics_enabled: enable, analytics_consent_asked: true });
@@ -73,7 +76,9 @@ function ConsentModal(props: { onDone: () => void }) {
         <h2 id="consent-title">Anonymous analytics</h2>
         <p>Send one anonymous, aggregate usage heartbeat per day over Tor? Nothing is sent unless you enable it; you can change this in the settings.</p>
         <div class="actions">
-          <button type="button" onClick={() => choose(true)}>Enable Analytics</button>
+          <button type="button" ref={first} onClick={() => choose(true)}>
+            Enable Analytics
+          </button>
           <button type="button" class="secondary" onClick={() => choose(false)}>No Thanks</button>
         </div>
         <Status error={error} />
