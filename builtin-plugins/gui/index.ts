@@ -14,6 +14,8 @@ import { CONFIRMED_MS, GuiSessions } from './sessions.js';
 const COOKIE = 'wn_session';
 const IDLE_MINUTES = 15;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The body of a login and of a confirmation: the node's auth code. */
+const AUTH_CODE_BODY = { type: 'object', required: ['auth_code'], properties: { auth_code: { type: 'string', maxLength: 200 } } };
 /** Routes that show secrets: a session reaches them only within a minute of entering the auth code again. */
 const SENSITIVE = [/^\/api\/v1\/payback-methods\/[^/]+\/reveal$/];
 const ASSETS: Readonly<Record<string, string>> = {
@@ -118,7 +120,7 @@ export default definePlugin({
       method: 'POST',
       path: '/gui/api/session',
       access: { public: true },
-      body: { type: 'object', required: ['auth_code'], properties: { auth_code: { type: 'string', maxLength: 200 } } },
+      body: AUTH_CODE_BODY,
       rateLimitPerMinute: 30,
       handler: (req) => {
         const { token, session } = sessions.login(req.ip, req.body.auth_code, ctx.identity.authCode);
@@ -130,7 +132,7 @@ export default definePlugin({
       method: 'POST',
       path: '/gui/api/confirm',
       access: { public: true },
-      body: { type: 'object', required: ['auth_code'], properties: { auth_code: { type: 'string', maxLength: 200 } } },
+      body: AUTH_CODE_BODY,
       rateLimitPerMinute: 30,
       handler: (req) => {
         sessions.confirm(req.ip, requireSession(req, true), req.body.auth_code, ctx.identity.authCode);

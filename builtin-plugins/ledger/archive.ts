@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import type { LedgerCore } from './core.js';
 import { currencyKey, type ArchivableRow } from './store.js';
 import { auditChain } from './audit.js';
+import { inBatches } from '../../sdk/batches.js';
 
 export type CheckpointStatus = 'none' | 'matched' | 'mismatch';
 
@@ -28,9 +29,6 @@ export interface ArchiveResult {
 const fold = (digest: string, r: ArchivableRow): string =>
   createHash('sha256').update(`${digest}\n${r.txid}\n${r.content ?? ''}\n${r.senderSignature ?? ''}\n${r.recipientSignature ?? ''}`).digest('hex');
 
-/** Lets the node serve between batches (an archival run may move many thousands of rows). */
-const yieldToServing = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 export async function archiveSettled(core: LedgerCore, olderThan: number, batchSize: number): Promise<ArchiveResult> {
   const result: ArchiveResult = { moved: 0, chains: [], skipped: [] };
   for (const { contactHash, currency } of core.store.chainPairs()) {
@@ -39,29 +37,26 @@ export async function archiveSettled(core: LedgerCore, olderThan: number, batchS
       result.skipped.push({ contactHash, currency, reason: audit.gaps.length ? 'gap' : 'fork' });
       continue;
     }
-    let moved = 0;
-    for (;;) {
-      const n = core.ctx.db.tx(() => {
-        const rows = core.store.archivable(contactHash, currencyKey(currency), olderThan, batchSize);
-        if (!rows.length) return 0;
-        const before = core.store.checkpoint(contactHash, currency) ?? { archived: 0, digest: '', lastPos: 0 };
-        core.store.moveToArchive(rows.map((r) => r.seq));
-        core.store.putCheckpoint(
-          contactHash,
-          currency,
-          { archived: before.archived + rows.length, digest: rows.reduce(fold, before.digest), lastPos: rows[rows.length - 1]!.pos },
-          core.now(),
-        );
-        return rows.length;
-      });
-      moved += n;
-      if (n < batchSize) break;
-      await yieldToServing();
-    }
+    const moved = await inBatches(() => core.ctx.db.tx(() => archiveBatch(core, contactHash, currency, olderThan, batchSize)), batchSize);
     if (moved) result.chains.push({ contactHash, currency, moved });
     result.moved += moved;
   }
   return result;
+}
+
+/** Moves the next batch of a chain's archivable rows and extends its checkpoint (call inside a transaction). */
+function archiveBatch(core: LedgerCore, contactHash: string, currency: string, olderThan: number, batchSize: number): number {
+  const rows = core.store.archivable(contactHash, currencyKey(currency), olderThan, batchSize);
+  if (!rows.length) return 0;
+  const before = core.store.checkpoint(contactHash, currency) ?? { archived: 0, digest: '', lastPos: 0 };
+  core.store.moveToArchive(rows.map((r) => r.seq));
+  core.store.putCheckpoint(
+    contactHash,
+    currency,
+    { archived: before.archived + rows.length, digest: rows.reduce(fold, before.digest), lastPos: rows[rows.length - 1]!.pos },
+    core.now(),
+  );
+  return rows.length;
 }
 
 /** The chain's archive against its checkpoint: none archived, matched, or mismatch. */

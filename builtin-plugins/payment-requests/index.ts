@@ -6,6 +6,7 @@ import { MSG_TYPE, RequestsCore } from './core.js';
 import { registerRequestRoutes } from './routes.js';
 import { RequestStore, migrations } from './store.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
+import { inBatches } from '../../sdk/batches.js';
 
 export default definePlugin({
   setup(ctx) {
@@ -37,16 +38,7 @@ export default definePlugin({
 
     const service: PaymentRequestsService = {
       exportRequests: (filter = {}) => store.exportRows(filter),
-      archiveResolved: async (olderThan, batchSize) => {
-        let moved = 0;
-        for (;;) {
-          const n = ctx.db.tx(() => store.archiveResolved(olderThan, batchSize));
-          moved += n;
-          if (n < batchSize) return { moved };
-          // The node keeps serving between batches.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      },
+      archiveResolved: async (olderThan, batchSize) => ({ moved: await inBatches(() => ctx.db.tx(() => store.archiveResolved(olderThan, batchSize)), batchSize) }),
       create: (input) => {
         const row = core.create({
           contact: input.contact,
