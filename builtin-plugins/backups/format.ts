@@ -27,6 +27,8 @@ const MAGIC = Buffer.from('WNBACKUP', 'latin1');
 const PREFIX_BYTES = MAGIC.length + 4;
 const MAX_HEADER_BYTES = 4096;
 const CHUNK_BYTES = 1 << 20;
+/** How much the writer lets pile up before it flushes the file (see sealBackup). */
+const FLUSH_BYTES = 32 << 20;
 const MIN_CHUNK_BYTES = 4096;
 const MAX_CHUNK_BYTES = 16 << 20;
 const TAG_BYTES = 16;
@@ -223,6 +225,10 @@ export async function sealBackup(
   const chunks = Math.max(1, Math.ceil(total / CHUNK_BYTES));
 
   let position = 0;
+  // The file is flushed as it grows, off the event loop: one sync of a whole GiB at the end holds the disk's journal,
+  // and every write of the node's database waits behind it (half a second with the event loop stopped).
+  let unflushed = 0;
+  let flushing: Promise<void> | null = null;
   const write = async (data: Buffer): Promise<void> => {
     let done = 0;
     while (done < data.length) {
@@ -230,6 +236,15 @@ export async function sealBackup(
       done += bytesWritten;
     }
     position += data.length;
+    unflushed += data.length;
+    if (unflushed >= FLUSH_BYTES && !flushing) {
+      unflushed = 0;
+      // A failed flush only leaves more to the caller's final sync, which reports what is wrong.
+      flushing = out
+        .datasync()
+        .catch(() => undefined)
+        .finally(() => (flushing = null));
+    }
   };
   await write(aad);
 
@@ -259,6 +274,7 @@ export async function sealBackup(
     }
   }
   if (filled > 0) await seal();
+  await flushing;
   if (index !== chunks || sealed !== total) throw new Error('the files changed size while they were being written');
   return position;
 }

@@ -151,6 +151,8 @@ export interface ArchiveCheckpoint {
  * young-generation collector would keep it (larger pages were promoted and grew the heap by tens of MB).
  */
 const EXPORT_PAGE = 2000;
+/** The full view's rows carry the signed content and both signatures, about three times a slim row: smaller pages. */
+const EXPORT_DETAIL_PAGE = 250;
 /** The public type, as the listing shows it: a relay's legs are `relay` whatever their direction. */
 /**
  * Read without safe integers (a bigint per integer cell was a third of an export's cost): the whole part, which may
@@ -881,7 +883,7 @@ export class LedgerStore {
    * holds the connection between pages. Rows are decoded as they are taken, so a row that cannot be read stops the
    * iteration at that row, after the ones before it.
    */
-  *exportRows(f: TxExportFilter, pageSize = EXPORT_PAGE): Generator<ExportedTx> {
+  *exportRows(f: TxExportFilter, pageSize = f.detail === true ? EXPORT_DETAIL_PAGE : EXPORT_PAGE): Generator<ExportedTx> {
     // Live and archived rows, each read in seq order, merged (a union's ORDER BY would sort what is already sorted).
     const live = this.#exportFrom('ledger_tx', 'live', f, pageSize);
     const archived = this.#exportFrom('ledger_tx_archive', 'archive', f, pageSize);

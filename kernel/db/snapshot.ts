@@ -10,7 +10,7 @@
  * volume already, so a copy there exposes nothing new, and a crash leaves them where the next start removes them.
  */
 import { copyFileSync, chmodSync, closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -32,14 +32,15 @@ const NODE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm
 const SCRATCH_PREFIX = '.scratch-';
 const PRIVATE_FILE_MODE = 0o600;
 /**
- * Pages the online copy takes per turn of the event loop: 1 MiB of 4 KiB pages, about a millisecond of work,
- * so requests queued meanwhile wait that long at most.
+ * What the online copy takes per turn of the event loop: 1 MiB of pages, about a millisecond of work, so requests
+ * queued meanwhile wait that long at most.
  */
-const PAGES_PER_STEP = 256;
+const BYTES_PER_STEP = 1024 * 1024;
 /**
  * Every so many steps the copy's written pages are flushed to disk off the event loop. SQLite syncs the copy when
  * the copy finishes, on this thread: without the flushes that one sync writes out the whole file (half a second
- * per GiB, every request waiting); with them, only the last few MiB.
+ * per GiB, every request waiting); with them, only what came since the last flush, and the copy waits for one more
+ * flush before its last step, so the final sync finds almost nothing to write.
  */
 const STEPS_PER_FLUSH = 16;
 const MAX_PROBLEMS = 100;
@@ -47,7 +48,32 @@ const MAX_PROBLEMS = 100;
 export async function scratchDir(dataDir: string): Promise<ScratchDir> {
   // mkdtemp creates the directory 700 whatever the umask.
   const dir = await mkdtemp(join(dataDir, SCRATCH_PREFIX));
-  return { dir, dispose: () => rm(dir, { recursive: true, force: true }) };
+  return { dir, dispose: () => removeGradually(dir) };
+}
+
+/** How much of a scratch file one truncation frees. */
+const TRUNCATE_STEP = 64 * 1024 * 1024;
+
+/**
+ * Removes a scratch directory, its large files shortened step by step first: freeing a GiB in one unlink holds the
+ * file system's journal long enough (a fifth of a second here) that the node's own database writes, on the event
+ * loop, wait behind it.
+ */
+async function removeGradually(dir: string): Promise<void> {
+  try {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const fh = await open(join(dir, entry.name), 'r+');
+      try {
+        for (let size = (await fh.stat()).size - TRUNCATE_STEP; size > 0; size -= TRUNCATE_STEP) await fh.truncate(size);
+      } finally {
+        await fh.close();
+      }
+    }
+  } catch {
+    // whatever is left goes with the directory below
+  }
+  await rm(dir, { recursive: true, force: true });
 }
 
 /** Removes what a crash left of scratch directories; called at start, before anything else reads the directory. */
@@ -79,19 +105,29 @@ export async function takeSnapshot(
     // Closed only after the copy: closing a descriptor of a file drops the process's POSIX locks on it.
     const flusher = await open(dbPath, 'r');
     let flushing: Promise<void> | null = null;
+    const flush = (): Promise<void> =>
+      (flushing ??= flusher
+        .datasync()
+        // A failed flush only means the final sync does more of the work.
+        .catch(() => undefined)
+        .finally(() => {
+          flushing = null;
+        }));
+    let flushedForLastStep = false;
     let steps = 0;
+    const pagesPerStep = Math.max(1, Math.floor(BYTES_PER_STEP / (db.pragma('page_size', { simple: true }) as number)));
     try {
       await db.backup(dbPath, {
         progress: ({ totalPages, remainingPages }) => {
           options.onProgress?.(totalPages - remainingPages, totalPages);
-          if (++steps % STEPS_PER_FLUSH === 0 && !flushing) {
-            // A failed flush only means the final sync does more of the work.
-            const flush: Promise<void> = flusher.datasync().catch(() => undefined);
-            flushing = flush.finally(() => {
-              flushing = null;
-            });
+          if (remainingPages <= pagesPerStep && !flushedForLastStep) {
+            // The next step ends the copy and syncs it here: until the pages so far are on disk, steps copy nothing
+            // (each such turn of the loop is a lock and a release) and the requests keep being served.
+            if (!flushing) void flush().then(() => (flushedForLastStep = true));
+            return 0;
           }
-          return PAGES_PER_STEP;
+          if (++steps % STEPS_PER_FLUSH === 0) void flush();
+          return pagesPerStep;
         },
       });
     } finally {

@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../kernel/db/open.js';
+
+describe('openDatabase', () => {
+  const dirs: string[] = [];
+  const dir = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'open-db-'));
+    dirs.push(d);
+    return d;
+  };
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('makes a new database with 16 KiB pages, in WAL mode', () => {
+    const db = openDatabase(join(dir(), 'node.db'));
+    db.exec('CREATE TABLE t (x)');
+    expect(db.pragma('page_size', { simple: true })).toBe(16_384);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it('leaves the page size of an existing database as it is', () => {
+    const file = join(dir(), 'node.db');
+    const old = new Database(file);
+    old.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1)');
+    expect(old.pragma('page_size', { simple: true })).toBe(4096);
+    old.close();
+    const db = openDatabase(file);
+    expect(db.pragma('page_size', { simple: true })).toBe(4096);
+    expect(db.prepare('SELECT x FROM t').pluck().get()).toBe(1);
+    db.close();
+  });
+});
