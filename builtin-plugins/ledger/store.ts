@@ -150,7 +150,7 @@ export interface ArchiveCheckpoint {
  * Rows per read of an export: enough that a read's fixed cost vanishes, few enough that a page is gone before the
  * young-generation collector would keep it (larger pages were promoted and grew the heap by tens of MB).
  */
-const EXPORT_PAGE = 2000;
+const EXPORT_PAGE = 1000;
 /** The full view's rows carry the signed content and both signatures, about three times a slim row: smaller pages. */
 const EXPORT_DETAIL_PAGE = 250;
 /** The public type, as the listing shows it: a relay's legs are `relay` whatever their direction. */
