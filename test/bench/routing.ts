@@ -4,13 +4,15 @@
  *
  *   latency     a line A-B-C-D-E-F (5 legs, relays charging 0.1 %), fast mode, one payment at a time: from the start of
  *               POST /wallet/send on A to `completed` of the last leg at F (F's own completion stamp). Discovery,
- *               the five prepares, the fulfilment and F's chain entry are all on that path. p50, p90, p99.
+ *               the five prepares, the fulfilment and F's chain entry are all on that path. p50, p90, p99. The next
+ *               payment starts once A's leg is settled too, so no payment shares the relays with the last one's tail.
+ *               Also the CPU time of the whole process per payment (every node's work, on and off that path).
  *   throughput  S senders and T receivers that are contacts of one relay R only: every payment is routed through R
  *               (discovery, two hash-locked legs, two chain entries); routed payments per second from the first
  *               request to the last completion at the receivers.
  *
  * Knobs (environment): BENCH_ROUTE_LATENCY_N (200), BENCH_ROUTE_SENDERS (2), BENCH_ROUTE_RECEIVERS (2),
- * BENCH_ROUTE_TOTAL (1000), BENCH_ROUTE_IN_FLIGHT (16 per sender).
+ * BENCH_ROUTE_TOTAL (1000), BENCH_ROUTE_IN_FLIGHT (16 per sender), BENCH_ROUTE_TRANSPORT (https; http).
  */
 import { availableParallelism } from 'node:os';
 import { BenchNode, connect, intEnv, pct, until } from './payments.js';
@@ -21,6 +23,8 @@ const SETTINGS = {
   hop_budget_randomized: false,
   max_p2p_level: 6,
   p2p_rate_limit_per_minute: 1_000_000,
+  // HTTPS unless BENCH_ROUTE_TRANSPORT=http: the envelopes are signed and sealed either way.
+  ...(process.env.BENCH_ROUTE_TRANSPORT === 'http' ? { default_transport_mode: 'http' } : {}),
 };
 
 async function start(n: number): Promise<BenchNode[]> {
@@ -42,7 +46,13 @@ async function latency(n: number): Promise<void> {
     const samples: number[] = [];
     const rest: number[] = [];
     const warmup = 10;
+    let cpuStart = process.cpuUsage();
+    let wallStart = performance.now();
     for (let i = 0; i < n + warmup; i++) {
+      if (i === warmup) {
+        cpuStart = process.cpuUsage();
+        wallStart = performance.now();
+      }
       const t0 = Date.now();
       const p0 = performance.now();
       const sent = await A.ok('POST', '/api/v1/wallet/send', { address: F.baseUrl, amount: '0.01', currency: 'VWL' });
@@ -50,17 +60,26 @@ async function latency(n: number): Promise<void> {
       // F tells of its leg's completion itself (the ledger's event): polling F's listing would load F while it works.
       const done = await F.whenFinal(sent.p2p_hash);
       if (done.status !== 'completed') throw new Error(`the leg at F ended ${done.status}`);
+      // One payment at a time means the next starts once this one is over everywhere: A's leg settles last (the
+      // fulfilment reaches A last, and its chain entry follows), so the next payment's hops do not share the relays
+      // with this one's tail.
+      const first = await A.whenFinal(sent.p2p_hash);
+      if (first.status !== 'completed') throw new Error(`the leg at A ended ${first.status}`);
       if (i >= warmup) {
         samples.push(done.at - t0);
         rest.push(restMs);
       }
     }
+    const cpu = process.cpuUsage(cpuStart);
+    const cpuPerPayment = (cpu.user + cpu.system) / 1000 / n;
+    const wallPerPayment = (performance.now() - wallStart) / n;
     samples.sort((a, b) => a - b);
     rest.sort((a, b) => a - b);
     console.log(
       `  routed payment over 5 legs A → F, fast mode, from the REST call to completed at F (${n} one after another, ${warmup} warm-up; ms, node clocks):\n` +
         `    p50 ${pct(samples, 50)} ms   p90 ${pct(samples, 90)} ms   p99 ${pct(samples, 99)} ms   min ${samples[0]} ms` +
-        `   (the REST answer, once the route is found and the first leg leaves: p50 ${pct(rest, 50).toFixed(1)} ms)`,
+        `   (the REST answer, once the route is found and the first leg leaves: p50 ${pct(rest, 50).toFixed(1)} ms)\n` +
+        `    CPU of the whole process (six nodes and the client) per payment: ${cpuPerPayment.toFixed(1)} ms, of ${wallPerPayment.toFixed(1)} ms wall clock per payment`,
     );
   } finally {
     await Promise.all(nodes.map((t) => t.stop()));
