@@ -16,10 +16,10 @@ describe('openDatabase', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  it('makes a new database with 16 KiB pages, in WAL mode', () => {
+  it('makes a new database with 8 KiB pages, in WAL mode', () => {
     const db = openDatabase(join(dir(), 'node.db'));
     db.exec('CREATE TABLE t (x)');
-    expect(db.pragma('page_size', { simple: true })).toBe(16_384);
+    expect(db.pragma('page_size', { simple: true })).toBe(8192);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
   });
