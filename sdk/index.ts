@@ -846,9 +846,29 @@ export class OutboundError extends Error {
   }
 }
 
+/**
+ * A streamed exchange (`OutboundMechanism.fetch`): what a client library that takes a `fetch` (an SSE or streaming
+ * HTTP client) needs, over Tor too. There is no overall deadline: the caller's signal ends a long stream.
+ */
+export interface OutboundFetchInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  /** As in OutboundRequest. */
+  viaTor: boolean;
+  connectTimeoutMs: number;
+  extraCa?: string;
+}
+
 export interface OutboundMechanism {
   /** Resolves with any HTTP status (the caller judges it); rejects with `OutboundError`. */
   request(req: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * The same connection (direct or through Tor), answered as a WHATWG Response whose headers are there at once and
+   * whose body streams as it arrives. One connection per exchange, closed after it. Rejects with `OutboundError`.
+   */
+  fetch(url: string, init: OutboundFetchInit): Promise<Response>;
 }
 
 /** A file of a state snapshot: `node.db`, `settings.json` or `plugins-state.json`. */

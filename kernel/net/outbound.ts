@@ -8,14 +8,20 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import type { Duplex } from 'node:stream';
+import { Readable, type Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { OutboundError, type OutboundMechanism, type OutboundRequest, type OutboundResponse } from '../../sdk/index.js';
+import {
+  OutboundError,
+  type OutboundFetchInit,
+  type OutboundMechanism,
+  type OutboundRequest,
+  type OutboundResponse,
+} from '../../sdk/index.js';
 import { socksConnect, type SocksEndpoint } from '../peers/transport-tor.js';
 import { TransportError } from '../peers/transport.js';
 
 export function createOutbound(socks: () => SocksEndpoint): OutboundMechanism {
-  return { request: (req) => outboundRequest(req, socks()) };
+  return { request: (req) => outboundRequest(req, socks()), fetch: (url, init) => outboundFetch(url, init, socks()) };
 }
 
 interface Target {
@@ -113,7 +119,9 @@ function handshake(raw: net.Socket, t: Target, extraCa: string | undefined, time
   );
 }
 
-async function connect(req: OutboundRequest, t: Target, proxy: SocksEndpoint): Promise<Duplex> {
+type ConnectOptions = Pick<OutboundRequest, 'viaTor' | 'connectTimeoutMs' | 'timeoutMs' | 'extraCa'>;
+
+async function connect(req: ConnectOptions, t: Target, proxy: SocksEndpoint): Promise<Duplex> {
   const started = Date.now();
   const budget = Math.min(req.connectTimeoutMs, req.timeoutMs);
   const raw = req.viaTor ? await tunnel(proxy, t.host, t.port, budget) : await direct(t.host, t.port, budget);
@@ -183,6 +191,66 @@ function untilAborted<T extends Duplex>(work: Promise<T>, signal: AbortSignal): 
         reject(err);
       },
     );
+  });
+}
+
+/** Why a connection failed, as an OutboundError (a cancellation when the caller's signal ended it). */
+function failure(err: unknown, signal: AbortSignal | undefined): OutboundError {
+  if (err instanceof OutboundError) return err;
+  if (signal?.aborted) return new OutboundError('cancelled', 'cancelled');
+  return new OutboundError('unreachable', failedConnection(err));
+}
+
+/** Response headers as the Fetch API has them (a repeated header is one value per line). */
+function fetchHeaders(res: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+  return headers;
+}
+
+const NO_BODY_STATUSES = new Set([204, 205, 304]);
+
+export async function outboundFetch(url: string, init: OutboundFetchInit, proxy: SocksEndpoint): Promise<Response> {
+  const t = target(url);
+  const signal = init.signal ?? new AbortController().signal;
+  let socket: Duplex | null = null;
+  try {
+    socket = await untilAborted(connect({ ...init, timeoutMs: init.connectTimeoutMs }, t, proxy), signal);
+  } catch (err) {
+    socket?.destroy();
+    throw failure(err, signal);
+  }
+  const connection = socket;
+  return new Promise<Response>((resolve, reject) => {
+    const headers: Record<string, string> = { Connection: 'close', ...init.headers };
+    if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
+    const request = http.request(
+      {
+        method: init.method ?? 'GET',
+        host: t.host,
+        port: t.port,
+        path: `${t.url.pathname}${t.url.search}`,
+        headers: { Host: t.url.host, ...headers },
+        signal,
+        createConnection: () => connection,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status > 599) {
+          connection.destroy();
+          reject(new OutboundError('unreachable', `the server answered HTTP ${status}`));
+          return;
+        }
+        const body = NO_BODY_STATUSES.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+        if (!body) res.resume();
+        resolve(new Response(body, { status, statusText: res.statusMessage ?? '', headers: fetchHeaders(res) }));
+      },
+    );
+    request.on('error', (err) => {
+      connection.destroy();
+      reject(failure(err, signal));
+    });
+    request.end(init.body);
   });
 }
 

@@ -19,12 +19,12 @@ export { call, hashOf, ok, waitFor, type Envelope as Env } from '../support/api.
 export async function connect(
   A: TestNode,
   B: TestNode,
-  opts: { currency?: string; creditAtoB?: string; creditBtoA?: string; nameOfB?: string; nameOfA?: string } = {},
+  opts: { currency?: string; creditAtoB?: string; creditBtoA?: string; nameOfB?: string; nameOfA?: string; addressOfB?: string; addressOfA?: string } = {},
 ): Promise<void> {
   const currency = opts.currency ?? 'VWL';
   const nameOfB = opts.nameOfB ?? 'Bob';
   const nameOfA = opts.nameOfA ?? 'Alice';
-  await ok(A, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: nameOfB, fee_percent: 0, credit_limit: opts.creditAtoB ?? '1000', currency });
+  await ok(A, 'POST', '/api/v1/contacts', { address: opts.addressOfB ?? B.node.baseUrl, name: nameOfB, fee_percent: 0, credit_limit: opts.creditAtoB ?? '1000', currency });
   await waitFor(
     () => call(B, 'GET', `/api/v1/contacts/${hashOf(A)}/currencies`),
     (r) => r.status === 200 && (r.body.data.currencies as any[]).some((c) => c.currency.toLowerCase() === currency.toLowerCase() && c.status === 'pending'),
@@ -34,7 +34,7 @@ export async function connect(
   const established = bContact.status === 200 && bContact.body.data.contact.status === 'accepted';
   const res = await ok(B, 'POST', `/api/v1/contacts/${hashOf(A)}/decisions`, {
     decisions: [{ currency, action: 'accept', fee: 0, credit: opts.creditBtoA ?? '1000' }],
-    ...(established ? {} : { is_new_contact: true, contact_address: A.node.baseUrl, contact_name: nameOfA }),
+    ...(established ? {} : { is_new_contact: true, contact_address: opts.addressOfA ?? A.node.baseUrl, contact_name: nameOfA }),
   });
   if (res.accepted?.length !== 1) throw new Error(`accept failed: ${JSON.stringify(res)}`);
   await waitFor(

@@ -9,6 +9,8 @@ import { audienceOf } from './proofs.js';
 
 const TIMEOUT_MS = 15_000;
 
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
 export interface Reach {
   /** Base URL without a trailing slash. */
   base: string;
@@ -41,9 +43,30 @@ export class ContactReach {
     return known ? [known, ...out.filter((r) => r.base !== known.base)] : out;
   }
 
-  /** The way to reach the contact without Tor (what the MCP client can use), or null. */
-  direct(contactHash: string): Reach | null {
-    return this.reaches(contactHash).find((r) => !r.viaTor) ?? null;
+  /** Remembers the way that answered, tried first next time. */
+  worked(contactHash: string, reach: Reach): void {
+    this.#working.set(contactHash, reach);
+  }
+
+  /**
+   * A `fetch` toward one way of reaching the contact, for a client library (the MCP SDK's transport): the platform's
+   * own for a direct address, the node's streamed outbound exchange through Tor for an onion.
+   */
+  fetcher(reach: Reach): Fetch {
+    if (!reach.viaTor) return fetch;
+    return async (input, init) => {
+      const headers: Record<string, string> = {};
+      new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+      if (init?.body !== undefined && init.body !== null && typeof init.body !== 'string') throw new TypeError('only a text body goes over Tor here');
+      return this.outbound.fetch(String(input instanceof Request ? input.url : input), {
+        method: init?.method ?? 'GET',
+        headers,
+        ...(typeof init?.body === 'string' ? { body: init.body } : {}),
+        ...(init?.signal ? { signal: init.signal } : {}),
+        viaTor: true,
+        connectTimeoutMs: TIMEOUT_MS,
+      });
+    };
   }
 
   /**
@@ -63,7 +86,7 @@ export class ContactReach {
           timeoutMs: TIMEOUT_MS,
           maxResponseBytes,
         });
-        this.#working.set(contactHash, reach);
+        this.worked(contactHash, reach);
         return { reach, res };
       } catch (err) {
         last = err;

@@ -22,7 +22,7 @@ import type { TokenCipher } from '../secrets.js';
 import type { CallFailure, CallOptions, CallOutcome } from '../upstream/call.js';
 import type { ChatMessage } from '../upstream/protocol.js';
 import { makeProof } from './proofs.js';
-import type { ContactReach } from './reach.js';
+import type { ContactReach, Fetch } from './reach.js';
 import { CALL_MARK } from './call-mark.js';
 import type { FederationStore, OfferRow, UnsettledCall } from './store.js';
 
@@ -89,10 +89,7 @@ export class Resale {
 
   /** Why this node cannot call the seller at all now, or null. */
   unreachable(sellerHash: string): string | null {
-    const reaches = this.reach.reaches(sellerHash);
-    if (!reaches.length) return 'seller_has_no_address';
-    // The SDK's transport speaks HTTP(S) directly; sellers only reachable over Tor are not called yet.
-    return reaches.some((r) => !r.viaTor) ? null : 'seller_only_over_tor';
+    return this.reach.reaches(sellerHash).length ? null : 'seller_has_no_address';
   }
 
   async call(offer: OfferRow, call: ResaleCall, options: CallOptions): Promise<ResoldOutcome> {
@@ -183,8 +180,8 @@ export class Resale {
   }
 
   /** fetch for the SDK transport: answer streams of marked calls are watched for an end before the answer. */
-  readonly #fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const res = await fetch(input, init);
+  #watched = (base: Fetch): Fetch => async (input, init) => {
+    const res = await base(input, init);
     const mark = markOf(init?.body);
     if (!mark || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) return res;
     const lostWith = (cause: string): void => {
@@ -368,20 +365,27 @@ export class Resale {
       import('@modelcontextprotocol/sdk/client/index.js'),
       import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     ]);
-    const reach = this.reach.direct(sellerHash);
-    if (!reach) throw new Error('the seller is not reachable without Tor');
-    const transport = new StreamableHTTPClientTransport(new URL(`${reach.base}/p/mcp-passthrough/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${key.token}` } },
-      fetch: this.#fetch,
-    });
-    const client = new Client({ name: 'mcp-passthrough-resale', version: this.version });
-    try {
-      await client.connect(transport);
-    } catch (err) {
-      if (isUnauthorized(err)) this.#forgetKey(sellerHash);
-      throw err;
+    // Each way to the seller in the peer transport's order (over Tor too), until one opens a session.
+    let last: unknown = new Error('the seller has no address');
+    for (const reach of this.reach.reaches(sellerHash)) {
+      const transport = new StreamableHTTPClientTransport(new URL(`${reach.base}/p/mcp-passthrough/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key.token}` } },
+        fetch: this.#watched(this.reach.fetcher(reach)),
+      });
+      const client = new Client({ name: 'mcp-passthrough-resale', version: this.version });
+      try {
+        await client.connect(transport);
+        this.reach.worked(sellerHash, reach);
+        return client;
+      } catch (err) {
+        if (isUnauthorized(err)) {
+          this.#forgetKey(sellerHash);
+          throw err;
+        }
+        last = err;
+      }
     }
-    return client;
+    throw last;
   }
 
   #forgetClient(sellerHash: string): void {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboundRequest } from '../../../kernel/net/outbound.js';
+import { outboundFetch, outboundRequest } from '../../../kernel/net/outbound.js';
 import { OutboundError, type OutboundRequest } from '../../../sdk/index.js';
 import { startCollector, type Collector } from '../../support/collector.js';
 import { startFakeSocks, type FakeSocks } from '../../support/fake-socks.js';
@@ -130,5 +130,62 @@ describe('kernel outbound requests, direct', () => {
     const unusedProxy = { host: '127.0.0.1', port: 9 };
     const res = await outboundRequest(request({ method: 'GET', body: undefined, url: `http://127.0.0.1:${port}/x?y=1`, viaTor: false }), unusedProxy);
     expect(res).toEqual({ status: 200, body: '{"path":"/x?y=1"}' });
+  });
+});
+
+describe('kernel outbound fetch: a streamed answer through the Tor SOCKS5 proxy', () => {
+  const ONION = 'streamer.onion';
+  let socks: FakeSocks;
+  let server: Server;
+  let release: (() => void) | null = null;
+  beforeAll(async () => {
+    socks = await startFakeSocks();
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Mcp-Session-Id': 'session-1', 'Set-Cookie': ['a=1', 'b=2'] });
+        // The first event goes out at once, the second only when the test says: the body must stream.
+        res.write(`data: ${JSON.stringify({ method: req.method, auth: req.headers.authorization, body })}\n\n`);
+        release = () => res.end('data: last\n\n');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    socks.routes.set(ONION, (server.address() as AddressInfo).port);
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+    await socks.close();
+  });
+
+  it('gives the headers at once and the body as it arrives, over one proxied connection', async () => {
+    const before = socks.requests.length;
+    const res = await outboundFetch(
+      `http://${ONION}/mcp`,
+      { method: 'POST', headers: { Authorization: 'Bearer t' }, body: '{"x":1}', viaTor: true, connectTimeoutMs: 5_000 },
+      { host: socks.host, port: socks.port },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBe('session-1');
+    expect(res.headers.get('set-cookie')).toBe('a=1, b=2');
+    expect(socks.requests.slice(before)).toEqual([{ host: ONION, port: 80, routed: true }]);
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toBe(`data: ${JSON.stringify({ method: 'POST', auth: 'Bearer t', body: '{"x":1}' })}\n\n`);
+    release!();
+    let rest = '';
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    expect(rest).toBe('data: last\n\n');
+  });
+
+  it('fails with an OutboundError when the proxy cannot reach the name, and when the caller cancels', async () => {
+    const proxy = { host: socks.host, port: socks.port };
+    expect((await failure(outboundFetch('http://nowhere.onion/', { viaTor: true, connectTimeoutMs: 5_000 }, proxy))).code).toBe('unreachable');
+    socks.hang.add('hang.onion');
+    const controller = new AbortController();
+    const pending = outboundFetch('http://hang.onion/', { viaTor: true, connectTimeoutMs: 5_000, signal: controller.signal }, proxy);
+    setTimeout(() => controller.abort(), 50);
+    expect((await failure(pending)).code).toBe('cancelled');
   });
 });
