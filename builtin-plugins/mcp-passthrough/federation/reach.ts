@@ -43,6 +43,12 @@ export class ContactReach {
     return known ? [known, ...out.filter((r) => r.base !== known.base)] : out;
   }
 
+  /** Whether the contact has any address at all (asked for every candidate of every call: no parsing). */
+  hasAddress(contactHash: string): boolean {
+    const a = this.contacts.get(contactHash)?.addresses;
+    return !!(a && (a.tor || a.https || a.http));
+  }
+
   /** Remembers the way that answered, tried first next time. */
   worked(contactHash: string, reach: Reach): void {
     this.#working.set(contactHash, reach);

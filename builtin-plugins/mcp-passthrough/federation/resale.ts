@@ -89,7 +89,7 @@ export class Resale {
 
   /** Why this node cannot call the seller at all now, or null. */
   unreachable(sellerHash: string): string | null {
-    return this.reach.reaches(sellerHash).length ? null : 'seller_has_no_address';
+    return this.reach.hasAddress(sellerHash) ? null : 'seller_has_no_address';
   }
 
   async call(offer: OfferRow, call: ResaleCall, options: CallOptions): Promise<ResoldOutcome> {
