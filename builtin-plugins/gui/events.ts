@@ -39,10 +39,17 @@ export function eventStream(ctx: PluginContext, onEnd: (end: () => void) => () =
   const send = (name: string, data: unknown): void => {
     stream.push(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   };
-  const dlq = (): number => ctx.kernel.dlq.pendingCount();
-  send('hello', { dlq: dlq() });
+  // Counted once, then followed through the kernel's dlq.changed events (their payload carries the count): a busy
+  // node's events do not each cost a count per open page.
+  let dlq = ctx.kernel.dlq.pendingCount();
+  send('hello', { dlq });
   for (const [busEvent, name] of Object.entries(FORWARDED)) {
-    offs.push(ctx.events.subscribe(busEvent, (payload) => send(name, { event: busEvent, payload, dlq: dlq() })));
+    offs.push(
+      ctx.events.subscribe(busEvent, (payload) => {
+        if (busEvent === KERNEL_EVENTS.dlqChanged) dlq = (payload as { pending: number }).pending;
+        send(name, { event: busEvent, payload, dlq });
+      }),
+    );
   }
   const keepalive = setInterval(() => stream.push(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
