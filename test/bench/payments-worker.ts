@@ -14,6 +14,10 @@ export interface FinalNotice {
   final: { txid: string; memo: string; status: string; at: number };
 }
 
+/** To the driver: through the worker port, or the IPC channel when the node runs as a process (BENCH_NODES=processes). */
+const post = (m: unknown): void => void (parentPort ? parentPort.postMessage(m) : process.send!(m));
+const onMessage = (fn: (m: unknown) => void): void => void (parentPort ? parentPort.on('message', fn) : process.on('message', fn));
+
 const finals: BuiltinPlugin = {
   manifest: { name: 'bench-finals', version: '0.0.0', enabled_by_default: true, requires: ['ledger'] },
   definition: definePlugin({
@@ -21,7 +25,7 @@ const finals: BuiltinPlugin = {
       const ledger = ctx.services.use<LedgerService>('ledger');
       ctx.events.subscribe<{ txid: string; status: string }>(LEDGER_EVENTS.final, (e) => {
         const notice: FinalNotice = { final: { txid: e.txid, memo: ledger.get(e.txid)?.memo ?? '', status: e.status, at: Date.now() } };
-        parentPort!.postMessage(notice);
+        post(notice);
       });
     },
   }),
@@ -29,7 +33,7 @@ const finals: BuiltinPlugin = {
 
 const node = await startTestNode({ extraBuiltins: [finals] });
 const creds = node.node.cliCredentials();
-parentPort!.postMessage({ baseUrl: node.node.baseUrl, keyId: creds.key_id, secret: creds.secret, pubkeyHash: node.node.identity.pubkeyHash });
-parentPort!.on('message', (msg: string) => {
+post({ baseUrl: node.node.baseUrl, keyId: creds.key_id, secret: creds.secret, pubkeyHash: node.node.identity.pubkeyHash });
+onMessage((msg) => {
   if (msg === 'stop') void node.destroy().then(() => process.exit(0));
 });

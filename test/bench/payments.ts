@@ -16,6 +16,9 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Agent, request as httpRequest } from 'node:http';
 import type { FinalNotice } from './payments-worker.js';
+import { fork, type ChildProcess } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { signRequest } from '../../kernel/auth/verifier.js';
 
@@ -27,11 +30,35 @@ export function intEnv(name: string, fallback: number): number {
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }
 
-/** A node running in a worker thread, driven through its REST API with a keep-alive, HMAC-signing client. */
+/** Where a bench node runs: a worker thread, or (BENCH_NODES=processes) a process of its own, as an operator runs it. */
+type NodeHost = EventEmitter & { tell(message: string): void; pid?: number | undefined };
+
+/** CPU time (µs) a child process used so far, from /proc (clock ticks of 10 ms); 0 where there is no /proc. */
+function childCpuMicros(pid: number): number {
+  try {
+    // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return 0;
+  }
+}
+
+function hostNode(): NodeHost {
+  const script = new URL('./payments-worker.js', import.meta.url);
+  if (process.env.BENCH_NODES === 'processes') {
+    const child: ChildProcess = fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    return Object.assign(child, { tell: (m: string) => void child.send(m) });
+  }
+  const worker = new Worker(script);
+  return Object.assign(worker, { tell: (m: string) => worker.postMessage(m) });
+}
+
+/** A node running in a worker thread or a process, driven through its REST API with a keep-alive, HMAC-signing client. */
 export class BenchNode {
   readonly agent = new Agent({ keepAlive: true, maxSockets: 64 });
   constructor(
-    readonly worker: Worker,
+    readonly worker: NodeHost,
     readonly baseUrl: string,
     readonly keyId: string,
     readonly secret: string,
@@ -39,7 +66,7 @@ export class BenchNode {
   ) {}
 
   static async start(): Promise<BenchNode> {
-    const worker = new Worker(new URL('./payments-worker.js', import.meta.url));
+    const worker = hostNode();
     const info = await new Promise<{ baseUrl: string; keyId: string; secret: string; pubkeyHash: string }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
@@ -118,10 +145,15 @@ export class BenchNode {
     return res.body.data;
   }
 
+  /** CPU time used by this node when it runs as a process of its own; 0 for a worker (counted in this process's). */
+  cpuMicros(): number {
+    return process.env.BENCH_NODES === 'processes' && this.worker.pid ? childCpuMicros(this.worker.pid) : 0;
+  }
+
   async stop(): Promise<void> {
     this.agent.destroy();
     const exited = new Promise((r) => this.worker.once('exit', r));
-    this.worker.postMessage('stop');
+    this.worker.tell('stop');
     await exited;
   }
 }

@@ -2,7 +2,7 @@
  * `npm run bench`: prints figures; asserts nothing. Knobs (environment):
  *   BENCH_CONCURRENCY (50), BENCH_WARMUP_S (2), BENCH_DURATION_S (10), BENCH_CLIENT (http, fetch or both: both),
  *   BENCH_AUTH_N (100000), BENCH_PEER_CONCURRENCY (32), BENCH_PEER_TRANSPORT (http: https by default),
- *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts),
+ *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts), BENCH_NODES (threads; processes: payments and routing),
  *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,routing,backup,export: all),
  *   BENCH_EXPORT_ROWS (1000000), BENCH_MCP_SAMPLES (400), BENCH_MCP_SESSIONS (50); BENCH_ONLY also takes mcp.
  *   BENCH_SANDBOX_SAMPLES (3000), BENCH_SANDBOX_IDLE (20); BENCH_ONLY also takes sandbox.
