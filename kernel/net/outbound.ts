@@ -129,41 +129,53 @@ async function connect(req: ConnectOptions, t: Target, proxy: SocksEndpoint): Pr
   return handshake(raw, t, req.extraCa, Math.max(1, budget - (Date.now() - started)));
 }
 
+/**
+ * One request written on the connection made for it (`Connection: close`): without an agent, node writes it on the
+ * connection we hand it. The caller listens for errors and ends the request with its body.
+ */
+function requestOn(
+  socket: Duplex,
+  t: Target,
+  out: { method: string; headers: Record<string, string>; body?: string | undefined },
+  signal: AbortSignal,
+  onResponse: (res: http.IncomingMessage) => void,
+): http.ClientRequest {
+  const headers: Record<string, string> = { Connection: 'close', ...out.headers };
+  if (out.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(out.body));
+  return http.request(
+    {
+      method: out.method,
+      host: t.host,
+      port: t.port,
+      path: `${t.url.pathname}${t.url.search}`,
+      headers: { Host: t.url.host, ...headers },
+      signal,
+      createConnection: () => socket,
+    },
+    onResponse,
+  );
+}
+
 function exchange(req: OutboundRequest, t: Target, socket: Duplex, signal: AbortSignal): Promise<OutboundResponse> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { Accept: 'application/json', Connection: 'close', ...req.headers };
-    if (req.body !== undefined) {
-      headers['Content-Type'] ??= 'application/json';
-      headers['Content-Length'] = String(Buffer.byteLength(req.body));
-    }
-    const request = http.request(
-      {
-        method: req.method,
-        host: t.host,
-        port: t.port,
-        path: `${t.url.pathname}${t.url.search}`,
-        headers: { Host: t.url.host, ...headers },
-        signal,
-        // Without an agent, node writes this one request on the connection we hand it.
-        createConnection: () => socket,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > req.maxResponseBytes) {
-            // Rejected first: an answer that arrived whole would otherwise still end normally.
-            reject(new OutboundError('too_large', `response larger than ${req.maxResponseBytes} bytes`));
-            request.destroy();
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
+    const headers: Record<string, string> = { Accept: 'application/json', ...req.headers };
+    if (req.body !== undefined) headers['Content-Type'] ??= 'application/json';
+    const request = requestOn(socket, t, { method: req.method, headers, body: req.body }, signal, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > req.maxResponseBytes) {
+          // Rejected first: an answer that arrived whole would otherwise still end normally.
+          reject(new OutboundError('too_large', `response larger than ${req.maxResponseBytes} bytes`));
+          request.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
     request.on('error', reject);
     request.end(req.body);
   });
@@ -194,10 +206,14 @@ function untilAborted<T extends Duplex>(work: Promise<T>, signal: AbortSignal): 
   });
 }
 
-/** Why a connection failed, as an OutboundError (a cancellation when the caller's signal ended it). */
-function failure(err: unknown, signal: AbortSignal | undefined): OutboundError {
+/**
+ * What a failed exchange tells its caller: its own OutboundError as it is; `cancelled` when the caller's signal ended
+ * it; `timeout` when the exchange's deadline did; `unreachable` otherwise.
+ */
+function failure(err: unknown, cancel: AbortSignal | undefined, deadline?: { signal: AbortSignal; ms: number }): OutboundError {
   if (err instanceof OutboundError) return err;
-  if (signal?.aborted) return new OutboundError('cancelled', 'cancelled');
+  if (cancel?.aborted) return new OutboundError('cancelled', 'cancelled');
+  if (deadline?.signal.aborted) return new OutboundError('timeout', `timed out after ${seconds(deadline.ms)}`);
   return new OutboundError('unreachable', failedConnection(err));
 }
 
@@ -218,37 +234,24 @@ export async function outboundFetch(url: string, init: OutboundFetchInit, proxy:
     socket = await untilAborted(connect({ ...init, timeoutMs: init.connectTimeoutMs }, t, proxy), signal);
   } catch (err) {
     socket?.destroy();
-    throw failure(err, signal);
+    throw failure(err, init.signal);
   }
   const connection = socket;
   return new Promise<Response>((resolve, reject) => {
-    const headers: Record<string, string> = { Connection: 'close', ...init.headers };
-    if (init.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(init.body));
-    const request = http.request(
-      {
-        method: init.method ?? 'GET',
-        host: t.host,
-        port: t.port,
-        path: `${t.url.pathname}${t.url.search}`,
-        headers: { Host: t.url.host, ...headers },
-        signal,
-        createConnection: () => connection,
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        if (status < 200 || status > 599) {
-          connection.destroy();
-          reject(new OutboundError('unreachable', `the server answered HTTP ${status}`));
-          return;
-        }
-        const body = NO_BODY_STATUSES.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
-        if (!body) res.resume();
-        resolve(new Response(body, { status, statusText: res.statusMessage ?? '', headers: fetchHeaders(res) }));
-      },
-    );
+    const request = requestOn(connection, t, { method: init.method ?? 'GET', headers: init.headers ?? {}, body: init.body }, signal, (res) => {
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 599) {
+        connection.destroy();
+        reject(new OutboundError('unreachable', `the server answered HTTP ${status}`));
+        return;
+      }
+      const body = NO_BODY_STATUSES.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+      if (!body) res.resume();
+      resolve(new Response(body, { status, statusText: res.statusMessage ?? '', headers: fetchHeaders(res) }));
+    });
     request.on('error', (err) => {
       connection.destroy();
-      reject(failure(err, signal));
+      reject(failure(err, init.signal));
     });
     request.end(init.body);
   });
@@ -264,9 +267,6 @@ export async function outboundRequest(req: OutboundRequest, proxy: SocksEndpoint
     return await exchange(req, t, socket, signal);
   } catch (err) {
     socket?.destroy();
-    if (err instanceof OutboundError) throw err;
-    if (req.signal?.aborted) throw new OutboundError('cancelled', 'cancelled');
-    if (deadline.aborted) throw new OutboundError('timeout', `timed out after ${seconds(req.timeoutMs)}`);
-    throw new OutboundError('unreachable', failedConnection(err));
+    throw failure(err, req.signal, { signal: deadline, ms: req.timeoutMs });
   }
 }
