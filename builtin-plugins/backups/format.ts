@@ -21,6 +21,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StateFile } from '../../sdk/index.js';
+import { BackgroundFlush } from '../../sdk/flush.js';
 
 export const FORMAT_VERSION = 3;
 const MAGIC = Buffer.from('WNBACKUP', 'latin1');
@@ -225,10 +226,9 @@ export async function sealBackup(
   const chunks = Math.max(1, Math.ceil(total / CHUNK_BYTES));
 
   let position = 0;
-  // The file is flushed as it grows, off the event loop: one sync of a whole GiB at the end holds the disk's journal,
-  // and every write of the node's database waits behind it (half a second with the event loop stopped).
+  // Flushed as it grows (sdk/flush.ts): one sync of a whole GiB at the end stopped the node's event loop for half a second.
+  const flusher = new BackgroundFlush(out);
   let unflushed = 0;
-  let flushing: Promise<void> | null = null;
   const write = async (data: Buffer): Promise<void> => {
     let done = 0;
     while (done < data.length) {
@@ -237,13 +237,9 @@ export async function sealBackup(
     }
     position += data.length;
     unflushed += data.length;
-    if (unflushed >= FLUSH_BYTES && !flushing) {
+    if (unflushed >= FLUSH_BYTES && !flusher.busy) {
       unflushed = 0;
-      // A failed flush only leaves more to the caller's final sync, which reports what is wrong.
-      flushing = out
-        .datasync()
-        .catch(() => undefined)
-        .finally(() => (flushing = null));
+      void flusher.flush();
     }
   };
   await write(aad);
@@ -274,7 +270,7 @@ export async function sealBackup(
     }
   }
   if (filled > 0) await seal();
-  await flushing;
+  await flusher.settled();
   if (index !== chunks || sealed !== total) throw new Error('the files changed size while they were being written');
   return position;
 }

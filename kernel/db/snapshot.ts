@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { BackgroundFlush } from '../../sdk/flush.js';
 import type { DatabaseCheck, ScratchDir, SnapshotMechanism, StateFile, StateSnapshot } from '../../sdk/index.js';
 import { TRUSTED_KEYS_FILE } from '../plugins/sandbox/signature.js';
 import type { Db } from './open.js';
@@ -103,16 +104,8 @@ export async function takeSnapshot(
     // Created first with its final mode: SQLite would create it (and its journal) from the umask.
     await writeFile(dbPath, '', { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     // Closed only after the copy: closing a descriptor of a file drops the process's POSIX locks on it.
-    const flusher = await open(dbPath, 'r');
-    let flushing: Promise<void> | null = null;
-    const flush = (): Promise<void> =>
-      (flushing ??= flusher
-        .datasync()
-        // A failed flush only means the final sync does more of the work.
-        .catch(() => undefined)
-        .finally(() => {
-          flushing = null;
-        }));
+    const copyFile = await open(dbPath, 'r');
+    const flusher = new BackgroundFlush(copyFile);
     let flushedForLastStep = false;
     let steps = 0;
     const pagesPerStep = Math.max(1, Math.floor(BYTES_PER_STEP / (db.pragma('page_size', { simple: true }) as number)));
@@ -123,16 +116,16 @@ export async function takeSnapshot(
           if (remainingPages <= pagesPerStep && !flushedForLastStep) {
             // The next step ends the copy and syncs it here: until the pages so far are on disk, steps copy nothing
             // (each such turn of the loop is a lock and a release) and the requests keep being served.
-            if (!flushing) void flush().then(() => (flushedForLastStep = true));
+            if (!flusher.busy) void flusher.flush().then(() => (flushedForLastStep = true));
             return 0;
           }
-          if (++steps % STEPS_PER_FLUSH === 0) void flush();
+          if (++steps % STEPS_PER_FLUSH === 0) void flusher.flush();
           return pagesPerStep;
         },
       });
     } finally {
-      await (flushing as Promise<void> | null);
-      await flusher.close();
+      await flusher.settled();
+      await copyFile.close();
     }
     // The copy carries the source's WAL flag in its header; a rollback journal makes the one file the whole copy.
     const copy = new Database(dbPath);
