@@ -33,6 +33,8 @@ export type RunOutcome = 'sent' | 'failed' | 'disabled' | 'already_sent';
 export class Analytics {
   #inFlight = new AbortController();
   #setupTriedThisLoad = false;
+  /** The node_setup submission under way: the daily job that finds node_setup unsent joins it instead of sending a second. */
+  #setupInFlight: Promise<RunOutcome> | null = null;
   #nextHeartbeat: number | null = null;
 
   constructor(private readonly deps: AnalyticsDeps) {}
@@ -82,9 +84,15 @@ export class Analytics {
   async sendNodeSetup(): Promise<RunOutcome> {
     this.#setupTriedThisLoad = true;
     if (!this.enabled()) return 'disabled';
+    if (this.#setupInFlight) return this.#setupInFlight;
     if (this.state().nodeSetupSentAt !== null) return 'already_sent';
     const now = this.deps.now();
-    return this.#submit(EVENTS.setup, nodeSetup(this.deps.analyticsId, this.deps.version, now), (at) => ({ nodeSetupSentAt: at }));
+    this.#setupInFlight = this.#submit(EVENTS.setup, nodeSetup(this.deps.analyticsId, this.deps.version, now), (at) => ({ nodeSetupSentAt: at }));
+    try {
+      return await this.#setupInFlight;
+    } finally {
+      this.#setupInFlight = null;
+    }
   }
 
   /** The daily job. */

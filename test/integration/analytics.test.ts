@@ -332,6 +332,24 @@ describe('analytics switched by NODE_ANALYTICS_ENABLED and by a stored opt-in', 
     expect(Date.parse(preview.window.from)).toBeGreaterThan(Date.parse(optIn));
   });
 
+  it('the daily job that finds node_setup still in flight joins it: node_setup goes once, then the heartbeat', async () => {
+    const c = await collectorFor('joined.collector.test');
+    let release!: () => void;
+    c.reply.hold = new Promise<void>((r) => (release = r));
+    const optIn = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    const t = await nodeWithSettings({ analyticsEnabled: true, analyticsConsentAsked: true, analyticsOptInAt: optIn }, analyticsEnv(socks, c));
+    await waitFor(async () => c.received.length, (n) => n === 1, 'node_setup sent at start, its answer held');
+    const run = runJob(t, HEARTBEAT);
+    await waitFor(async () => jobState(t, HEARTBEAT)?.busy, (busy) => busy === true, 'the daily job running');
+    // The job may not send a second node_setup while the first waits for its answer.
+    await settle(100);
+    expect(c.received).toHaveLength(1);
+    c.reply.hold = null;
+    release();
+    await run;
+    expect(payloads(c).map((p) => p.event)).toEqual(['node_setup', 'usage_heartbeat']);
+  });
+
   it('NODE_ANALYTICS_ENABLED=false overrides a stored opt-in: no job, nothing sent, no banner', async () => {
     const c = await collectorFor('off.collector.test');
     const t = await nodeWithSettings({ analyticsEnabled: true, analyticsConsentAsked: true }, analyticsEnv(socks, c, { NODE_ANALYTICS_ENABLED: 'false' }));

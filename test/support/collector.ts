@@ -2,7 +2,7 @@
  * An HTTPS collector on loopback for outbound tests: a self-signed certificate for a made-up host name (reach it
  * through the fake SOCKS5 proxy, which maps the name to its port), and every request kept as the raw bytes it
  * received after TLS (request line, headers, body). `reply` sets the answer of the next requests; `silent` keeps
- * the connection open without answering.
+ * the connection open without answering; `hold` answers only once that promise settles.
  *
  *   const collector = await startCollector('collector.test');
  *   socks.routes.set('collector.test', collector.port);   // extraCa: collector.ca
@@ -30,7 +30,7 @@ export interface Collector {
   readonly ca: string;
   readonly caFile: string;
   readonly received: CollectedRequest[];
-  reply: { status: number; body: string; silent: boolean };
+  reply: { status: number; body: string; silent: boolean; hold: Promise<void> | null };
   close(): Promise<void>;
 }
 
@@ -40,7 +40,7 @@ export async function startCollector(host: string): Promise<Collector> {
   const caFile = join(dir, 'ca.pem');
   writeFileSync(caFile, certificate.cert);
   const received: CollectedRequest[] = [];
-  const reply = { status: 200, body: '{"ok":true}', silent: false };
+  const reply: Collector['reply'] = { status: 200, body: '{"ok":true}', silent: false, hold: null };
   const server = https.createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -50,8 +50,12 @@ export async function startCollector(host: string): Promise<Collector> {
       for (let i = 0; i < req.rawHeaders.length; i += 2) head.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
       received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw: `${head.join('\r\n')}\r\n\r\n${body}`, body });
       if (reply.silent) return;
-      res.writeHead(reply.status, { 'Content-Type': 'application/json' });
-      res.end(reply.body);
+      const answer = (): void => {
+        res.writeHead(reply.status, { 'Content-Type': 'application/json' });
+        res.end(reply.body);
+      };
+      if (reply.hold) void reply.hold.then(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
