@@ -277,9 +277,16 @@ export interface LedgerService {
   /**
    * Either side: the leg is fulfilled with `fulfillment` (the caller checked it against the condition). The payer's
    * leg joins the send queue as a chain entry (signed onto the chain head, countersigned by the payee, completed with
-   * the balances); the payee's keeps `accepted` with the fulfillment until that entry arrives. Call inside a transaction.
+   * the balances); the payee's keeps `accepted` with the fulfillment until `settleLeg` or that entry. Call inside a
+   * transaction.
    */
   fulfilLeg(txid: string, fulfillment: string): LedgerTx | null;
+  /**
+   * Payee: a leg it fulfilled is completed now (balances, listeners), before the payer's chain entry comes: the
+   * preimage it gave away is the payer's proof that it owes the leg. The entry gives it its chain position when it
+   * arrives. Call inside a transaction.
+   */
+  settleLeg(txid: string): LedgerTx | null;
   /** Either side: the leg is released (refused, rejected, expired): `cancelled`, its lock gone. Call inside a transaction. */
   cancelLeg(txid: string, reason: string): LedgerTx | null;
   /** Sets the local description of a received payment (a routed payment's note from its originator). */

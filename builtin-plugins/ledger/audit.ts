@@ -8,7 +8,8 @@
  *     (txid, prev, sender, recipient, amount, currency);
  *   - signatures: the sender's and the recipient's Ed25519 signatures over the content, under this node's key and
  *     the contact's (the key stored with the row, which must hash to the contact's pubkey_hash);
- *   - balances: the stored totals equal the sums of the settled rows.
+ *   - balances: the stored totals equal the sums of the settled rows (and of the legs completed here awaiting their
+ *     chain entries).
  */
 import { createHash } from 'node:crypto';
 import { fromParts, type Minor } from '../../sdk/money.js';
@@ -90,6 +91,8 @@ export function auditChain(core: LedgerCore, contactHash: string, currency: stri
     findings.push(...checkRow(core, row, amount, contactHash, currency, contactKey));
     before = row.txid;
   }
+  // Legs this node completed when it fulfilled them count in the totals before their chain entries place them.
+  computed.received += core.store.settledAwaitingEntry(contactHash, currency);
   const stored = core.store.balanceOf(contactHash, currency);
   const balance = stored.received !== computed.received || stored.sent !== computed.sent ? { stored: { received: stored.received, sent: stored.sent }, computed } : null;
   const forks = [...byPrev.entries()].filter(([, txids]) => txids.length > 1);

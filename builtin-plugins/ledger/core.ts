@@ -139,6 +139,28 @@ export class LedgerCore {
     return updated;
   }
 
+  /**
+   * Completes a fulfilled leg on its payee's side before its chain entry arrives: balances and listeners now, in the
+   * caller's transaction; `chainIn` gives it its chain position once the payer's entry comes.
+   */
+  settle(row: TxRow, patch: TxPatch = {}): TxRow {
+    const now = this.now();
+    if (Object.keys(patch).length) this.store.patch(row.seq, patch, now);
+    const patched = applyPatch(row, patch, now);
+    this.store.settle(patched, now);
+    const updated: TxRow = { ...patched, status: 'completed', chainPos: null, completedAt: now, inDoubt: false, nextAttemptAt: 0, sendingStartedAt: null, failureReason: null };
+    this.#final(updated);
+    return updated;
+  }
+
+  /** A row completed by `settle` takes its place in the chain with its signed entry (in the caller's transaction). */
+  chainIn(row: TxRow, patch: TxPatch): TxRow {
+    const now = this.now();
+    this.store.patch(row.seq, patch, now);
+    const chainPos = this.store.chainIn(row, now);
+    return { ...applyPatch(row, patch, now), chainPos };
+  }
+
   finalize(row: TxRow, status: Exclude<TxStatus, 'completed'>, reason: string, extra: TxPatch = {}): TxRow {
     return this.update(row, {
       ...extra,

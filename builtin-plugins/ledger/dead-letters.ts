@@ -105,6 +105,8 @@ export class LedgerDeadLetters {
       if (!row) return { ok: false, refusal: 'unknown_transaction' };
       const outcome = outcomeOf(row);
       if (!outcome && row.status === 'failed') queue.retryFailed(row, 'from the dead letter queue');
+      // A parked routed leg's chain entry (owed, so never failed) waits for its slow retry: it goes now instead.
+      else if (!outcome && row.status === 'pending') queue.expedite(row);
       return outcome; // null: on its way now (or already, after a revival)
     });
     if (now) return now;

@@ -5,8 +5,8 @@
  *   payer   sent (statement signed, the payee has not answered) → accepted (the payee locked it)
  *           → pending → sending → completed (fulfilled: the send queue settles it as a chain entry)
  *           or cancelled (released)
- *   payee   accepted (locked: counted against the credit it extends) → completed (the chain entry arrived)
- *           or cancelled (released)
+ *   payee   accepted (locked: counted against the credit it extends) → completed (settled once fulfilled here, or
+ *           when the chain entry arrives; the entry gives it its chain position) or cancelled (released)
  *
  * Balances change only at `completed`, like every payment. The routing plugin owns the messages and decides when a
  * leg is fulfilled or released; this module keeps the rows, the signatures and the credit rule.
@@ -25,6 +25,7 @@ type LegApi = Pick<
   | 'acceptLeg'
   | 'legLocked'
   | 'fulfilLeg'
+  | 'settleLeg'
   | 'cancelLeg'
   | 'describe'
   | 'legsOf'
@@ -176,6 +177,12 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
       const updated = core.update(row, { fulfillment, status: 'pending', inDoubt: false, nextAttemptAt: core.now() });
       ctx.db.afterCommit(() => queue.wake(updated.contactHash, currencyKey(updated.currency)));
       return publicTx(updated);
+    },
+
+    settleLeg(txid) {
+      const row = store.get(txid);
+      if (!row || row.type !== 'received' || !row.condition || row.status !== 'accepted' || !row.fulfillment) return row ? publicTx(row) : null;
+      return publicTx(core.settle(row));
     },
 
     cancelLeg(txid, reason) {

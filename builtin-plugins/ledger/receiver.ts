@@ -44,7 +44,7 @@ export class Receiver {
         if (existing.type === 'received' && existing.status === 'completed' && existing.content && existing.recipientSignature) {
           return { reply: this.#reply(existing, this.core.contacts.line(existing.contactHash, existing.currency)?.creditLimit ?? 0n) };
         }
-        if (payload.held_only !== true && existing.type === 'received' && existing.status === 'accepted' && existing.condition) {
+        if (payload.held_only !== true && existing.type === 'received' && existing.condition && awaitsChainEntry(existing)) {
           return this.#settleLeg(existing, content, text, signature, sender);
         }
         return { refusal: new PeerRefusal(REFUSAL.duplicate, 'this txid is already known here as another transaction') };
@@ -138,8 +138,9 @@ export class Receiver {
 
   /**
    * A fulfilled routed leg arrives as its chain entry: the leg this node locked (same identity, same condition) with
-   * the preimage. Its credit was taken when it was locked, so only the chain rule applies; it completes here with the
-   * balances, in the receiving transaction.
+   * the preimage. Its credit was taken when it was locked, so only the chain rule applies. A leg this node already
+   * fulfilled (so completed, with the balances) takes its chain position now; one it has not heard the fate of yet
+   * (the preimage comes with the entry) completes now, in the receiving transaction.
    */
   #settleLeg(locked: TxRow, content: TxContent & { amountMinor: bigint }, text: string, signature: string, sender: PeerSender): Decision {
     if (
@@ -155,14 +156,15 @@ export class Receiver {
     }
     const chain = this.#chainRule(content, sender.pubkeyHash, locked.currency);
     if (chain) return chain;
-    const completed = this.core.complete(locked, {
+    const entry = {
       content: text,
       prevTxid: content.prev,
       senderSignature: signature,
       recipientSignature: this.core.ctx.identity.sign(signedBytes(text)).toString('base64url'),
       fulfillment: content.fulfillment!,
       counterpartyPublicKey: sender.publicKey.toString('base64url'),
-    });
+    };
+    const completed = locked.status === 'completed' ? this.core.chainIn(locked, entry) : this.core.complete(locked, entry);
     return { reply: this.#reply(completed, this.core.contacts.line(locked.contactHash, locked.currency)?.creditLimit ?? 0n) };
   }
 
@@ -180,5 +182,8 @@ export class Receiver {
     };
   }
 }
+
+/** A leg locked here (`accepted`), or fulfilled here and completed before its chain entry came (no chain position). */
+const awaitsChainEntry = (row: TxRow): boolean => row.status === 'accepted' || (row.status === 'completed' && row.chainPos === null);
 
 const busy = (message: string): PeerRefusal => new PeerRefusal(REFUSAL.chainBusy, message, { retry_after_ms: 20 });

@@ -464,6 +464,22 @@ export class SendQueue {
       const r = this.core.store.get(row.txid);
       if (!r || r.status !== 'sending') return;
       const now = this.core.now();
+      if (r.condition && !RETRIED_REFUSALS.has(code)) {
+        // A fulfilled routed leg: its payee holds the preimage (and has counted the leg), and this node was paid
+        // upstream with it, so the entry is owed whatever the payee answers. Parked for the operator to see, and sent
+        // again at the slowest retry pace, never failed.
+        const attempts = r.attempts + 1;
+        this.deadLetters.undelivered({ ...r, attempts }, new PeerDeliveryError(code, message));
+        this.core.update(r, {
+          status: 'pending',
+          attempts,
+          inDoubt: false,
+          sendingStartedAt: null,
+          failureReason: `${code}: ${message}`,
+          nextAttemptAt: now + backoffMs(MAX_TRANSPORT_FAILURES),
+        });
+        return;
+      }
       switch (code) {
         case REFUSAL.notHeld: {
           this.core.finalize(r, 'failed', `${code}: the contact named this payment as its chain head but holds no record of it; not sent again without the operator`, {
@@ -535,5 +551,8 @@ export class SendQueue {
     if (kick) this.wake(row.contactHash, row.currencyKey);
   }
 }
+
+/** Refusals the queue answers by signing the entry again (onto the head the payee expects, or after its own payment). */
+const RETRIED_REFUSALS = new Set<string>([REFUSAL.chainBusy, REFUSAL.invalidPrevious]);
 
 export const chainKey = (contactHash: string, ckey: string): string => `${contactHash}:${ckey}`;

@@ -2,7 +2,8 @@
  * The ledger plugin's tables and queries. Nothing else reads them: other plugins go through the `ledger` service.
  *
  *   ledger_tx        one row per transaction this node is party to. Amounts as whole + frac INTEGER columns.
- *                    `chain_pos` orders the completed rows (the chain order); `in_doubt` marks an outgoing
+ *                    `chain_pos` orders the completed rows (the chain order); a fulfilled routed leg the payee
+ *                    completed before its chain entry arrived has none until then; `in_doubt` marks an outgoing
  *                    payment that was handed to the network without a definitive answer yet (its signed content
  *                    must not change until the peer answers).
  *   ledger_balances  running totals per (contact, currency), changed only when a row becomes completed, in the
@@ -447,7 +448,7 @@ export class LedgerStore {
     this.#byTxid = db.prepare('SELECT * FROM ledger_tx WHERE txid = ?').safeIntegers(true);
     this.#byTxidArchived = db.prepare('SELECT * FROM ledger_tx_archive WHERE txid = ?').safeIntegers(true);
     this.#head = db.prepare(
-      `SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos DESC LIMIT 1`,
+      `SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' AND chain_pos IS NOT NULL ORDER BY chain_pos DESC LIMIT 1`,
     );
     this.#nextPos = db.prepare('SELECT chain_pos AS pos FROM ledger_tx INDEXED BY ledger_tx_pos WHERE chain_pos IS NOT NULL ORDER BY chain_pos DESC LIMIT 1');
     this.#complete = db.prepare(
@@ -462,7 +463,7 @@ export class LedgerStore {
     this.#balancesAll = db.prepare('SELECT * FROM ledger_balances ORDER BY contact_hash, currency_key').safeIntegers(true);
     this.#balancesOne = db.prepare('SELECT * FROM ledger_balances WHERE contact_hash = ? ORDER BY currency_key').safeIntegers(true);
     this.#chainRows = db.prepare(
-      `SELECT txid, prev_txid FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos`,
+      `SELECT txid, prev_txid FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' AND chain_pos IS NOT NULL ORDER BY chain_pos`,
     );
     // The hot queries name their index: without statistics the planner may prefer a scan of a whole contact's rows.
     this.#unresolvedOut = db
@@ -596,12 +597,42 @@ export class LedgerStore {
 
   /** Marks a row completed at the end of its chain and adds it to the balances; returns its chain position. Call inside a transaction. */
   complete(row: TxRow, now: number): number {
-    // Chain positions only order completed rows; a gap (a rolled-back transaction) is harmless.
-    this.#pos ??= (this.#nextPos.get() as { pos: number } | undefined)?.pos ?? 0;
-    const pos = ++this.#pos;
+    const pos = this.#nextPosition();
     this.#complete.run(pos, now, now, row.seq);
     this.addToBalance(row.contactHash, row.currency, row.type === 'received' ? 'received' : 'sent', row.amount, now);
     return pos;
+  }
+
+  /**
+   * Marks a row completed and adds it to the balances before it has a place in the chain (a leg this node, its payee,
+   * fulfilled: its chain entry follows from the payer, and `chainIn` places it then). Call inside a transaction.
+   */
+  settle(row: TxRow, now: number): void {
+    this.#complete.run(null, now, now, row.seq);
+    this.addToBalance(row.contactHash, row.currency, row.type === 'received' ? 'received' : 'sent', row.amount, now);
+  }
+
+  /** What the legs received from the contact and completed here, still without their chain entries, add up to. */
+  settledAwaitingEntry(contactHash: string, currency: string): Minor {
+    const r = this.#stmt(
+      `SELECT SUM(amount_whole) AS w, SUM(amount_frac) AS f FROM ledger_tx
+         WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' AND chain_pos IS NULL AND type = 'received'`,
+      true,
+    ).get(contactHash, currencyKey(currency)) as { w: bigint | null; f: bigint | null };
+    return fromParts(r.w ?? 0n, r.f ?? 0n);
+  }
+
+  /** Places a settled row at the end of its chain; returns its position. Call inside a transaction. */
+  chainIn(row: TxRow, now: number): number {
+    const pos = this.#nextPosition();
+    this.#stmt('UPDATE ledger_tx SET chain_pos = ?, updated_at = ? WHERE seq = ?').run(pos, now, row.seq);
+    return pos;
+  }
+
+  #nextPosition(): number {
+    // Chain positions only order completed rows; a gap (a rolled-back transaction) is harmless.
+    this.#pos ??= (this.#nextPos.get() as { pos: number } | undefined)?.pos ?? 0;
+    return ++this.#pos;
   }
 
   head(contactHash: string, currency: string): string | null {
@@ -617,7 +648,7 @@ export class LedgerStore {
   auditRows(contactHash: string, currency: string): AuditRow[] {
     const rows = this.#stmt(
       `SELECT txid, prev_txid, from_hash, to_hash, amount_whole, amount_frac, content, sender_sig, recipient_sig, counterparty_pubkey
-         FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos, seq`,
+         FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' AND chain_pos IS NOT NULL ORDER BY chain_pos, seq`,
       true,
     ).all(contactHash, currencyKey(currency)) as {
       txid: string;
@@ -651,7 +682,8 @@ export class LedgerStore {
    */
   relinkChain(contactHash: string, currency: string): void {
     const rows = this.#stmt(
-      `SELECT seq, txid, prev_txid AS prev, chain_pos AS pos FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed'`,
+      `SELECT seq, txid, prev_txid AS prev, chain_pos AS pos FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed'
+         AND chain_pos IS NOT NULL`,
     ).all(contactHash, currencyKey(currency)) as { seq: number; txid: string; prev: string | null; pos: number }[];
     const held = new Set(rows.map((r) => r.txid));
     const next = new Map<string, typeof rows>();
@@ -688,7 +720,8 @@ export class LedgerStore {
   /** Every contact and currency with settled rows: the chains there are to audit. */
   chainPairs(): { contactHash: string; currency: string }[] {
     return this.#stmt(
-      `SELECT contact_hash AS contactHash, MIN(currency) AS currency FROM ledger_tx_all WHERE status = 'completed' GROUP BY contact_hash, currency_key
+      `SELECT contact_hash AS contactHash, MIN(currency) AS currency FROM ledger_tx_all WHERE status = 'completed' AND chain_pos IS NOT NULL
+         GROUP BY contact_hash, currency_key
          ORDER BY contact_hash, currency_key`,
     ).all() as { contactHash: string; currency: string }[];
   }
@@ -696,7 +729,9 @@ export class LedgerStore {
   /** Currencies in which this node has a completed chain with the contact. */
   chainCurrencies(contactHash: string): string[] {
     return (
-      this.#stmt(`SELECT MIN(currency) AS currency FROM ledger_tx_all WHERE contact_hash = ? AND status = 'completed' GROUP BY currency_key`).all(
+      this.#stmt(
+        `SELECT MIN(currency) AS currency FROM ledger_tx_all WHERE contact_hash = ? AND status = 'completed' AND chain_pos IS NOT NULL GROUP BY currency_key`,
+      ).all(
         contactHash,
       ) as { currency: string }[]
     ).map((r) => r.currency);
@@ -956,7 +991,7 @@ export class LedgerStore {
   archivable(contactHash: string, currencyKeyValue: string, olderThan: number, limit: number): ArchivableRow[] {
     const rows = this.#stmt(
       `SELECT seq, txid, content, sender_sig AS senderSignature, recipient_sig AS recipientSignature, chain_pos AS pos, completed_at AS completedAt
-         FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' ORDER BY chain_pos LIMIT ?`,
+         FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' AND chain_pos IS NOT NULL ORDER BY chain_pos LIMIT ?`,
     ).all(contactHash, currencyKeyValue, limit + 1) as (ArchivableRow & { completedAt: number })[];
     const isHead = (i: number): boolean => i === rows.length - 1 && rows.length <= limit;
     const out: ArchivableRow[] = [];

@@ -5,7 +5,8 @@
  * receiver needs to check them without trusting the sender of the rows.
  * In: rows a contact sent back, each checked before anything is stored (content parsed and canonical, txid derived,
  * the two parties this node and that contact, the currency, both Ed25519 signatures), then stored completed with its
- * balances. A row this node already holds is left as it is. After an import the chain's positions follow its links
+ * balances. A row this node already holds is left as it is, but for a leg it completed when it fulfilled it and whose
+ * chain entry it never got: that one takes its place in the chain. After an import the chain's positions follow its links
  * again, so the head and the linearity check see the chain as it was signed, and the totals are recomputed from the
  * settled rows.
  */
@@ -76,7 +77,21 @@ export function importRows(core: LedgerCore, contactHash: string, contactKey: Bu
         refuse('the recipient signature does not verify');
         continue;
       }
-      if (core.store.get(content.txid)) {
+      const held = core.store.get(content.txid);
+      if (held?.status === 'completed' && held.chainPos === null && held.condition !== null && held.condition === (content.condition ?? null)) {
+        // A leg completed here when it was fulfilled whose chain entry never came: the contact's signed entry places it.
+        core.chainIn(held, {
+          content: r!.content!,
+          prevTxid: content.prev,
+          senderSignature: r!.sender_signature!,
+          recipientSignature: r!.recipient_signature!,
+          fulfillment: content.fulfillment ?? held.fulfillment,
+          counterpartyPublicKey: contactKey.toString('base64url'),
+        });
+        result.imported.push(content.txid);
+        continue;
+      }
+      if (held) {
         result.present++;
         continue;
       }

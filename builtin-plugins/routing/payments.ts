@@ -282,15 +282,21 @@ export class Payments implements PaymentRouter {
     if (sha256Hex(Buffer.from(note.secret, 'hex')) !== state.req.salt) throw new PeerRefusal(REFUSAL.mismatch, 'the secret does not open this route');
     this.ctx.db.tx(() => {
       this.store.saveNote(note.hash, note.description, note.originAddress, this.ctx.clock.now());
-      for (const leg of this.store.legsOf(note.hash)) if (leg.role === 'in') this.describe(note.hash, leg.txid);
+      for (const leg of this.store.legsOf(note.hash)) {
+        if (leg.role !== 'in') continue;
+        this.describe(note.hash, leg.txid);
+        // A leg fulfilled before its note came completes now, description and all.
+        if (leg.state === 'fulfilled') this.ledger.settleLeg(leg.txid);
+      }
     });
     return { status: 'noted' };
   };
 
-  /** Puts the originator's description on the destination's leg (inside a transaction). */
-  describe(hash: string, txid: string): void {
+  /** Puts the originator's description on the destination's leg (inside a transaction); false while no note came. */
+  describe(hash: string, txid: string): boolean {
     const note = this.store.note(hash);
     if (note?.description) this.ledger.describe(txid, note.description);
+    return note !== null;
   }
 
   // ---- expiry (the p2p sweep)
