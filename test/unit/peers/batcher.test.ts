@@ -39,6 +39,47 @@ describe('MessageBatcher', () => {
     expect(answers.map((a) => (a.body as { echo: { n: number } }).echo.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101]);
   });
 
+  it('a quiet batcher sends as soon as the posting code is done, ahead of the work queued for the end of the turn', async () => {
+    const order: string[] = [];
+    const { exchange } = recorder();
+    const batcher = new MessageBatcher(async (addresses, body) => {
+      order.push('exchange');
+      return exchange(addresses, body);
+    });
+    setImmediate(() => order.push('end of turn'));
+    await batcher.post(A, '{"n":1}');
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual(['exchange', 'end of turn']);
+  });
+
+  it('while an exchange is in flight, what later callbacks post waits for the end of their turn and leaves together', async () => {
+    const { calls, exchange } = recorder();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const batcher = new MessageBatcher(async (addresses, body) => {
+      if (calls.length === 0) {
+        calls.push({ address: addresses.http!, body });
+        await gate;
+        return { status: 200, body: '{}', address: addresses.http! };
+      }
+      return exchange(addresses, body);
+    });
+    const first = batcher.post(A, '{"n":0}');
+    await new Promise((r) => setImmediate(r));
+    const later = await new Promise<Promise<unknown>[]>((resolve) => {
+      const posted: Promise<unknown>[] = [];
+      setImmediate(() => posted.push(batcher.post(A, '{"n":1}')));
+      setImmediate(() => {
+        posted.push(batcher.post(A, '{"n":2}'));
+        resolve(posted);
+      });
+    });
+    await Promise.all(later);
+    release();
+    await first;
+    expect(calls.map((c) => JSON.parse(c.body))).toEqual([{ n: 0 }, [{ n: 1 }, { n: 2 }]]);
+  });
+
   it('gives each message of a batch the status of its own result', async () => {
     const { exchange } = recorder(() => ({
       status: 200,
