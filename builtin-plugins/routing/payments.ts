@@ -181,7 +181,9 @@ export class Payments implements PaymentRouter {
       this.#fail(payment.hash, err);
       return;
     }
-    this.#answer(payment.hash);
+    // The first leg's prepare is written on the socket in this turn (after the promise callbacks); the REST answer,
+    // which would be built in those callbacks, waits for the next turn so that the payment moves first.
+    setImmediate(() => this.#answer(payment.hash));
   }
 
   /**
