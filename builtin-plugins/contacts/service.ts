@@ -46,11 +46,7 @@ export function createService(core: ContactsCore): ContactsService {
       const row = store.currency(c.id, currency);
       return row && row.status === 'accepted' ? lineOf(row) : null;
     },
-    accepted: (currency) =>
-      store
-        .acceptedWithKeys()
-        .filter((c) => currency === undefined || store.currency(c.id, currency)?.status === 'accepted')
-        .map(info),
+    accepted: (currency) => (currency === undefined ? store.acceptedWithKeys() : store.acceptedOn(currency)).map(info),
     exportContacts: (filter = {}) => store.exportRows(filter.status ?? null),
     publicKey: (hash) => {
       const c = store.byHash(hash);

@@ -261,6 +261,8 @@ export class ContactStore {
   readonly #byAddress: Statement;
   readonly #currencies: Statement;
   readonly #currency: Statement;
+  readonly #acceptedWithKeys: Statement;
+  readonly #acceptedOn: Statement;
 
   constructor(
     private readonly db: Database,
@@ -271,6 +273,11 @@ export class ContactStore {
     this.#byAddress = db.prepare('SELECT * FROM contacts WHERE addr_http = ? OR addr_https = ? OR addr_tor = ?');
     this.#currencies = db.prepare('SELECT * FROM contact_currencies WHERE contact_id = ? ORDER BY created_at, rowid').safeIntegers(true);
     this.#currency = db.prepare('SELECT * FROM contact_currencies WHERE contact_id = ? AND currency_key = ?').safeIntegers(true);
+    this.#acceptedWithKeys = db.prepare("SELECT * FROM contacts WHERE status = 'accepted' AND pubkey_hash IS NOT NULL ORDER BY id");
+    this.#acceptedOn = db.prepare(
+      `SELECT c.* FROM contacts c JOIN contact_currencies cc ON cc.contact_id = c.id
+        WHERE c.status = 'accepted' AND c.pubkey_hash IS NOT NULL AND cc.currency_key = ? AND cc.status = 'accepted' ORDER BY c.id`,
+    );
   }
 
   #iso(): string {
@@ -318,7 +325,12 @@ export class ContactStore {
 
   /** Accepted contacts that have a known key, in id order (the status cycle walks them). */
   acceptedWithKeys(): ContactRow[] {
-    return (this.db.prepare("SELECT * FROM contacts WHERE status = 'accepted' AND pubkey_hash IS NOT NULL ORDER BY id").all() as Raw[]).map(contactOf);
+    return (this.#acceptedWithKeys.all() as Raw[]).map(contactOf);
+  }
+
+  /** Accepted contacts with a key that hold an accepted line in the currency (route discovery asks them per hop). */
+  acceptedOn(currency: string): ContactRow[] {
+    return (this.#acceptedOn.all(currencyKey(currency)) as Raw[]).map(contactOf);
   }
 
   /** Name containing the term (case-insensitive), an address containing it, or a key hash starting with it. */
