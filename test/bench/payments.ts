@@ -81,7 +81,21 @@ export class BenchNode {
   readonly #finals = new Map<string, FinalNotice['final']>();
   readonly #waiters = new Map<string, (f: FinalNotice['final']) => void>();
 
+  /** Finals seen per memo, and who waits for a number of them (a relay has two legs per routed payment). */
+  readonly #memoFinals = new Map<string, number>();
+  readonly #countWaiters = new Map<string, { count: number; resolve: () => void }>();
+
   #final(f: FinalNotice['final']): void {
+    if (f.memo) {
+      const n = (this.#memoFinals.get(f.memo) ?? 0) + 1;
+      this.#memoFinals.set(f.memo, n);
+      if (this.#memoFinals.size > 10_000) this.#memoFinals.delete(this.#memoFinals.keys().next().value!);
+      const waiter = this.#countWaiters.get(f.memo);
+      if (waiter && n >= waiter.count) {
+        this.#countWaiters.delete(f.memo);
+        waiter.resolve();
+      }
+    }
     for (const key of [f.txid, f.memo]) {
       const waiter = this.#waiters.get(key);
       if (waiter) {
@@ -110,6 +124,24 @@ export class BenchNode {
       this.#waiters.set(key, (f) => {
         clearTimeout(timer);
         resolve(f);
+      });
+    });
+  }
+
+  /** Resolves once `count` payments with this memo (a route's hash: one per leg here) became final on this node. */
+  whenFinalCount(memo: string, count: number, timeoutMs = 10_000): Promise<void> {
+    if ((this.#memoFinals.get(memo) ?? 0) >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#countWaiters.delete(memo);
+        reject(new Error(`fewer than ${count} final payments for ${memo.slice(0, 8)} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#countWaiters.set(memo, {
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
       });
     });
   }

@@ -5,8 +5,9 @@
  *
  *   latency     a line A-B-C-D-E-F (5 legs, relays charging 0.1 %), fast mode, one payment at a time: from the start of
  *               POST /wallet/send on A to `completed` of the last leg at F (F's own completion stamp). Discovery,
- *               the five prepares, the fulfilment and F's chain entry are all on that path. p50, p90, p99. The next
- *               payment starts once A's leg is settled too, so no payment shares the relays with the last one's tail.
+ *               the five prepares and F's fulfilment are on that path (F completes its leg when it fulfils it; E's chain
+ *               entry places it in their chain after). p50, p90, p99. The next payment starts once every leg of the
+ *               last one is final on every node, so no payment shares the relays with the last one's tail.
  *               Also the CPU time of the whole process per payment (every node's work, on and off that path).
  *   throughput  S senders and T receivers that are contacts of one relay R only: every payment is routed through R
  *               (discovery, two hash-locked legs, two chain entries); routed payments per second from the first
@@ -66,11 +67,11 @@ async function latency(n: number): Promise<void> {
       // F tells of its leg's completion itself (the ledger's event): polling F's listing would load F while it works.
       const done = await F.whenFinal(sent.p2p_hash);
       if (done.status !== 'completed') throw new Error(`the leg at F ended ${done.status}`);
-      // One payment at a time means the next starts once this one is over everywhere: A's leg settles last (the
-      // fulfilment reaches A last, and its chain entry follows), so the next payment's hops do not share the relays
-      // with this one's tail.
+      // One payment at a time means the next starts once this one is over everywhere: every leg final on every node
+      // (a relay has two), so the next payment's hops do not share the relays with this one's chain entries.
       const first = await A.whenFinal(sent.p2p_hash);
       if (first.status !== 'completed') throw new Error(`the leg at A ended ${first.status}`);
+      await Promise.all(nodes.slice(1, -1).map((relay) => relay.whenFinalCount(sent.p2p_hash, 2)));
       if (i >= warmup) {
         samples.push(done.at - t0);
         rest.push(restMs);
