@@ -11,6 +11,13 @@ import { attemptPlan, sendWithFallback, transportSettings, type PeerTransports }
 
 const MESSAGE_PATH = '/peer/v1/message';
 const HELLO_PATH = '/peer/v1/hello';
+/**
+ * How long the key a hello showed at an address is used for further messages to that address alone (a routed
+ * payment's note to its destination, sent at every payment): one exchange instead of two. A message the key no longer
+ * opens fails, and the next one asks again.
+ */
+const HELLO_REUSE_MS = 60_000;
+const MAX_REMEMBERED_HELLOS = 1024;
 
 /** Pins of self-signed HTTPS certificates, per address, taken on first use (replaced only by a re-pin). */
 export class TlsPins {
@@ -54,6 +61,8 @@ export class PeerClient {
   readonly #batcher = new MessageBatcher((addresses, body) => this.#exchange(addresses, 'POST', MESSAGE_PATH, body));
   /** Re-pins in progress by expected key hash and address: the envelopes of one failed batch share one. */
   readonly #repins = new Map<string, Promise<OpenedHello | null>>();
+  /** Recent hellos by the addresses they were fetched at, oldest first. */
+  readonly #hellos = new Map<string, { hello: OpenedHello; until: number }>();
 
   constructor(
     private readonly identity: Identity,
@@ -174,14 +183,45 @@ export class PeerClient {
     let { pubkeyHash, sealingKey } = target;
     // Only a key hash the caller brought may justify a re-pin, not one learned from a hello on the way.
     const expected = pubkeyHash ?? null;
-    if (!pubkeyHash || !sealingKey) {
-      const hello = await this.#helloExpecting(target.addresses, expected);
+    const helloKey = !pubkeyHash || !sealingKey ? addressKey(target.addresses) : null;
+    if (helloKey !== null) {
+      const hello = await this.#recentHello(helloKey, target.addresses, expected);
       if (pubkeyHash && hello.pubkeyHash !== pubkeyHash) {
         throw new PeerDeliveryError('identity_mismatch', 'the node at this address has a different key', false);
       }
       pubkeyHash = hello.pubkeyHash;
       sealingKey = hello.sealingKey;
     }
+    try {
+      return await this.#sealedRequest(target, { pubkeyHash: pubkeyHash!, sealingKey: sealingKey! }, expected, payload, mid, repeatable);
+    } catch (err) {
+      // The key the address showed may be gone (another node answers there now): the next message asks again.
+      if (helloKey !== null) this.#hellos.delete(helloKey);
+      throw err;
+    }
+  }
+
+  /** The key a hello at these addresses showed within HELLO_REUSE_MS, or a new hello. */
+  async #recentHello(key: string, addresses: Partial<NodeAddresses>, expected: string | null): Promise<OpenedHello> {
+    const now = Date.now();
+    const known = this.#hellos.get(key);
+    if (known && known.until > now && (expected === null || known.hello.pubkeyHash === expected)) return known.hello;
+    const hello = await this.#helloExpecting(addresses, expected);
+    this.#hellos.delete(key);
+    this.#hellos.set(key, { hello, until: now + HELLO_REUSE_MS });
+    if (this.#hellos.size > MAX_REMEMBERED_HELLOS) this.#hellos.delete(this.#hellos.keys().next().value!);
+    return hello;
+  }
+
+  async #sealedRequest(
+    target: PeerTarget,
+    recipient: { pubkeyHash: string; sealingKey: Buffer },
+    expected: string | null,
+    payload: PeerPayload,
+    mid: string,
+    repeatable: boolean,
+  ): Promise<PeerReply & { address: string }> {
+    const { pubkeyHash, sealingKey } = recipient;
     const now = Date.now();
     const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid, repeatable }, now, this.#sessions);
     const text = JSON.stringify(wire);
@@ -221,3 +261,6 @@ export class PeerClient {
     };
   }
 }
+
+/** One key per set of addresses (the order of transports does not matter, the addresses do). */
+const addressKey = (a: Partial<NodeAddresses>): string => `${a.tor ?? ''}|${a.https ?? ''}|${a.http ?? ''}`;
