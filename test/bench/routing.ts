@@ -8,6 +8,8 @@
  *               the five prepares and F's fulfilment are on that path (F completes its leg when it fulfils it; E's chain
  *               entry places it in their chain after). p50, p90, p99. The next payment starts once every leg of the
  *               last one is final on every node, so no payment shares the relays with the last one's tail.
+ *               Between two routed payments, one direct payment A → B is timed the same way: the baseline of the
+ *               same run (this machine's load moves both), printed with the ratio.
  *               Also the CPU time of the whole process per payment (every node's work, on and off that path).
  *   throughput  S senders and T receivers that are contacts of one relay R only: every payment is routed through R
  *               (discovery, two hash-locked legs, two chain entries); routed payments per second from the first
@@ -45,8 +47,10 @@ async function latency(n: number): Promise<void> {
     }
     const A = nodes[0]!;
     const F = nodes[5]!;
+    const B = nodes[1]!;
     const samples: number[] = [];
     const rest: number[] = [];
+    const direct: number[] = [];
     const warmup = 10;
     // This process (the client, and the nodes when they are its worker threads) and the nodes' own processes.
     const cpuNow = (): number => {
@@ -72,20 +76,29 @@ async function latency(n: number): Promise<void> {
       const first = await A.whenFinal(sent.p2p_hash);
       if (first.status !== 'completed') throw new Error(`the leg at A ended ${first.status}`);
       await Promise.all(nodes.slice(1, -1).map((relay) => relay.whenFinalCount(sent.p2p_hash, 2)));
+      // The baseline, between two routed payments: one direct payment A → B, REST call to completed at B.
+      const d0 = Date.now();
+      const paid = await A.ok('POST', '/api/v1/wallet/send', { address: B.baseUrl, amount: '0.01', currency: 'VWL' });
+      const atB = await B.whenFinal(paid.txid);
+      await A.whenFinal(paid.txid);
       if (i >= warmup) {
         samples.push(done.at - t0);
         rest.push(restMs);
+        direct.push(atB.at - d0);
       }
     }
     const cpuPerPayment = (cpuNow() - cpuStart) / 1000 / n;
     const wallPerPayment = (performance.now() - wallStart) / n;
     samples.sort((a, b) => a - b);
     rest.sort((a, b) => a - b);
+    direct.sort((a, b) => a - b);
     console.log(
       `  routed payment over 5 legs A → F, fast mode, from the REST call to completed at F (${n} one after another, ${warmup} warm-up; ms, node clocks):\n` +
         `    p50 ${pct(samples, 50)} ms   p90 ${pct(samples, 90)} ms   p99 ${pct(samples, 99)} ms   min ${samples[0]} ms` +
         `   (the REST answer, once the route is found and the first leg leaves: p50 ${pct(rest, 50).toFixed(1)} ms)\n` +
-        `    CPU (six nodes and the client) per payment: ${cpuPerPayment.toFixed(1)} ms, of ${wallPerPayment.toFixed(1)} ms wall clock per payment`,
+        `    baseline in the same run, a direct payment A → B (one leg), REST call to completed at B: p50 ${pct(direct, 50)} ms; ` +
+        `the routed payment's p50 is ${(pct(samples, 50) / pct(direct, 50)).toFixed(1)} times it\n` +
+        `    CPU (six nodes and the client) per routed and direct payment: ${cpuPerPayment.toFixed(1)} ms, of ${wallPerPayment.toFixed(1)} ms wall clock`,
     );
   } finally {
     await Promise.all(nodes.map((t) => t.stop()));
