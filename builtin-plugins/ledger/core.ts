@@ -121,10 +121,25 @@ export class LedgerCore {
 
   /** Completes a row: chain position, balances and listeners in the caller's transaction. */
   complete(row: TxRow, patch: TxPatch = {}): TxRow {
+    return this.#completeAs(row, patch, (patched, now) => this.store.complete(patched, now));
+  }
+
+  /**
+   * Completes a fulfilled leg on its payee's side before its chain entry arrives: balances and listeners now, in the
+   * caller's transaction; `chainIn` gives it its chain position once the payer's entry comes.
+   */
+  settle(row: TxRow, patch: TxPatch = {}): TxRow {
+    return this.#completeAs(row, patch, (patched, now) => {
+      this.store.settle(patched, now);
+      return null;
+    });
+  }
+
+  #completeAs(row: TxRow, patch: TxPatch, store: (patched: TxRow, now: number) => number | null): TxRow {
     const now = this.now();
     if (Object.keys(patch).length) this.store.patch(row.seq, patch, now);
     const patched = applyPatch(row, patch, now);
-    const chainPos = this.store.complete(patched, now);
+    const chainPos = store(patched, now);
     const updated: TxRow = {
       ...patched,
       status: 'completed',
@@ -135,20 +150,6 @@ export class LedgerCore {
       sendingStartedAt: null,
       failureReason: null,
     };
-    this.#final(updated);
-    return updated;
-  }
-
-  /**
-   * Completes a fulfilled leg on its payee's side before its chain entry arrives: balances and listeners now, in the
-   * caller's transaction; `chainIn` gives it its chain position once the payer's entry comes.
-   */
-  settle(row: TxRow, patch: TxPatch = {}): TxRow {
-    const now = this.now();
-    if (Object.keys(patch).length) this.store.patch(row.seq, patch, now);
-    const patched = applyPatch(row, patch, now);
-    this.store.settle(patched, now);
-    const updated: TxRow = { ...patched, status: 'completed', chainPos: null, completedAt: now, inDoubt: false, nextAttemptAt: 0, sendingStartedAt: null, failureReason: null };
     this.#final(updated);
     return updated;
   }

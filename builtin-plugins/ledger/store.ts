@@ -598,8 +598,7 @@ export class LedgerStore {
   /** Marks a row completed at the end of its chain and adds it to the balances; returns its chain position. Call inside a transaction. */
   complete(row: TxRow, now: number): number {
     const pos = this.#nextPosition();
-    this.#complete.run(pos, now, now, row.seq);
-    this.addToBalance(row.contactHash, row.currency, row.type === 'received' ? 'received' : 'sent', row.amount, now);
+    this.#completeAt(row, pos, now);
     return pos;
   }
 
@@ -608,7 +607,11 @@ export class LedgerStore {
    * fulfilled: its chain entry follows from the payer, and `chainIn` places it then). Call inside a transaction.
    */
   settle(row: TxRow, now: number): void {
-    this.#complete.run(null, now, now, row.seq);
+    this.#completeAt(row, null, now);
+  }
+
+  #completeAt(row: TxRow, pos: number | null, now: number): void {
+    this.#complete.run(pos, now, now, row.seq);
     this.addToBalance(row.contactHash, row.currency, row.type === 'received' ? 'received' : 'sent', row.amount, now);
   }
 
