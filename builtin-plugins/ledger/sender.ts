@@ -364,6 +364,24 @@ export class SendQueue {
     });
   }
 
+  /**
+   * A fulfilled routed leg whose entry did not get through (call inside the transaction that read it `sending`): its
+   * payee holds the preimage and this node was paid upstream with it, so the entry is owed. It is parked for the
+   * operator to see, and keeps going at the slowest retry pace, never failed.
+   */
+  #parkOwed(r: TxRow, failure: PeerDeliveryError, inDoubt: boolean): void {
+    const attempts = r.attempts + 1;
+    this.deadLetters.undelivered({ ...r, attempts }, failure);
+    this.core.update(r, {
+      status: 'pending',
+      attempts,
+      inDoubt,
+      sendingStartedAt: null,
+      failureReason: `${failure.code}: ${failure.message}`,
+      nextAttemptAt: this.core.now() + backoffMs(MAX_TRANSPORT_FAILURES),
+    });
+  }
+
   #transportFailure(row: TxRow, err: unknown, wasInDoubt: boolean, singlePath = false): void {
     const failure = err instanceof PeerDeliveryError ? err : new PeerDeliveryError('error', err instanceof Error ? err.message : String(err));
     const code = failure.code;
@@ -376,17 +394,7 @@ export class SendQueue {
       if (!r || r.status !== 'sending') return;
       const attempts = r.attempts + 1;
       if (r.condition && (permanent || attempts >= MAX_TRANSPORT_FAILURES)) {
-        // A fulfilled routed leg: the payee holds the preimage and this node was paid upstream with it, so the
-        // entry is owed. It is parked for the operator to see, and keeps going at the slowest retry pace.
-        this.deadLetters.undelivered({ ...r, attempts }, failure);
-        this.core.update(r, {
-          status: 'pending',
-          attempts,
-          inDoubt,
-          sendingStartedAt: null,
-          failureReason: reason,
-          nextAttemptAt: this.core.now() + backoffMs(MAX_TRANSPORT_FAILURES),
-        });
+        this.#parkOwed(r, failure, inDoubt);
         return;
       }
       if (permanent || attempts >= MAX_TRANSPORT_FAILURES) {
@@ -465,19 +473,8 @@ export class SendQueue {
       if (!r || r.status !== 'sending') return;
       const now = this.core.now();
       if (r.condition && !RETRIED_REFUSALS.has(code)) {
-        // A fulfilled routed leg: its payee holds the preimage (and has counted the leg), and this node was paid
-        // upstream with it, so the entry is owed whatever the payee answers. Parked for the operator to see, and sent
-        // again at the slowest retry pace, never failed.
-        const attempts = r.attempts + 1;
-        this.deadLetters.undelivered({ ...r, attempts }, new PeerDeliveryError(code, message));
-        this.core.update(r, {
-          status: 'pending',
-          attempts,
-          inDoubt: false,
-          sendingStartedAt: null,
-          failureReason: `${code}: ${message}`,
-          nextAttemptAt: now + backoffMs(MAX_TRANSPORT_FAILURES),
-        });
+        // Whatever the payee answers: it holds the preimage and has counted the leg.
+        this.#parkOwed(r, new PeerDeliveryError(code, message), false);
         return;
       }
       switch (code) {
