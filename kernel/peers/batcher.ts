@@ -42,6 +42,9 @@ const parseOrNull = (text: string): unknown => {
   }
 };
 
+/** One key per set of addresses (the order of transports does not matter, the addresses do). */
+export const addressKey = (a: Partial<NodeAddresses>): string => `${a.tor ?? ''}|${a.https ?? ''}|${a.http ?? ''}`;
+
 export class MessageBatcher {
   readonly #queues = new Map<string, { addresses: Partial<NodeAddresses>; items: Pending[] }>();
   #scheduled = false;
@@ -53,7 +56,7 @@ export class MessageBatcher {
   /** Posts one serialized envelope; resolves with its own answer whether it travelled alone or in a batch. */
   post(addresses: Partial<NodeAddresses>, envelopeText: string): Promise<PostAnswer> {
     return new Promise<PostAnswer>((resolve, reject) => {
-      const key = `${addresses.tor ?? ''}|${addresses.https ?? ''}|${addresses.http ?? ''}`;
+      const key = addressKey(addresses);
       let queue = this.#queues.get(key);
       if (!queue) {
         queue = { addresses, items: [] };

@@ -3,7 +3,7 @@ import { PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import { SealingSessions } from '../crypto/seal.js';
 import type { Identity } from '../identity.js';
-import { MessageBatcher, type PostAnswer } from './batcher.js';
+import { addressKey, MessageBatcher, type PostAnswer } from './batcher.js';
 import { buildEnvelope, EnvelopeError, openEnvelope, openHello, type OpenedHello } from './envelope.js';
 import { checkRepin } from './repin.js';
 import { TransportError, normalizeAddress } from './transport.js';
@@ -261,6 +261,3 @@ export class PeerClient {
     };
   }
 }
-
-/** One key per set of addresses (the order of transports does not matter, the addresses do). */
-const addressKey = (a: Partial<NodeAddresses>): string => `${a.tor ?? ''}|${a.https ?? ''}|${a.http ?? ''}`;
