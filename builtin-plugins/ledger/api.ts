@@ -282,11 +282,11 @@ export interface LedgerService {
    */
   fulfilLeg(txid: string, fulfillment: string): LedgerTx | null;
   /**
-   * Payee: a leg it fulfilled is completed now (balances, listeners), before the payer's chain entry comes: the
-   * preimage it gave away is the payer's proof that it owes the leg. The entry gives it its chain position when it
-   * arrives. Call inside a transaction.
+   * Payee: a leg it fulfilled (with `fulfillment`, or earlier with `fulfilLeg`) is completed now (balances,
+   * listeners), before the payer's chain entry comes: the preimage it gave away is the payer's proof that it owes the
+   * leg. The entry gives it its chain position when it arrives. Call inside a transaction.
    */
-  settleLeg(txid: string): LedgerTx | null;
+  settleLeg(txid: string, fulfillment?: string): LedgerTx | null;
   /** Either side: the leg is released (refused, rejected, expired): `cancelled`, its lock gone. Call inside a transaction. */
   cancelLeg(txid: string, reason: string): LedgerTx | null;
   /** Sets the local description of a received payment (a routed payment's note from its originator). */

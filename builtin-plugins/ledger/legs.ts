@@ -179,10 +179,10 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
       return publicTx(updated);
     },
 
-    settleLeg(txid) {
+    settleLeg(txid, fulfillment) {
       const row = store.get(txid);
-      if (!row || row.type !== 'received' || !row.condition || row.status !== 'accepted' || !row.fulfillment) return row ? publicTx(row) : null;
-      return publicTx(core.settle(row));
+      if (!row || row.type !== 'received' || !row.condition || row.status !== 'accepted' || !(fulfillment ?? row.fulfillment)) return row ? publicTx(row) : null;
+      return publicTx(core.settle(row, fulfillment ? { fulfillment } : {}));
     },
 
     cancelLeg(txid, reason) {

@@ -131,10 +131,10 @@ export class Legs {
         if (leg.amount !== state.req.amount) throw new PeerRefusal(REFUSAL.mismatch, 'the leg does not carry the amount of the route');
         // The destination decides at once: it holds the preimage. It is paid once it fulfils, and completes the leg
         // then if the originator's note (the description) is here; else when the note or the chain entry comes.
-        this.ledger.fulfilLeg(leg.txid, state.preimage!);
+        if (this.origin.describe(p.hash, leg.txid)) this.ledger.settleLeg(leg.txid, state.preimage!);
+        else this.ledger.fulfilLeg(leg.txid, state.preimage!);
         this.store.insertLeg({ ...base, partnerTxid: null, state: 'fulfilled', notice: null, nextAt: 0 });
         this.store.patchLeg(leg.txid, { fulfillment: state.preimage! }, now);
-        if (this.origin.describe(p.hash, leg.txid)) this.ledger.settleLeg(leg.txid);
         return { status: 'fulfilled', fulfillment: state.preimage!, recipient_signature: accepted.recipientSignature };
       }
       const offered = this.discovery.offerTo(p.hash, p.budget, from);
@@ -224,8 +224,7 @@ export class Legs {
       // While the upstream's prepare is still open, the reply carries the preimage: no message of its own.
       const notice = this.#answering.has(leg.partnerTxid) ? null : 'fulfil';
       // Paid upstream the moment it fulfils there: the incoming leg completes before its chain entry comes.
-      this.ledger.fulfilLeg(leg.partnerTxid, fulfillment);
-      this.ledger.settleLeg(leg.partnerTxid);
+      this.ledger.settleLeg(leg.partnerTxid, fulfillment);
       this.store.patchLeg(leg.partnerTxid, { state: 'fulfilled', notice, fulfillment, attempts: 0, nextAt: now }, now);
       const upstream = leg.partnerTxid;
       if (notice) this.ctx.db.afterCommit(() => this.send(upstream));
