@@ -189,6 +189,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
       if (!peerEndpoint?.serve(req, res)) void rest(req, res);
     },
     await loadOrCreateCertificate(config.dataDir, tlsHost()),
+    { upgrade: (req, socket, head) => peerEndpoint?.upgrade(req, socket, head) ?? null },
   );
   settings.onChange('hostname', () => {
     loadOrCreateCertificate(config.dataDir, tlsHost()).then(

@@ -25,6 +25,10 @@ export const LINGER_MS = 2_000;
  */
 export const PRE_AUTH_BYTES_PER_ADDRESS = 8 * 1024 * 1024;
 
+/** The refusal of a body whose bytes would exceed its address's in-flight budget. */
+export const overBudget = (): ApiError =>
+  new ApiError('rate_limit_exceeded', 429, 'Too many request bytes in flight from this address. Please try again in 1 seconds.', { retry_after: 1 });
+
 const cutOff = (): Error => new Error('the request was cut off before its body ended');
 
 const tooLarge = (limit: number): ApiError =>
@@ -70,6 +74,28 @@ export class BodyReader {
     return this.#inFlight.get(address) ?? 0;
   }
 
+  /**
+   * Takes `bytes` of an address's budget for a body that arrives another way (a peer stream's frame, whose length is
+   * known before it is buffered); null when they do not fit. The returned function gives them back.
+   */
+  take(address: string, bytes: number): (() => void) | null {
+    const used = this.inFlight(address);
+    if (used + bytes > this.perAddressBytes) return null;
+    this.#inFlight.set(address, used + bytes);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.#giveBack(address, bytes);
+    };
+  }
+
+  #giveBack(address: string, bytes: number): void {
+    const left = this.inFlight(address) - bytes;
+    if (left > 0) this.#inFlight.set(address, left);
+    else this.#inFlight.delete(address);
+  }
+
   async read(req: IncomingMessage, limit: number, address: string): Promise<Buffer> {
     refuseDeclaredOverLimit(req, limit);
     let held = 0;
@@ -78,9 +104,7 @@ export class BodyReader {
       if (more <= 0) return;
       const used = this.inFlight(address);
       if (used + more > this.perAddressBytes) {
-        throw new ApiError('rate_limit_exceeded', 429, 'Too many request bytes in flight from this address. Please try again in 1 seconds.', {
-          retry_after: 1,
-        });
+        throw overBudget();
       }
       this.#inFlight.set(address, used + more);
       held = total;
@@ -91,9 +115,7 @@ export class BodyReader {
     try {
       return await this.#collect(req, limit, hold);
     } finally {
-      const left = this.inFlight(address) - held;
-      if (left > 0) this.#inFlight.set(address, left);
-      else this.#inFlight.delete(address);
+      this.#giveBack(address, held);
     }
   }
 

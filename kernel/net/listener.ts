@@ -39,9 +39,20 @@ export interface DualListener {
   closeAll(): void;
 }
 
+/** A connection an upgrade took over from HTTP: the listener closes it with the others. */
+export interface UpgradedConnection {
+  /** Closes once nothing is in flight on it (draining, a certificate swap). */
+  closeWhenIdle(): void;
+  destroy(): void;
+}
+
+/** Takes over an upgrade request's connection, or declines it (null): the request is then served as an ordinary one. */
+export type UpgradeHandler = (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => UpgradedConnection | null;
+
 export interface DualListenerOptions {
   /** A connection that sends nothing for this long before its first byte is dropped (default 10 s). */
   firstByteTimeoutMs?: number;
+  upgrade?: UpgradeHandler;
 }
 
 const TLS_HANDSHAKE_RECORD = 0x16;
@@ -164,6 +175,30 @@ export function createDualListener(
   httpsServer.emit('listening');
   httpsServer.on('secureConnection', track);
 
+  const upgraded = new Set<UpgradedConnection>();
+  const onUpgrade = (req: http.IncomingMessage, socket: net.Socket, head: Buffer): void => {
+    fresh.delete(socket);
+    // Closing: a connection that would stay open is not taken (the peer reconnects to the node once it is back).
+    if (draining) {
+      socket.destroy();
+      return;
+    }
+    const taken = options.upgrade?.(req, socket, head) ?? null;
+    if (taken) {
+      upgraded.add(taken);
+      socket.once('close', () => upgraded.delete(taken));
+      return;
+    }
+    // Not an upgrade this node makes: answered like any request, on a connection that then ends.
+    const res = new http.ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.once('finish', () => socket.end());
+    wrapped(req, res);
+  };
+  httpServer.on('upgrade', onUpgrade);
+  httpsServer.on('upgrade', onUpgrade);
+
   const undecided = new Set<net.Socket>();
   /** A connection with a slot: held until its first byte tells TLS from plain HTTP. */
   const serve = (socket: net.Socket): void => {
@@ -222,6 +257,7 @@ export function createDualListener(
       httpsServer.setSecureContext({ cert, key });
       fingerprint = next;
       httpsServer.closeIdleConnections();
+      for (const connection of upgraded) connection.closeWhenIdle();
     },
     fingerprint: () => fingerprint,
     closeIdle() {
@@ -231,6 +267,7 @@ export function createDualListener(
       fresh.clear();
       httpServer.closeIdleConnections();
       httpsServer.closeIdleConnections();
+      for (const connection of upgraded) connection.closeWhenIdle();
     },
     closeAll() {
       draining = true;
@@ -239,6 +276,7 @@ export function createDualListener(
       fresh.clear();
       httpServer.closeAllConnections();
       httpsServer.closeAllConnections();
+      for (const connection of upgraded) connection.destroy();
     },
   };
 }

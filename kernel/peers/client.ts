@@ -58,7 +58,7 @@ const transportFailure = (err: unknown): PeerDeliveryError => {
 /** The sending side of the peer protocol: hello, then sealed and signed requests with verified replies. */
 export class PeerClient {
   readonly #sessions = new SealingSessions();
-  readonly #batcher = new MessageBatcher((addresses, body) => this.#exchange(addresses, 'POST', MESSAGE_PATH, body));
+  readonly #batcher = new MessageBatcher((addresses, body) => this.#exchange(addresses, 'POST', MESSAGE_PATH, body, true));
   /** Re-pins in progress by expected key hash and address: the envelopes of one failed batch share one. */
   readonly #repins = new Map<string, Promise<OpenedHello | null>>();
   /** Recent hellos by the addresses they were fetched at, oldest first. */
@@ -76,13 +76,13 @@ export class PeerClient {
   /** Transports taken down (node-cli out, tests): every exchange fails as a peer that cannot be reached. */
   down = false;
 
-  async #exchange(addresses: Partial<NodeAddresses>, method: 'GET' | 'POST', path: string, body?: string): Promise<{ status: number; body: string; address: string }> {
+  async #exchange(addresses: Partial<NodeAddresses>, method: 'GET' | 'POST', path: string, body?: string, stream = false): Promise<{ status: number; body: string; address: string }> {
     if (this.down) throw new PeerDeliveryError('transports_down', "this node's transports are down (node-cli out)");
     const s = transportSettings(this.settings);
     try {
       const result = await sendWithFallback(
         addresses,
-        { path, method, ...(body !== undefined ? { body } : {}) },
+        { path, method, stream, ...(body !== undefined ? { body } : {}) },
         {
           transports: this.transports,
           mode: s.mode,

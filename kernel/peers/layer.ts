@@ -1,9 +1,10 @@
 import type { Logger, NodeAddresses, PeerApi } from '../../sdk/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError, PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import type { TxRunner } from '../db/tx.js';
-import { BodyReader, dropUnreadBodyLater } from '../http/body.js';
+import { BodyReader, dropUnreadBodyLater, overBudget } from '../http/body.js';
 import { normalizeIp } from '../net/proxies.js';
 import type { Identity } from '../identity.js';
 import { PeerClient, TlsPins } from './client.js';
@@ -12,10 +13,26 @@ import { buildHello } from './envelope.js';
 import { MAX_BATCH_ENVELOPES } from './batcher.js';
 import { DEFAULT_MESSAGES_PER_KEY_PER_MINUTE, PeerInbound, refuse, type InboundResult } from './inbound.js';
 import { Outbox } from './outbox.js';
+import { STREAM_PATH, STREAM_PROTOCOL } from './frames.js';
+import { serveStream, type ServedStream, type StreamAnswer } from './stream-server.js';
 import { kindOfAddress } from './transport.js';
 import { createPeerTransports, type PeerTransports } from './transport-select.js';
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** Frames one stream has in handling at once: a batcher's exchanges to one node, with room to spare. */
+const MAX_STREAM_IN_FLIGHT = 32;
+/**
+ * An idle stream is closed after this. Longer than a client keeps one idle (transport-stream.ts), so the client is the
+ * one to close it and never writes a frame on a stream that is being closed under it.
+ */
+const STREAM_IDLE_MS = 120_000;
+/** Like a whole HTTP request (kernel/net/listener.ts): a frame must arrive within this once it started. */
+const STREAM_FRAME_MS = 30_000;
+
+const pathOf = (url: string | undefined): string | undefined => {
+  const q = url?.indexOf('?') ?? -1;
+  return q === -1 ? url : url!.slice(0, q);
+};
 
 function reply(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -90,8 +107,7 @@ export class PeerLayer {
    * between nodes. Returns false for any other request.
    */
   serve(req: IncomingMessage, res: ServerResponse): boolean {
-    const q = req.url?.indexOf('?') ?? -1;
-    const path = q === -1 ? req.url : req.url!.slice(0, q);
+    const path = pathOf(req.url);
     if (this.client.down && (path === '/peer/v1/message' || path === '/peer/v1/hello')) {
       const answer = refuse(503, 'transports_down', "this node's transports are down");
       reply(res, answer.status, answer.body);
@@ -107,6 +123,28 @@ export class PeerLayer {
       return true;
     }
     return false;
+  }
+
+  /**
+   * A peer stream: `GET /peer/v1/stream` asking to upgrade to wn-peer-frames/1 (frames.ts). Each frame is answered
+   * like a `POST /peer/v1/message` with the same body, from the same client address. Null for any other upgrade
+   * request, which the listener serves as an ordinary one.
+   */
+  upgrade(req: IncomingMessage, socket: Socket, head: Buffer): ServedStream | null {
+    if (pathOf(req.url) !== STREAM_PATH || req.method !== 'GET' || req.headers.upgrade?.toLowerCase() !== STREAM_PROTOCOL) return null;
+    const address = this.#clientAddress(req);
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${STREAM_PROTOCOL}\r\nConnection: Upgrade\r\n\r\n`);
+    const refusal = (e: { status: number; code: string; message: string }): StreamAnswer => refuse(e.status, e.code, e.message);
+    return serveStream(socket, head, {
+      maxFrameBytes: MAX_MESSAGE_BYTES,
+      maxInFlight: MAX_STREAM_IN_FLIGHT,
+      idleMs: STREAM_IDLE_MS,
+      frameMs: STREAM_FRAME_MS,
+      hold: (bytes) => this.#bodies.take(address, bytes),
+      overBudget: () => refusal(overBudget()),
+      answer: async (raw) => (this.client.down ? refuse(503, 'transports_down', "this node's transports are down") : this.#answer(raw, address)),
+      onError: (err) => this.deps.log.warn('peer stream failed', { error: err instanceof Error ? err.message : String(err) }),
+    });
   }
 
   /**

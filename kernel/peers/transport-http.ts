@@ -7,11 +7,16 @@
  * The request body is written only after the check passed, on fresh and on reused connections alike, so a
  * peer with the wrong certificate never sees it. A request marked `fresh` (the unpinned hello of a re-pin,
  * see repin.ts) goes over a connection of its own, so the fingerprint it reports is that of a new handshake.
+ *
+ * A request marked `stream` (a peer message) goes as a frame on the address's peer stream when its peer has one
+ * (transport-stream.ts), opened here with the same pin check before its upgrade request is written.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
+import { STREAM_PATH, STREAM_PROTOCOL } from './frames.js';
+import { ClientStream, StreamPool } from './transport-stream.js';
 import {
   MAX_RESPONSE_BYTES,
   TransportError,
@@ -247,12 +252,42 @@ function targetOf(address: string): Target | null {
  */
 export const IDLE_SOCKET_MS = 30_000;
 
+/**
+ * How long opening a stream may take before the message goes over HTTP instead: a peer answers an upgrade at once, a
+ * proxy in between that does not pass upgrades may leave it unanswered.
+ */
+const STREAM_OPEN_MS = 3_000;
+
+/**
+ * https: the check a connection passes before anything is written on it: the certificate it presented is the pinned
+ * one (or, on first use, any). `seen` learns the fingerprint.
+ */
+function pinGate(label: string, pin: string | null, seen: (fingerprint: string) => void) {
+  return (socket: Socket, onReady: (err: TransportError | null) => void): void => {
+    const tls = socket as TLSSocket;
+    const check = (): void => {
+      const fingerprint = tlsFingerprint(tls);
+      if (!fingerprint) onReady(new TransportError('unreachable', `${label}: the peer presented no certificate`));
+      else {
+        seen(fingerprint);
+        if (pin && fingerprint !== pin) {
+          onReady(new TransportError('tls_pin_mismatch', `${label}: certificate ${fingerprint} does not match the pinned ${pin}`));
+        } else onReady(null);
+      }
+    };
+    // A reused connection finished its handshake long ago; a fresh one is checked once it has.
+    if (tlsFingerprint(tls)) check();
+    else tls.once('secureConnect', check);
+  };
+}
+
 export class HttpTransport implements Transport {
   readonly #http: http.Agent;
   readonly #https: https.Agent;
   readonly #maxResponseBytes: number;
   #closed = false;
   readonly #isClosed = (): boolean => this.#closed;
+  readonly #streams = new StreamPool((address, pin, deadline) => this.#openStream(address, pin, deadline));
 
   constructor(options: HttpTransportOptions = {}) {
     const maxSockets = options.maxSocketsPerHost ?? 64;
@@ -277,6 +312,11 @@ export class HttpTransport implements Transport {
     if (!target) throw new TransportError('bad_address', `not an http or https address: ${request.address}`);
     const { secure, host, port } = target;
     const label = `${request.method} ${target.label}${request.path}`;
+    const pin = secure && request.pin ? request.pin.replace(/:/g, '').toLowerCase() : null;
+    if (request.stream && !request.fresh && request.method === 'POST' && request.body !== undefined) {
+      const answer = await this.#viaStream(target, request.body, pin, deadline);
+      if (answer) return answer;
+    }
     if (!secure) {
       const result = await withStaleSocketRetry(() =>
         exchange(
@@ -287,21 +327,8 @@ export class HttpTransport implements Transport {
       );
       return stripInternal(result);
     }
-    const pin = request.pin ? request.pin.replace(/:/g, '').toLowerCase() : null;
     let seen: string | null = null;
-    const beforeSend = (socket: Socket, onReady: (err: TransportError | null) => void): void => {
-      const tls = socket as TLSSocket;
-      const check = (): void => {
-        seen = tlsFingerprint(tls);
-        if (!seen) onReady(new TransportError('unreachable', `${label}: the peer presented no certificate`));
-        else if (pin && seen !== pin) {
-          onReady(new TransportError('tls_pin_mismatch', `${label}: certificate ${seen} does not match the pinned ${pin}`));
-        } else onReady(null);
-      };
-      // A reused connection finished its handshake long ago; a fresh one is checked once it has.
-      if (tlsFingerprint(tls)) check();
-      else tls.once('secureConnect', check);
-    };
+    const beforeSend = pinGate(label, pin, (fingerprint) => (seen = fingerprint));
     const result = await withStaleSocketRetry(() =>
       exchange(
         {
@@ -322,9 +349,82 @@ export class HttpTransport implements Transport {
     return out;
   }
 
+  /**
+   * One message as a frame on the address's stream, or null when its peer has no streams. A frame written on a stream
+   * that was open before is sent once more, on a new stream, when that one closes before answering: the peer may have
+   * ended it, idle, just as the frame left (and a copy it did receive is refused by its replay cache).
+   */
+  async #viaStream(target: Target, body: string, pin: string | null, deadline: number): Promise<TransportResponse | null> {
+    for (let again = true; ; again = false) {
+      const taken = await this.#streams.get(target.label, pin, deadline);
+      if (!taken) return null;
+      try {
+        const answer = await taken.stream.send(body, deadline);
+        return taken.stream.fingerprint ? { ...answer, certFingerprint: taken.stream.fingerprint } : answer;
+      } catch (err) {
+        if (again && taken.reused && !this.#closed && err instanceof TransportError && err.code === 'unreachable') continue;
+        throw err;
+      }
+    }
+  }
+
+  /** Opens a stream: an upgrade request on a connection of its own, checked against the pin before it is written. */
+  #openStream(address: string, pin: string | null, deadline: number): Promise<ClientStream | null> {
+    const target = targetOf(address)!;
+    const label = `${target.label}${STREAM_PATH}`;
+    return new Promise((resolve, reject) => {
+      let seen: string | null = null;
+      let settled = false;
+      const req = (target.secure ? https : http).request({
+        host: target.host,
+        port: target.port,
+        method: 'GET',
+        path: STREAM_PATH,
+        agent: false,
+        headers: { connection: 'Upgrade', upgrade: STREAM_PROTOCOL },
+        ...(target.secure ? { rejectUnauthorized: false } : {}),
+      });
+      /** No stream (null) unless an error says why the peer cannot be reached at all. */
+      const finish = (err: TransportError | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        req.destroy();
+        if (err) reject(err);
+        else resolve(null);
+      };
+      const timer = setTimeout(
+        () => finish(Date.now() >= deadline ? new TransportError('timeout', `${label}: no answer within the deadline`) : null),
+        Math.max(1, Math.min(STREAM_OPEN_MS, deadline - Date.now())),
+      );
+      req.on('error', (err) => finish(toTransportError(err, label)));
+      // Answered as an ordinary request: the peer does not speak streams.
+      req.on('response', (res) => {
+        res.resume();
+        finish(null);
+      });
+      req.on('upgrade', (res, socket: Socket, head: Buffer) => {
+        if (settled || String(res.headers.upgrade ?? '').toLowerCase() !== STREAM_PROTOCOL) {
+          socket.destroy();
+          finish(null);
+          return;
+        }
+        settled = true;
+        clearTimeout(timer);
+        resolve(new ClientStream(socket, head, seen, this.#maxResponseBytes, IDLE_SOCKET_MS, label));
+      });
+      if (!target.secure) req.end();
+      else {
+        const gate = pinGate(label, pin, (fingerprint) => (seen = fingerprint));
+        req.on('socket', (socket: Socket) => gate(socket, (err) => (err ? finish(err) : req.end())));
+      }
+    });
+  }
+
   /** Fails the requests in flight and every later one (the node is stopping). */
   close(): void {
     this.#closed = true;
+    this.#streams.close();
     this.#http.destroy();
     this.#https.destroy();
   }

@@ -30,6 +30,11 @@ export interface TransportRequest {
    * `certFingerprint` is what a brand-new handshake presented. For the unpinned hello of a re-pin (client.ts).
    */
   fresh?: boolean;
+  /**
+   * http and https: the POST may travel as a frame on a kept stream to the address (frames.ts), when its peer has
+   * streams; over HTTP otherwise. Tor ignores it.
+   */
+  stream?: boolean;
 }
 
 export interface TransportResponse {

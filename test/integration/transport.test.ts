@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { onionAddress } from '../../kernel/crypto/onion.js';
 import { createDualListener, type DualListener } from '../../kernel/net/listener.js';
@@ -10,6 +9,7 @@ import { sendWithFallback } from '../../kernel/peers/transport-select.js';
 import { TorTransport } from '../../kernel/peers/transport-tor.js';
 import { TransportError, type TransportRequest } from '../../kernel/peers/transport.js';
 import { startFakeSocks, type FakeSocks } from '../support/fake-socks.js';
+import { listenOnLoopback } from '../support/peers.js';
 
 interface Seen {
   method: string;
@@ -43,19 +43,8 @@ async function startPeer(tls: TlsCertificate): Promise<{ listener: DualListener;
   };
   const listener = createDualListener(handler, tls);
   listener.server.on('connection', () => (connections += 1));
-  await new Promise<void>((resolve) => listener.server.listen(0, '127.0.0.1', resolve));
-  const port = (listener.server.address() as AddressInfo).port;
-  return {
-    listener,
-    port,
-    seen,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        listener.closeAll();
-        listener.server.close(() => resolve());
-      }),
-  };
+  const { port, close } = await listenOnLoopback(listener);
+  return { listener, port, seen, connections: () => connections, close };
 }
 
 const request = (address: string, over: Partial<TransportRequest> = {}): TransportRequest => ({

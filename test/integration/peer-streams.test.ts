@@ -1,0 +1,141 @@
+/**
+ * Peer streams between real nodes: a node's messages to another travel as frames on one upgraded connection (seen
+ * through a TCP proxy that records what the sender writes), and the receiving node answers a frame exactly as it
+ * answers a `POST /peer/v1/message` with the same body, within the same limits: a malformed body is refused the same
+ * way, a frame above the size cap ends the stream, transports taken down answer `transports_down`, and a stopping
+ * node closes its idle streams instead of waiting for them.
+ */
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeFrame, FrameReader, STREAM_PATH, STREAM_PROTOCOL } from '../../kernel/peers/frames.js';
+import { startTestNode, type TestNode } from '../support/node.js';
+import { echoPlugin } from '../support/peers.js';
+
+const { plugin: echo, sender } = echoPlugin('streams-echo');
+
+let A: TestNode;
+let B: TestNode;
+let proxy: net.Server;
+let proxyAddress = '';
+const written: Buffer[] = [];
+let connections = 0;
+
+beforeAll(async () => {
+  A = await startTestNode({ extraBuiltins: [echo] });
+  B = await startTestNode({ extraBuiltins: [echo] });
+  const port = Number(new URL(B.node.baseUrl).port);
+  proxy = net.createServer((client) => {
+    connections += 1;
+    const upstream = net.connect(port, '127.0.0.1');
+    client.on('data', (chunk: Buffer) => written.push(chunk));
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  proxyAddress = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise((r) => proxy?.close(r));
+  await Promise.all([A, B].map((t) => t?.destroy()));
+});
+
+const echoAt = (n: number) => sender().peer.request({ pubkeyHash: null, sealingKey: null, addresses: { http: proxyAddress } }, { type: 'test.echo', n });
+
+/** A stream opened by hand on a node's port; frames written raw, answers read back. */
+async function rawStream(baseUrl: string): Promise<{ socket: net.Socket; answers: { id: number; status: number; body: unknown }[]; closed: Promise<void> }> {
+  const url = new URL(baseUrl);
+  const socket = net.connect(Number(url.port), url.hostname);
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  socket.write(`GET ${STREAM_PATH} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: ${STREAM_PROTOCOL}\r\n\r\n`);
+  const answers: { id: number; status: number; body: unknown }[] = [];
+  const reader = new FrameReader(
+    1 << 20,
+    () => 'keep',
+    (h, body) => answers.push({ id: h.id, status: h.status, body: JSON.parse(body.toString('utf8')) }),
+  );
+  let head = Buffer.alloc(0);
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      socket.off('data', onData);
+      const status = head.subarray(0, end).toString('latin1').split('\r\n')[0];
+      if (!status?.startsWith('HTTP/1.1 101')) reject(new Error(`not upgraded: ${status}`));
+      socket.on('data', (c: Buffer) => reader.push(c));
+      if (head.length > end + 4) reader.push(head.subarray(end + 4));
+      resolve();
+    };
+    socket.on('data', onData);
+  });
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  return { socket, answers, closed };
+}
+
+const until = async (check: () => boolean): Promise<void> => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+};
+
+describe('peer streams between nodes', () => {
+  it("carry a node's messages to another as frames on one connection", async () => {
+    for (const n of [1, 2, 3]) expect((await echoAt(n)).data).toEqual({ at: B.node.identity.pubkeyHash, n });
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => echoAt(10 + i)));
+    expect(replies.map((r) => r.data.n)).toEqual(Array.from({ length: 10 }, (_, i) => 10 + i));
+    const text = Buffer.concat(written).toString('latin1');
+    expect(text.match(/GET \/peer\/v1\/hello /g)?.length).toBe(1);
+    expect(text.match(/GET \/peer\/v1\/stream /g)?.length).toBe(1);
+    expect(text).not.toContain('POST /peer/v1/message');
+    // One connection for the hello (HTTP), one for the stream.
+    expect(connections).toBe(2);
+  });
+
+  it('answers a frame as it answers the same body posted, with the same refusals', async () => {
+    const posted = async (body: string) => {
+      const res = await fetch(`${B.node.baseUrl}/peer/v1/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    const { socket, answers } = await rawStream(B.node.baseUrl);
+    socket.write(Buffer.concat([encodeFrame(7, 0, '{}'), encodeFrame(8, 0, 'nope')]));
+    await until(() => answers.length === 2);
+    expect(answers.find((a) => a.id === 7)).toEqual({ id: 7, ...(await posted('{}')) });
+    expect(answers.find((a) => a.id === 8)).toEqual({ id: 8, ...(await posted('nope')) });
+    expect(answers.find((a) => a.id === 8)).toMatchObject({ status: 400, body: { error: { code: 'malformed' } } });
+    socket.destroy();
+  });
+
+  it('ends a stream that announces a frame above the size cap', async () => {
+    const { socket, answers, closed } = await rawStream(B.node.baseUrl);
+    const head = Buffer.alloc(10);
+    head.writeUInt32BE(2 * 1024 * 1024, 0);
+    head.writeUInt32BE(1, 4);
+    socket.write(head);
+    await closed;
+    expect(answers).toEqual([]);
+  });
+
+  it('answers transports_down while the node is out', async () => {
+    const out = await B.admin.post('/api/v1/system/out', {});
+    expect(out.status).toBe(200);
+    try {
+      const { socket, answers } = await rawStream(B.node.baseUrl);
+      socket.write(encodeFrame(1, 0, '{}'));
+      await until(() => answers.length === 1);
+      expect(answers[0]).toMatchObject({ id: 1, status: 503, body: { error: { code: 'transports_down' } } });
+      socket.destroy();
+    } finally {
+      expect((await B.admin.post('/api/v1/system/in', {})).status).toBe(200);
+    }
+  });
+
+  it('is closed by a stopping node while idle, without waiting for the drain deadline', async () => {
+    expect((await echoAt(99)).ok).toBe(true);
+    const started = Date.now();
+    await B.stop();
+    expect(Date.now() - started).toBeLessThan(2_500);
+    await B.restart();
+  });
+});
