@@ -47,12 +47,18 @@ export class FrameReader {
   #head: (FrameHead & { keep: boolean }) | null = null;
   /** Body bytes of a skipped frame still to pass. */
   #skipping = 0;
+  #completed = 0;
 
   constructor(
     private readonly maxBody: number,
     private readonly onHead: (head: FrameHead) => FrameVerdict,
     private readonly onFrame: (head: FrameHead, body: Buffer) => void,
   ) {}
+
+  /** Frames that have fully arrived so far, kept or skipped. */
+  get completed(): number {
+    return this.#completed;
+  }
 
   /** True while part of a frame has arrived and the rest has not. */
   get partial(): boolean {
@@ -66,6 +72,7 @@ export class FrameReader {
         const n = Math.min(this.#skipping, data.length);
         this.#skipping -= n;
         data = data.subarray(n);
+        if (this.#skipping === 0) this.#completed++;
         continue;
       }
       const need = this.#head ? this.#head.length : FRAME_HEADER_BYTES;
@@ -80,6 +87,7 @@ export class FrameReader {
       if (this.#head) {
         const head = this.#head;
         this.#head = null;
+        this.#completed++;
         if (head.keep) this.onFrame(head, bytes);
         continue;
       }
@@ -87,6 +95,7 @@ export class FrameReader {
       if (head.length > this.maxBody) throw new FrameTooLarge(head.length, this.maxBody);
       const keep = this.onHead(head) === 'keep';
       if (head.length === 0) {
+        this.#completed++;
         if (keep) this.onFrame(head, Buffer.alloc(0));
       } else if (keep) this.#head = { ...head, keep };
       else this.#skipping = head.length;

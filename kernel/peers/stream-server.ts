@@ -41,6 +41,8 @@ export function serveStream(socket: Socket, head: Buffer, opts: StreamServerOpti
   let held = false;
   let closing = false;
   let frameTimer: NodeJS.Timeout | null = null;
+  /** How many frames had arrived when the frame timer was set: it times the frame that was arriving then. */
+  let timedFrame = -1;
 
   /** Once this side ended the stream, what still arrives is not handled: the sender sees the close and sends again. */
   let ended = false;
@@ -104,11 +106,14 @@ export function serveStream(socket: Socket, head: Buffer, opts: StreamServerOpti
       socket.destroy();
       return;
     }
-    if (reader.partial) {
-      frameTimer ??= setTimeout(() => socket.destroy(), opts.frameMs);
-    } else if (frameTimer) {
+    if (reader.partial && timedFrame !== reader.completed) {
+      if (frameTimer) clearTimeout(frameTimer);
+      timedFrame = reader.completed;
+      frameTimer = setTimeout(() => socket.destroy(), opts.frameMs);
+    } else if (!reader.partial && frameTimer) {
       clearTimeout(frameTimer);
       frameTimer = null;
+      timedFrame = -1;
     }
     endIfIdle();
   };
@@ -119,6 +124,15 @@ export function serveStream(socket: Socket, head: Buffer, opts: StreamServerOpti
   });
   socket.on('data', onData);
   socket.on('error', () => socket.destroy());
+  // The sender ended its side: what it sent whole is answered, then this side ends too; a frame cut short never will be.
+  socket.on('end', () => {
+    if (reader.partial) {
+      socket.destroy();
+      return;
+    }
+    closing = true;
+    endIfIdle();
+  });
   socket.once('close', () => {
     if (frameTimer) clearTimeout(frameTimer);
     for (const release of releases.values()) release();

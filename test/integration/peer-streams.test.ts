@@ -8,9 +8,9 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFrame, FrameReader, STREAM_PATH, STREAM_PROTOCOL } from '../../kernel/peers/frames.js';
+import { encodeFrame, STREAM_PATH } from '../../kernel/peers/frames.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { echoPlugin } from '../support/peers.js';
+import { echoPlugin, rawStream } from '../support/peers.js';
 
 const { plugin: echo, sender } = echoPlugin('streams-echo');
 
@@ -44,36 +44,6 @@ afterAll(async () => {
 
 const echoAt = (n: number) => sender().peer.request({ pubkeyHash: null, sealingKey: null, addresses: { http: proxyAddress } }, { type: 'test.echo', n });
 
-/** A stream opened by hand on a node's port; frames written raw, answers read back. */
-async function rawStream(baseUrl: string): Promise<{ socket: net.Socket; answers: { id: number; status: number; body: unknown }[]; closed: Promise<void> }> {
-  const url = new URL(baseUrl);
-  const socket = net.connect(Number(url.port), url.hostname);
-  await new Promise<void>((r) => socket.once('connect', () => r()));
-  socket.write(`GET ${STREAM_PATH} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: ${STREAM_PROTOCOL}\r\n\r\n`);
-  const answers: { id: number; status: number; body: unknown }[] = [];
-  const reader = new FrameReader(
-    1 << 20,
-    () => 'keep',
-    (h, body) => answers.push({ id: h.id, status: h.status, body: JSON.parse(body.toString('utf8')) }),
-  );
-  let head = Buffer.alloc(0);
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end === -1) return;
-      socket.off('data', onData);
-      const status = head.subarray(0, end).toString('latin1').split('\r\n')[0];
-      if (!status?.startsWith('HTTP/1.1 101')) reject(new Error(`not upgraded: ${status}`));
-      socket.on('data', (c: Buffer) => reader.push(c));
-      if (head.length > end + 4) reader.push(head.subarray(end + 4));
-      resolve();
-    };
-    socket.on('data', onData);
-  });
-  const closed = new Promise<void>((r) => socket.once('close', () => r()));
-  return { socket, answers, closed };
-}
 
 const until = async (check: () => boolean): Promise<void> => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -115,6 +85,49 @@ describe('peer streams between nodes', () => {
     socket.write(head);
     await closed;
     expect(answers).toEqual([]);
+  });
+
+  it('holds the bytes of frames still arriving against the address budget, and refuses a frame beyond it with 429', async () => {
+    // Eight frames of 1,000,000 bytes each, announced and left unfinished on eight streams, hold 8,000,000 bytes of the
+    // address's 8 MiB; a ninth does not fit, and is answered at once without its body being read.
+    const announce = (length: number): Buffer => {
+      const head = Buffer.alloc(10);
+      head.writeUInt32BE(length, 0);
+      head.writeUInt32BE(1, 4);
+      return Buffer.concat([head, Buffer.alloc(100, 0x20)]);
+    };
+    const holding = await Promise.all(Array.from({ length: 8 }, () => rawStream(B.node.baseUrl)));
+    for (const h of holding) h.socket.write(announce(1_000_000));
+    await new Promise((r) => setTimeout(r, 100));
+    const ninth = await rawStream(B.node.baseUrl);
+    ninth.socket.write(announce(1_000_000));
+    await until(() => ninth.answers.length === 1);
+    expect(ninth.answers[0]).toMatchObject({ id: 1, status: 429, body: { error: { code: 'rate_limit_exceeded' } } });
+    expect(holding.every((h) => h.answers.length === 0)).toBe(true);
+    for (const h of [...holding, ninth]) h.socket.destroy();
+    // Their bytes are given back once the streams close: a frame fits again.
+    await new Promise((r) => setTimeout(r, 100));
+    const after = await rawStream(B.node.baseUrl);
+    after.socket.write(encodeFrame(5, 0, '{}'));
+    await until(() => after.answers.length === 1);
+    expect(after.answers[0]).toMatchObject({ id: 5, status: 400 });
+    after.socket.destroy();
+  });
+
+  it('serves another upgrade request as an ordinary request, on a connection that then closes', async () => {
+    const url = new URL(B.node.baseUrl);
+    for (const [path, protocol] of [
+      ['/healthz', 'h2c'],
+      [STREAM_PATH, 'websocket'],
+    ] as const) {
+      const socket = net.connect(Number(url.port), url.hostname);
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: ${protocol}\r\n\r\n`);
+      await new Promise<void>((r) => socket.once('close', () => r()));
+      const status = Buffer.concat(chunks).toString('latin1').split('\r\n')[0];
+      expect(status).toBe(path === '/healthz' ? 'HTTP/1.1 200 OK' : 'HTTP/1.1 404 Not Found');
+    }
   });
 
   it('answers transports_down while the node is out', async () => {

@@ -9,11 +9,11 @@ import type { Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDualListener, type DualListener } from '../../kernel/net/listener.js';
 import { generateCertificate, type TlsCertificate } from '../../kernel/net/tls.js';
-import { STREAM_PROTOCOL } from '../../kernel/peers/frames.js';
 import { serveStream } from '../../kernel/peers/stream-server.js';
 import { HttpTransport } from '../../kernel/peers/transport-http.js';
 import { TransportError, type TransportRequest } from '../../kernel/peers/transport.js';
-import { listenOnLoopback } from '../support/peers.js';
+import { encodeFrame, STREAM_PROTOCOL } from '../../kernel/peers/frames.js';
+import { listenOnLoopback, rawStream } from '../support/peers.js';
 
 interface StandIn {
   port: number;
@@ -27,6 +27,8 @@ interface StandInOptions {
   streams: boolean;
   /** Per connection (1, 2, ...) and frame on it (1, 2, ...): answer it, close the connection instead, or never answer. */
   frame?: (connection: number, n: number) => 'answer' | 'close' | 'hang';
+  /** How long a frame may take to arrive (30 s by default). */
+  frameMs?: number;
 }
 
 async function startStandIn(tls: TlsCertificate, options: StandInOptions): Promise<StandIn> {
@@ -51,7 +53,7 @@ async function startStandIn(tls: TlsCertificate, options: StandInOptions): Promi
       maxFrameBytes: 1024 * 1024,
       maxInFlight: 32,
       idleMs: 60_000,
-      frameMs: 30_000,
+      frameMs: options.frameMs ?? 30_000,
       hold: () => () => undefined,
       overBudget: () => ({ status: 429, body: null }),
       onError: () => undefined,
@@ -173,6 +175,30 @@ describe('peer streams at the transport', () => {
     transport = new HttpTransport({ maxResponseBytes: 1000 });
     const err = await failure(transport.send(message(`http://127.0.0.1:${peer.port}`, 'z'.repeat(2000))));
     expect(err.code).toBe('too_large');
+  });
+
+  it('are ended by the receiver when a frame takes too long to arrive, but not for frames that each arrive in time', async () => {
+    peer = await startStandIn(tls, { streams: true, frameMs: 300 });
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const steady = await rawStream(`http://127.0.0.1:${peer.port}`);
+    // Eight frames over about 1.6 s, each write ending inside the next frame (the stream is never between frames),
+    // each frame complete within 200 ms of its first byte.
+    const frames = Array.from({ length: 8 }, (_, i) => encodeFrame(i + 1, 0, `frame ${i + 1}`));
+    steady.socket.write(frames[0]!.subarray(0, 12));
+    for (let i = 0; i < frames.length; i++) {
+      await pause(200);
+      steady.socket.write(Buffer.concat([frames[i]!.subarray(12), frames[i + 1]?.subarray(0, 12) ?? Buffer.alloc(0)]));
+    }
+    await pause(50);
+    expect(steady.answers.map((a) => a.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(steady.socket.destroyed).toBe(false);
+    const stalled = await rawStream(`http://127.0.0.1:${peer.port}`);
+    const started = Date.now();
+    stalled.socket.write(encodeFrame(1, 0, 'never finished').subarray(0, 14));
+    await stalled.closed;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(stalled.answers).toEqual([]);
+    steady.socket.destroy();
   });
 
   it('fail the frames in flight once the transport is closed, and every later one', async () => {

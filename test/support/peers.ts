@@ -1,7 +1,8 @@
 /** Fixtures for tests of the peer layer: a message handler that answers who it is, and listeners on loopback. */
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { definePlugin, type BuiltinPlugin, type PluginContext } from '../../sdk/index.js';
 import type { DualListener } from '../../kernel/net/listener.js';
+import { FrameReader, STREAM_PATH, STREAM_PROTOCOL } from '../../kernel/peers/frames.js';
 
 /**
  * A plugin answering `test.echo` messages with its node's key hash and the `n` it was sent. `sender()` is the
@@ -38,4 +39,35 @@ export async function listenOnLoopback(listener: DualListener): Promise<{ port: 
         listener.server.close(() => resolve());
       }),
   };
+}
+
+/** A peer stream opened by hand (`http://` base URL); frames are written raw, answers read back. */
+export async function rawStream(baseUrl: string): Promise<{ socket: net.Socket; answers: { id: number; status: number; body: unknown }[]; closed: Promise<void> }> {
+  const url = new URL(baseUrl);
+  const socket = net.connect(Number(url.port), url.hostname);
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  socket.write(`GET ${STREAM_PATH} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: Upgrade\r\nUpgrade: ${STREAM_PROTOCOL}\r\n\r\n`);
+  const answers: { id: number; status: number; body: unknown }[] = [];
+  const reader = new FrameReader(
+    1 << 20,
+    () => 'keep',
+    (h, body) => answers.push({ id: h.id, status: h.status, body: JSON.parse(body.toString('utf8')) }),
+  );
+  let head = Buffer.alloc(0);
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      socket.off('data', onData);
+      const status = head.subarray(0, end).toString('latin1').split('\r\n')[0];
+      if (!status?.startsWith('HTTP/1.1 101')) reject(new Error(`not upgraded: ${status}`));
+      socket.on('data', (c: Buffer) => reader.push(c));
+      if (head.length > end + 4) reader.push(head.subarray(end + 4));
+      resolve();
+    };
+    socket.on('data', onData);
+  });
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  return { socket, answers, closed };
 }

@@ -22,6 +22,8 @@ function read(chunks: Buffer[], verdict: (h: FrameHead) => 'keep' | 'skip' = () 
   );
   for (const c of chunks) reader.push(c);
   expect(reader.partial).toBe(false);
+  // Skipped frames count as arrived too.
+  expect(reader.completed).toBe(frames.length);
   return { heads, got };
 }
 
