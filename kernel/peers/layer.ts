@@ -5,6 +5,7 @@ import { ApiError, PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
 import type { TxRunner } from '../db/tx.js';
 import { BodyReader, dropUnreadBodyLater, overBudget } from '../http/body.js';
+import { REQUEST_TIMEOUT_MS } from '../net/listener.js';
 import { normalizeIp } from '../net/proxies.js';
 import type { Identity } from '../identity.js';
 import { PeerClient, TlsPins } from './client.js';
@@ -26,8 +27,10 @@ const MAX_STREAM_IN_FLIGHT = 32;
  * one to close it and never writes a frame on a stream that is being closed under it.
  */
 const STREAM_IDLE_MS = 120_000;
-/** Like a whole HTTP request (kernel/net/listener.ts): a frame must arrive within this once it started. */
-const STREAM_FRAME_MS = 30_000;
+/** Like a whole HTTP request: a frame must arrive within this once it started. */
+const STREAM_FRAME_MS = REQUEST_TIMEOUT_MS;
+
+const transportsDown = (): InboundResult => refuse(503, 'transports_down', "this node's transports are down");
 
 const pathOf = (url: string | undefined): string | undefined => {
   const q = url?.indexOf('?') ?? -1;
@@ -109,7 +112,7 @@ export class PeerLayer {
   serve(req: IncomingMessage, res: ServerResponse): boolean {
     const path = pathOf(req.url);
     if (this.client.down && (path === '/peer/v1/message' || path === '/peer/v1/hello')) {
-      const answer = refuse(503, 'transports_down', "this node's transports are down");
+      const answer = transportsDown();
       reply(res, answer.status, answer.body);
       dropUnreadBodyLater(req);
       return true;
@@ -142,7 +145,7 @@ export class PeerLayer {
       frameMs: STREAM_FRAME_MS,
       hold: (bytes) => this.#bodies.take(address, bytes),
       overBudget: () => refusal(overBudget()),
-      answer: async (raw) => (this.client.down ? refuse(503, 'transports_down', "this node's transports are down") : this.#answer(raw, address)),
+      answer: async (raw) => (this.client.down ? transportsDown() : this.#answer(raw, address)),
       onError: (err) => this.deps.log.warn('peer stream failed', { error: err instanceof Error ? err.message : String(err) }),
     });
   }
