@@ -13,6 +13,7 @@ import type { Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { AddressKind } from './validate.js';
 import type { ExportedContact } from './api.js';
+import { ReadCache } from './read-cache.js';
 
 export type ContactStatus = 'pending' | 'accepted' | 'blocked';
 export type CurrencyStatus = 'pending' | 'accepted' | 'declined';
@@ -263,11 +264,14 @@ export class ContactStore {
   readonly #currency: Statement;
   readonly #acceptedWithKeys: Statement;
   readonly #acceptedOn: Statement;
+  /** The rows the hot lookups read (byHash, currency, currencies, acceptedOn); every write below tells it. */
+  readonly #cache: ReadCache;
 
   constructor(
     private readonly db: Database,
     private readonly now: () => number,
   ) {
+    this.#cache = new ReadCache(db);
     this.#byId = db.prepare('SELECT * FROM contacts WHERE id = ?');
     this.#byHash = db.prepare('SELECT * FROM contacts WHERE pubkey_hash = ?');
     this.#byAddress = db.prepare('SELECT * FROM contacts WHERE addr_http = ? OR addr_https = ? OR addr_tor = ?');
@@ -290,7 +294,8 @@ export class ContactStore {
   }
 
   byHash(hash: string): ContactRow | null {
-    const r = this.#byHash.get(hash.toLowerCase()) as Raw | undefined;
+    const key = hash.toLowerCase();
+    const r = this.#cache.read(`hash ${key}`, () => this.#byHash.get(key) as Raw | undefined);
     return r ? contactOf(r) : null;
   }
 
@@ -330,7 +335,8 @@ export class ContactStore {
 
   /** Accepted contacts with a key that hold an accepted line in the currency (route discovery asks them per hop). */
   acceptedOn(currency: string): ContactRow[] {
-    return (this.#acceptedOn.all(currencyKey(currency)) as Raw[]).map(contactOf);
+    const key = currencyKey(currency);
+    return this.#cache.read(`accepted ${key}`, () => this.#acceptedOn.all(key) as Raw[]).map(contactOf);
   }
 
   /** Name containing the term (case-insensitive), an address containing it, or a key hash starting with it. */
@@ -345,6 +351,7 @@ export class ContactStore {
   }
 
   insert(fields: ContactPatch & { status: ContactStatus }): ContactRow {
+    this.#cache.written();
     const now = this.#iso();
     const cols = columnsOf({ ...fields });
     cols.push(['created_at', now], ['updated_at', now]);
@@ -355,6 +362,7 @@ export class ContactStore {
   }
 
   update(id: number, patch: ContactPatch): ContactRow {
+    this.#cache.written();
     const cols = columnsOf(patch as Record<string, unknown>);
     if (cols.length) {
       cols.push(['updated_at', this.#iso()]);
@@ -364,6 +372,7 @@ export class ContactStore {
   }
 
   delete(id: number): void {
+    this.#cache.written();
     this.db.prepare('DELETE FROM contact_currencies WHERE contact_id = ?').run(id);
     this.db.prepare('DELETE FROM contacts WHERE id = ?').run(id);
   }
@@ -374,15 +383,17 @@ export class ContactStore {
   }
 
   currencies(contactId: number): CurrencyRow[] {
-    return (this.#currencies.all(contactId) as Raw[]).map(currencyOf);
+    return this.#cache.read(`lines ${contactId}`, () => this.#currencies.all(contactId) as Raw[]).map(currencyOf);
   }
 
   currency(contactId: number, code: string): CurrencyRow | null {
-    const r = this.#currency.get(contactId, currencyKey(code)) as Raw | undefined;
+    const key = currencyKey(code);
+    const r = this.#cache.read(`line ${contactId} ${key}`, () => this.#currency.get(contactId, key) as Raw | undefined);
     return r ? currencyOf(r) : null;
   }
 
   insertCurrency(contactId: number, fields: CurrencyPatch & { currency: string; status: CurrencyRow['status']; direction: Direction }): CurrencyRow {
+    this.#cache.written();
     const now = this.#iso();
     const cols = columnsOf(fields as Record<string, unknown>);
     cols.push(['contact_id', contactId], ['currency_key', currencyKey(fields.currency)], ['created_at', now], ['updated_at', now]);
@@ -393,6 +404,7 @@ export class ContactStore {
   }
 
   updateCurrency(contactId: number, code: string, patch: CurrencyPatch): CurrencyRow | null {
+    this.#cache.written();
     const cols = columnsOf(patch as Record<string, unknown>);
     if (cols.length) {
       cols.push(['updated_at', this.#iso()]);
@@ -404,11 +416,13 @@ export class ContactStore {
   }
 
   deleteCurrency(contactId: number, code: string): boolean {
+    this.#cache.written();
     return this.db.prepare('DELETE FROM contact_currencies WHERE contact_id = ? AND currency_key = ?').run(contactId, currencyKey(code)).changes > 0;
   }
 
   /** Moves the currency rows of `fromId` that `toId` lacks onto `toId`, then deletes `fromId`. */
   merge(fromId: number, toId: number): void {
+    this.#cache.written();
     this.db
       .prepare(
         `UPDATE contact_currencies SET contact_id = ? WHERE contact_id = ?
@@ -438,6 +452,7 @@ export class ContactStore {
   }
 
   deleteOldestStrangers(n: number): void {
+    this.#cache.written();
     this.db.prepare(`DELETE FROM contacts WHERE id IN (SELECT id FROM contacts WHERE ${STRANGER} ORDER BY updated_at, id LIMIT ?)`).run(n);
   }
 

@@ -3,26 +3,17 @@
  * filters (pages of 1 to 4 rows over a handful of rows exercise every page boundary); rows are decoded one by one,
  * so a damaged row stops the iteration exactly there.
  */
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import type { Migration } from '../../../sdk/index.js';
 import { LedgerStore, migrations as ledgerMigrations } from '../../../builtin-plugins/ledger/store.js';
 import { ContactStore, migrations as contactMigrations } from '../../../builtin-plugins/contacts/store.js';
 import { RequestStore, migrations as requestMigrations } from '../../../builtin-plugins/payment-requests/store.js';
+import { migratedDatabase } from '../../support/db.js';
 
-function database(migrations: readonly Migration[]): Database.Database {
-  const db = new Database(':memory:');
-  for (const m of migrations) {
-    if (typeof m.up === 'string') db.exec(m.up);
-    else m.up(db);
-  }
-  return db;
-}
 
 const hash = (c: string): string => c.repeat(64);
 
 describe('ledger: exportRows', () => {
-  const db = database(ledgerMigrations);
+  const db = migratedDatabase(ledgerMigrations);
   const store = new LedgerStore(db);
   const rows = Array.from({ length: 9 }, (_, i) =>
     store.insert({
@@ -97,7 +88,7 @@ describe('ledger: exportRows', () => {
 });
 
 describe('contacts: exportRows', () => {
-  const db = database(contactMigrations);
+  const db = migratedDatabase(contactMigrations);
   const store = new ContactStore(db, () => 0);
   const names = ['carol', null, 'Bob', 'alice', null, 'Dave', 'bob', 'eve'];
   const statuses = ['accepted', 'pending', 'blocked', 'accepted', 'pending', 'accepted', 'pending', 'accepted'] as const;
@@ -132,7 +123,7 @@ describe('contacts: exportRows', () => {
 });
 
 describe('payment requests: exportRows', () => {
-  const db = database(requestMigrations);
+  const db = migratedDatabase(requestMigrations);
   const store = new RequestStore(db);
   const made = Array.from({ length: 7 }, (_, i) =>
     store.insert({

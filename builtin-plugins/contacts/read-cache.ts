@@ -1,0 +1,40 @@
+/**
+ * Rows of the contact tables kept between writes. A routed payment looks the same few contacts and lines up a dozen
+ * times on every node it crosses (the sender's line, its credit, the neighbours, their keys), and each lookup was a
+ * query; the rows change only when the operator or a contact changes them.
+ *
+ * What it keeps is only ever what a committed database holds:
+ *   - every write to the tables forgets everything (`written`), before it runs;
+ *   - inside a transaction that wrote to them, reads go to the database and are not kept, since that transaction may
+ *     still roll back; the first read outside a transaction after it ends keeps rows again.
+ * The store hands out new objects made from a kept row, never the row itself, so no caller can change it.
+ */
+import type { Database } from 'better-sqlite3';
+
+/** Rows kept at most; beyond, everything is forgotten (lookups of keys nobody knows must not grow it without end). */
+const MAX_ROWS = 4096;
+
+export class ReadCache {
+  readonly #rows = new Map<string, unknown>();
+  /** A write happened in the transaction that may still be open. */
+  #written = false;
+
+  constructor(private readonly db: Database) {}
+
+  read<T>(key: string, load: () => T): T {
+    if (this.db.inTransaction) {
+      if (this.#written) return load();
+    } else this.#written = false;
+    if (this.#rows.has(key)) return this.#rows.get(key) as T;
+    const row = load();
+    if (this.#rows.size >= MAX_ROWS) this.#rows.clear();
+    this.#rows.set(key, row);
+    return row;
+  }
+
+  /** Called by every write to the contact tables. */
+  written(): void {
+    this.#rows.clear();
+    this.#written = true;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The contact store keeps the rows its hot lookups read between writes (read-cache.ts): over real SQLite, a lookup
+ * after a write sees the write at once, a write inside a transaction that rolls back is never seen, and a lookup inside
+ * such a transaction sees the transaction's own write.
+ */
+import { describe, expect, it } from 'vitest';
+import { ContactStore, migrations } from '../../../builtin-plugins/contacts/store.js';
+import { migratedDatabase } from '../../support/db.js';
+
+const HASH = 'ab'.repeat(32);
+
+function setup() {
+  const db = migratedDatabase(migrations);
+  const store = new ContactStore(db, () => 0);
+  const c = store.insert({ pubkey_hash: HASH, status: 'accepted', name: 'Bob' });
+  store.insertCurrency(c.id, { currency: 'USD', status: 'accepted', direction: 'outgoing', fee_percent: '1', credit_limit: 1000n });
+  return { db, store, c };
+}
+
+describe('contact store: rows kept between writes', () => {
+  it('answers repeated lookups from what it read, and returns a new object each time', () => {
+    const { db, store } = setup();
+    expect(store.byHash(HASH)!.name).toBe('Bob');
+    // Kept: a change made behind the store's back is not seen (which is why every write goes through the store)...
+    db.prepare('UPDATE contacts SET name = ? WHERE pubkey_hash = ?').run('Behind', HASH);
+    expect(store.byHash(HASH)!.name).toBe('Bob');
+    // ...until the store's next write, whatever it writes.
+    store.insert({ pubkey_hash: 'ef'.repeat(32), status: 'pending' });
+    expect(store.byHash(HASH)!.name).toBe('Behind');
+    const first = store.byHash(HASH)!;
+    first.status = 'blocked';
+    expect(store.byHash(HASH)!.status).toBe('accepted');
+    expect(store.byHash(HASH.toUpperCase())!.name).toBe('Behind');
+    expect(store.currency(store.byHash(HASH)!.id, 'usd')!.fee_percent).toBe('1');
+  });
+
+  it('sees a write at once: a contact blocked, a fee changed, a line added, a contact deleted', () => {
+    const { store, c } = setup();
+    expect(store.byHash(HASH)!.status).toBe('accepted');
+    expect(store.acceptedOn('USD').map((r) => r.pubkey_hash)).toEqual([HASH]);
+    store.update(c.id, { status: 'blocked' });
+    expect(store.byHash(HASH)!.status).toBe('blocked');
+    expect(store.acceptedOn('USD')).toEqual([]);
+    expect(store.currency(c.id, 'USD')!.fee_percent).toBe('1');
+    store.updateCurrency(c.id, 'USD', { fee_percent: '2.5' });
+    expect(store.currency(c.id, 'USD')!.fee_percent).toBe('2.5');
+    expect(store.currencies(c.id).map((r) => r.currency)).toEqual(['USD']);
+    store.insertCurrency(c.id, { currency: 'EUR', status: 'pending', direction: 'outgoing' });
+    expect(store.currencies(c.id).map((r) => r.currency)).toEqual(['USD', 'EUR']);
+    expect(store.byHash('cd'.repeat(32))).toBeNull();
+    store.insert({ pubkey_hash: 'cd'.repeat(32), status: 'pending' });
+    expect(store.byHash('cd'.repeat(32))!.status).toBe('pending');
+    store.delete(c.id);
+    expect(store.byHash(HASH)).toBeNull();
+  });
+
+  it('never keeps what a transaction wrote before it commits: a rollback leaves the committed rows', () => {
+    const { db, store, c } = setup();
+    expect(store.byHash(HASH)!.status).toBe('accepted');
+    expect(() =>
+      db.transaction(() => {
+        store.update(c.id, { status: 'blocked' });
+        // The transaction sees its own write...
+        expect(store.byHash(HASH)!.status).toBe('blocked');
+        expect(store.byHash(HASH)!.status).toBe('blocked');
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    // ...and nobody sees it once it rolled back.
+    expect(store.byHash(HASH)!.status).toBe('accepted');
+    db.transaction(() => {
+      expect(store.byHash(HASH)!.status).toBe('accepted');
+      store.updateCurrency(c.id, 'USD', { status: 'declined' });
+      expect(store.currency(c.id, 'USD')!.status).toBe('declined');
+    })();
+    expect(store.currency(c.id, 'USD')!.status).toBe('declined');
+    expect(store.acceptedOn('USD')).toEqual([]);
+  });
+});
