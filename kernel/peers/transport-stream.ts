@@ -51,7 +51,7 @@ export class ClientStream {
     socket.once('close', () => {
       this.#closed = true;
       if (this.#idle) clearTimeout(this.#idle);
-      this.#fail(new TransportError('unreachable', `${label}: the stream closed before the answer`));
+      this.#fail(this.#cutOff());
     });
     if (head.length > 0) onData(head);
     socket.resume();
@@ -68,6 +68,8 @@ export class ClientStream {
       clearTimeout(this.#idle);
       this.#idle = null;
     }
+    // Closed since it was taken (the peer ended it just now): failed at once, as a frame the close cut off would be.
+    if (!this.usable) return Promise.reject(this.#cutOff());
     const id = (this.#id = nextFrameId(this.#id));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
@@ -85,6 +87,10 @@ export class ClientStream {
 
   destroy(): void {
     this.socket.destroy();
+  }
+
+  #cutOff(): TransportError {
+    return new TransportError('unreachable', `${this.label}: the stream closed before the answer`);
   }
 
   #answered(frame: FrameHead, body: Buffer): void {
