@@ -11,6 +11,10 @@
  *
  * Nobody is authenticated at this level, so it bounds what any client address can hold: connections served at once
  * (more wait, unread, for a slot) and how long a request may take to arrive.
+ *
+ * An upgrade request goes to the optional upgrade handler (the peer layer's streams); a connection it takes over is
+ * closed with the others (when idle on closeIdle and a certificate swap, at once on closeAll), and one it declines is
+ * answered by the request handler like any request.
  */
 import http from 'node:http';
 import https from 'node:https';
