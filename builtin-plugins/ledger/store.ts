@@ -19,6 +19,11 @@ const MEMO_STANDARD = 'standard';
 const TX_TYPE_STANDARD = 'standard';
 /** The reference's tx_type of routed (P2P) legs. */
 const TX_TYPE_ROUTED = 'p2p';
+/**
+ * The links of a chain: completed rows with their place in it. A leg this node completed when it fulfilled it has none
+ * until the payer's chain entry places it; it counts in the totals, but the chain walks go without it.
+ */
+const CHAINED = `status = 'completed' AND chain_pos IS NOT NULL`;
 
 export const migrations: readonly Migration[] = [
   {
@@ -448,7 +453,7 @@ export class LedgerStore {
     this.#byTxid = db.prepare('SELECT * FROM ledger_tx WHERE txid = ?').safeIntegers(true);
     this.#byTxidArchived = db.prepare('SELECT * FROM ledger_tx_archive WHERE txid = ?').safeIntegers(true);
     this.#head = db.prepare(
-      `SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' AND chain_pos IS NOT NULL ORDER BY chain_pos DESC LIMIT 1`,
+      `SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos DESC LIMIT 1`,
     );
     this.#nextPos = db.prepare('SELECT chain_pos AS pos FROM ledger_tx INDEXED BY ledger_tx_pos WHERE chain_pos IS NOT NULL ORDER BY chain_pos DESC LIMIT 1');
     this.#complete = db.prepare(
@@ -463,7 +468,7 @@ export class LedgerStore {
     this.#balancesAll = db.prepare('SELECT * FROM ledger_balances ORDER BY contact_hash, currency_key').safeIntegers(true);
     this.#balancesOne = db.prepare('SELECT * FROM ledger_balances WHERE contact_hash = ? ORDER BY currency_key').safeIntegers(true);
     this.#chainRows = db.prepare(
-      `SELECT txid, prev_txid FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' AND chain_pos IS NOT NULL ORDER BY chain_pos`,
+      `SELECT txid, prev_txid FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos`,
     );
     // The hot queries name their index: without statistics the planner may prefer a scan of a whole contact's rows.
     this.#unresolvedOut = db
@@ -651,7 +656,7 @@ export class LedgerStore {
   auditRows(contactHash: string, currency: string): AuditRow[] {
     const rows = this.#stmt(
       `SELECT txid, prev_txid, from_hash, to_hash, amount_whole, amount_frac, content, sender_sig, recipient_sig, counterparty_pubkey
-         FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' AND chain_pos IS NOT NULL ORDER BY chain_pos, seq`,
+         FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos, seq`,
       true,
     ).all(contactHash, currencyKey(currency)) as {
       txid: string;
@@ -685,8 +690,7 @@ export class LedgerStore {
    */
   relinkChain(contactHash: string, currency: string): void {
     const rows = this.#stmt(
-      `SELECT seq, txid, prev_txid AS prev, chain_pos AS pos FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed'
-         AND chain_pos IS NOT NULL`,
+      `SELECT seq, txid, prev_txid AS prev, chain_pos AS pos FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED}`,
     ).all(contactHash, currencyKey(currency)) as { seq: number; txid: string; prev: string | null; pos: number }[];
     const held = new Set(rows.map((r) => r.txid));
     const next = new Map<string, typeof rows>();
@@ -723,7 +727,7 @@ export class LedgerStore {
   /** Every contact and currency with settled rows: the chains there are to audit. */
   chainPairs(): { contactHash: string; currency: string }[] {
     return this.#stmt(
-      `SELECT contact_hash AS contactHash, MIN(currency) AS currency FROM ledger_tx_all WHERE status = 'completed' AND chain_pos IS NOT NULL
+      `SELECT contact_hash AS contactHash, MIN(currency) AS currency FROM ledger_tx_all WHERE ${CHAINED}
          GROUP BY contact_hash, currency_key
          ORDER BY contact_hash, currency_key`,
     ).all() as { contactHash: string; currency: string }[];
@@ -733,7 +737,7 @@ export class LedgerStore {
   chainCurrencies(contactHash: string): string[] {
     return (
       this.#stmt(
-        `SELECT MIN(currency) AS currency FROM ledger_tx_all WHERE contact_hash = ? AND status = 'completed' AND chain_pos IS NOT NULL GROUP BY currency_key`,
+        `SELECT MIN(currency) AS currency FROM ledger_tx_all WHERE contact_hash = ? AND ${CHAINED} GROUP BY currency_key`,
       ).all(
         contactHash,
       ) as { currency: string }[]
@@ -994,7 +998,7 @@ export class LedgerStore {
   archivable(contactHash: string, currencyKeyValue: string, olderThan: number, limit: number): ArchivableRow[] {
     const rows = this.#stmt(
       `SELECT seq, txid, content, sender_sig AS senderSignature, recipient_sig AS recipientSignature, chain_pos AS pos, completed_at AS completedAt
-         FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND status = 'completed' AND chain_pos IS NOT NULL ORDER BY chain_pos LIMIT ?`,
+         FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos LIMIT ?`,
     ).all(contactHash, currencyKeyValue, limit + 1) as (ArchivableRow & { completedAt: number })[];
     const isHead = (i: number): boolean => i === rows.length - 1 && rows.length <= limit;
     const out: ArchivableRow[] = [];
