@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, eraseEnvironmentVariable, loadConfig, type NodeConfig } from '../kernel/config.js';
+import { CLI_CREDENTIALS_FILE, DATABASE_FILE } from '../kernel/data-files.js';
 import { DataDirInUseError, lockDataDir, type DataDirLock } from '../kernel/db/open.js';
 
 /** How long the memory-only file of `wallet-node seed` lives when stdout is not a terminal (Document 2's 300 s). */
@@ -132,7 +133,7 @@ async function startDaemon(dataDirFlag: string | null): Promise<void> {
     if (err instanceof DataDirInUseError) fail(EXIT_DATA_DIR_IN_USE, err.message);
     throw err;
   }
-  const firstStart = !existsSync(join(config.dataDir, 'node.db'));
+  const firstStart = !existsSync(join(config.dataDir, DATABASE_FILE));
   const [{ startNode }, { builtinPlugins }] = await Promise.all([import('../kernel/node.js'), import('../builtin-plugins/index.js')]);
   const node = await startNode(config, { builtins: builtinPlugins, echoLogs: true, lock });
   const a = node.addresses();
@@ -145,7 +146,7 @@ async function startDaemon(dataDirFlag: string | null): Promise<void> {
       `  https      ${a.https ?? '-'}`,
       `  tor        ${a.tor ?? '-'}`,
       `  data       ${config.dataDir}`,
-      `  CLI key    ${join(config.dataDir, 'cli.json')}  (used by: npx node-cli info)`,
+      `  CLI key    ${join(config.dataDir, CLI_CREDENTIALS_FILE)}  (used by: npx node-cli info)`,
       `  seed       ${seedCommand}  (shows the 24 words; they are never logged)`,
       ...(firstStart && !config.restoreMnemonic
         ? ['', `New node: write its 24-word seed phrase down now and keep it offline. Show it with: ${seedCommand}`]

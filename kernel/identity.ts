@@ -37,9 +37,8 @@ import { generateMnemonic, isValidMnemonic, mnemonicToSeed, normalizeMnemonic } 
 import { onionAddress, torHiddenServiceFiles, type TorHiddenServiceFiles } from './crypto/onion.js';
 import { open, OpenedSessions, openSession, seal, type Sealed } from './crypto/seal.js';
 import { sign, verify } from './crypto/sign.js';
+import { IDENTITY_FILE, MASTER_KEY_FILE } from './data-files.js';
 
-export const MASTER_KEY_FILE = 'master.key';
-export const IDENTITY_FILE = 'identity.enc';
 const IDENTITY_AAD = 'identity';
 const MASTER_KEY_LENGTH = 32;
 const PRIVATE_FILE_MODE = 0o600;

@@ -13,6 +13,7 @@ import type { NodeConfig } from './config.js';
 import { migrate } from './db/migrations.js';
 import { lockDataDir, openDatabase, type DataDirLock, type Db } from './db/open.js';
 import { snapshotMechanism, sweepScratch } from './db/snapshot.js';
+import { CLI_CREDENTIALS_FILE, DATABASE_FILE, PLUGINS_STATE_FILE, SETTINGS_FILE } from './data-files.js';
 import { TxRunner } from './db/tx.js';
 import { EventBus } from './events.js';
 import { writeFileAtomic } from './fs-atomic.js';
@@ -118,11 +119,11 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   const identity = loadOrCreateIdentity(config.dataDir, config.restoreMnemonic ? { restoreMnemonic: config.restoreMnemonic } : {});
   const logs = new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false);
   const log = logs.logger('kernel');
-  const db: Db = openDatabase(join(config.dataDir, 'node.db'));
+  const db: Db = openDatabase(join(config.dataDir, DATABASE_FILE));
   migrate(db, 'kernel', kernelMigrations);
   const tx = new TxRunner(db);
 
-  const settings = new SettingsRegistry(join(config.dataDir, 'settings.json'), logs.logger('settings'), options.env ?? process.env);
+  const settings = new SettingsRegistry(join(config.dataDir, SETTINGS_FILE), logs.logger('settings'), options.env ?? process.env);
   settings.declare(kernelSettings);
   const applyLogSettings = (): void => {
     logs.level = settings.get('logLevel');
@@ -331,7 +332,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   });
   host = new PluginHost(
     options.builtins,
-    join(config.dataDir, 'plugins-state.json'),
+    join(config.dataDir, PLUGINS_STATE_FILE),
     config.publicPluginRoutes,
     builtinContextFactory({
       db,
@@ -411,7 +412,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
  * first start and re-created if the file or the key was removed; the base URL follows the current listener.
  */
 function ensureCliCredentials(dataDir: string, keys: ApiKeyStore, baseUrl: string): CliCredentials {
-  const file = join(dataDir, 'cli.json');
+  const file = join(dataDir, CLI_CREDENTIALS_FILE);
   let current: CliCredentials | null = null;
   if (existsSync(file)) {
     try {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Decimal } from 'decimal.js';
 import type { Logger, SettingDefinition, SettingsChangeListener, SettingsMechanism } from '../sdk/index.js';
+import { SETTINGS_FILE } from './data-files.js';
 import { ApiError } from './errors.js';
 import { writeFileAtomic } from './fs-atomic.js';
 
@@ -198,7 +199,7 @@ export class SettingsRegistry implements SettingsMechanism {
     const fromEnv = def.env ? this.env[def.env] : undefined;
     for (const [source, raw] of [
       [`environment ${def.env}`, fromEnv],
-      ['settings.json', this.#saved[def.key]],
+      [SETTINGS_FILE, this.#saved[def.key]],
     ] as const) {
       if (raw === undefined) continue;
       const result = this.#check(def, raw);

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliError } from '../../sdk/cli.js';
+import { CLI_CREDENTIALS_FILE } from '../data-files.js';
 import type { ApiCredentials } from './rest-client.js';
 
-export const CLI_CREDENTIALS_FILE = 'cli.json';
 
 export interface ResolvedCredentials extends ApiCredentials {
   /** Where they came from, for error messages. */

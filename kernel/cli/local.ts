@@ -8,7 +8,8 @@ import { accessSync, closeSync, constants, existsSync, fchmodSync, openSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliError, type CliLocal, type CliLocalIdentity } from '../../sdk/cli.js';
-import { IDENTITY_FILE, IdentityError, MASTER_KEY_FILE, loadOrCreateIdentity } from '../identity.js';
+import { IDENTITY_FILE, MASTER_KEY_FILE } from '../data-files.js';
+import { IdentityError, loadOrCreateIdentity } from '../identity.js';
 
 /** A memory-backed directory: /dev/shm when usable (never on disk), else the temp directory. */
 export function memoryDir(): string {

@@ -17,18 +17,17 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { BackgroundFlush } from '../../sdk/flush.js';
 import type { DatabaseCheck, ScratchDir, SnapshotMechanism, StateFile, StateSnapshot } from '../../sdk/index.js';
-import { TRUSTED_KEYS_FILE } from '../plugins/sandbox/signature.js';
+import { DATABASE_FILE, IDENTITY_FILE, MASTER_KEY_FILE, PLUGINS_STATE_FILE, SETTINGS_FILE, TRUSTED_KEYS_FILE } from '../data-files.js';
 import type { Db } from './open.js';
 
-export const DATABASE_FILE = 'node.db';
 /**
  * Installed third-party plugins are code the operator installs from its source again; their switches, settings and
  * limits (plugins-state.json), the keys that may sign them and their stores (in the database) are state.
  */
-const STATE_FILES = ['settings.json', 'plugins-state.json', TRUSTED_KEYS_FILE] as const;
+const STATE_FILES = [SETTINGS_FILE, PLUGINS_STATE_FILE, TRUSTED_KEYS_FILE] as const;
 export const SNAPSHOT_FILE_NAMES: readonly string[] = [DATABASE_FILE, ...STATE_FILES];
 /** Files whose presence means the directory already holds a node: a recovered state never replaces them. */
-const NODE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, 'identity.enc', 'master.key', ...STATE_FILES];
+const NODE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, IDENTITY_FILE, MASTER_KEY_FILE, ...STATE_FILES];
 
 const SCRATCH_PREFIX = '.scratch-';
 const PRIVATE_FILE_MODE = 0o600;

@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BuiltinPlugin } from '../../kernel/plugins/host.js';
 import { PluginIsolate } from '../../kernel/plugins/sandbox/isolate.js';
-import { generateAuthorKey, signPlugin, TRUSTED_KEYS_FILE } from '../../kernel/plugins/sandbox/signature.js';
+import { TRUSTED_KEYS_FILE } from '../../kernel/data-files.js';
+import { generateAuthorKey, signPlugin } from '../../kernel/plugins/sandbox/signature.js';
 import { definePlugin } from '../../sdk/index.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 

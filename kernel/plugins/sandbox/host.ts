@@ -24,7 +24,8 @@ import { parseFromPlugin, type CallOutcome, type HostHandler, type Registrations
 import { SandboxStores } from './kv-store.js';
 import { checkActionPath, coerceSetting, ManifestError, parseManifest, PLUGIN_NAME, settingProblem, type ThirdPartyManifest } from './manifest.js';
 import { RunningPlugin } from './running.js';
-import { readTrustedKeys, SIGNATURE_FILE, TRUSTED_KEYS_FILE, verifyPlugin, type SignatureVerdict } from './signature.js';
+import { TRUSTED_KEYS_FILE } from '../../data-files.js';
+import { readTrustedKeys, SIGNATURE_FILE, verifyPlugin, type SignatureVerdict } from './signature.js';
 
 /** Limits a plugin gets unless the operator set others; a manifest may only ask for less. */
 export const DEFAULT_LIMITS = { memory_mb: 32, cpu_ms: 200, store_kb: 1024 } as const;

@@ -6,9 +6,9 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign as nodeSign, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { verify } from '../../crypto/sign.js';
+import { TRUSTED_KEYS_FILE } from '../../data-files.js';
 
 export const SIGNATURE_FILE = 'plugin.sig';
-export const TRUSTED_KEYS_FILE = 'trusted-plugin-keys';
 const DOMAIN = 'wallet-node plugin signature v1';
 const HEX32 = /^[0-9a-f]{64}$/;
 

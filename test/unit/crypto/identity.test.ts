@@ -13,14 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  Identity,
-  IdentityError,
-  IDENTITY_FILE,
-  isFreshDataDir,
-  loadOrCreateIdentity,
-  MASTER_KEY_FILE,
-} from '../../../kernel/identity.js';
+import { IDENTITY_FILE, MASTER_KEY_FILE } from '../../../kernel/data-files.js';
+import { Identity, IdentityError, isFreshDataDir, loadOrCreateIdentity } from '../../../kernel/identity.js';
 import { generateMnemonic, isValidMnemonic } from '../../../kernel/crypto/mnemonic.js';
 import { CryptoError } from '../../../kernel/crypto/errors.js';
 import { ABANDON_ART, ABANDON_ART_IDENTITY } from './vectors.js';
