@@ -4,7 +4,8 @@
  * query; the rows change only when the operator or a contact changes them.
  *
  * What it keeps is only ever what a committed database holds:
- *   - every write to the tables forgets everything (`written`), before it runs;
+ *   - every write to the tables forgets, before it runs, every kept lookup it can change (`written`): all of them,
+ *     unless the write says which (a line's own fields change that line's lookups only);
  *   - inside a transaction that wrote to them, reads go to the database and are not kept, since that transaction may
  *     still roll back; the first read outside a transaction after it ends keeps rows again.
  * The store hands out new objects made from a kept row, never the row itself, so no caller can change it.
@@ -32,9 +33,13 @@ export class ReadCache {
     return row;
   }
 
-  /** Called by every write to the contact tables. */
-  written(): void {
-    this.#rows.clear();
+  /**
+   * Called by every write to the contact tables, before it runs. `affects` names the kept lookups the write can change;
+   * without it, all of them go.
+   */
+  written(affects?: (key: string) => boolean): void {
+    if (!affects) this.#rows.clear();
+    else for (const key of this.#rows.keys()) if (affects(key)) this.#rows.delete(key);
     this.#written = true;
   }
 }

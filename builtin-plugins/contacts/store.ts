@@ -256,6 +256,14 @@ export const ADDRESS_COLUMN: Record<AddressKind, 'addr_http' | 'addr_https' | 'a
   tor: 'addr_tor',
 };
 
+/** The keys of the lookups the store keeps (read-cache.ts); a line's key starts with `line(contactId, '')`. */
+const KEPT = {
+  contact: (hash: string) => `hash ${hash}`,
+  acceptedOn: (currencyKey: string) => `accepted ${currencyKey}`,
+  lines: (contactId: number) => `lines ${contactId}`,
+  line: (contactId: number, currencyKey: string) => `line ${contactId} ${currencyKey}`,
+};
+
 export class ContactStore {
   readonly #byId: Statement;
   readonly #byHash: Statement;
@@ -295,7 +303,7 @@ export class ContactStore {
 
   byHash(hash: string): ContactRow | null {
     const key = hash.toLowerCase();
-    const r = this.#cache.read(`hash ${key}`, () => this.#byHash.get(key) as Raw | undefined);
+    const r = this.#cache.read(KEPT.contact(key), () => this.#byHash.get(key) as Raw | undefined);
     return r ? contactOf(r) : null;
   }
 
@@ -336,7 +344,7 @@ export class ContactStore {
   /** Accepted contacts with a key that hold an accepted line in the currency (route discovery asks them per hop). */
   acceptedOn(currency: string): ContactRow[] {
     const key = currencyKey(currency);
-    return this.#cache.read(`accepted ${key}`, () => this.#acceptedOn.all(key) as Raw[]).map(contactOf);
+    return this.#cache.read(KEPT.acceptedOn(key), () => this.#acceptedOn.all(key) as Raw[]).map(contactOf);
   }
 
   /** Name containing the term (case-insensitive), an address containing it, or a key hash starting with it. */
@@ -383,12 +391,12 @@ export class ContactStore {
   }
 
   currencies(contactId: number): CurrencyRow[] {
-    return this.#cache.read(`lines ${contactId}`, () => this.#currencies.all(contactId) as Raw[]).map(currencyOf);
+    return this.#cache.read(KEPT.lines(contactId), () => this.#currencies.all(contactId) as Raw[]).map(currencyOf);
   }
 
   currency(contactId: number, code: string): CurrencyRow | null {
     const key = currencyKey(code);
-    const r = this.#cache.read(`line ${contactId} ${key}`, () => this.#currency.get(contactId, key) as Raw | undefined);
+    const r = this.#cache.read(KEPT.line(contactId, key), () => this.#currency.get(contactId, key) as Raw | undefined);
     return r ? currencyOf(r) : null;
   }
 
@@ -404,7 +412,9 @@ export class ContactStore {
   }
 
   updateCurrency(contactId: number, code: string, patch: CurrencyPatch): CurrencyRow | null {
-    this.#cache.written();
+    // Every payment records the credit its contact reports: that must not cost the node every other kept row. Only a
+    // new status can change which contacts `acceptedOn` lists.
+    this.#cache.written((key) => key === KEPT.lines(contactId) || key.startsWith(KEPT.line(contactId, '')) || (patch.status !== undefined && key.startsWith(KEPT.acceptedOn(''))));
     const cols = columnsOf(patch as Record<string, unknown>);
     if (cols.length) {
       cols.push(['updated_at', this.#iso()]);

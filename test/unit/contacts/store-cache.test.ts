@@ -54,6 +54,28 @@ describe('contact store: rows kept between writes', () => {
     expect(store.byHash(HASH)).toBeNull();
   });
 
+  it("a write to a line's own fields forgets that contact's lines only; a new status also the accepted lists", () => {
+    const { db, store, c } = setup();
+    const other = store.insert({ pubkey_hash: 'cd'.repeat(32), status: 'accepted', name: 'Carol' });
+    store.insertCurrency(other.id, { currency: 'USD', status: 'accepted', direction: 'outgoing', fee_percent: '1' });
+    const lookups = () => ({
+      name: store.byHash(HASH)!.name,
+      accepted: store.acceptedOn('USD').map((r) => r.name),
+      otherFee: store.currency(other.id, 'USD')!.fee_percent,
+      available: store.currency(c.id, 'USD')!.my_available_credit,
+      lines: store.currencies(c.id).map((r) => r.my_available_credit),
+    });
+    expect(lookups()).toEqual({ name: 'Bob', accepted: ['Bob', 'Carol'], otherFee: '1', available: null, lines: [null] });
+    // Changes behind the store's back show which kept rows a write forgets: the ones it can change, no others.
+    db.prepare('UPDATE contacts SET name = ? WHERE id = ?').run('Behind', c.id);
+    db.prepare("UPDATE contact_currencies SET fee_percent = '3' WHERE contact_id = ?").run(other.id);
+    db.prepare("UPDATE contact_currencies SET status = 'declined' WHERE contact_id = ?").run(other.id);
+    store.updateCurrency(c.id, 'USD', { my_available_credit: 40n });
+    expect(lookups()).toEqual({ name: 'Bob', accepted: ['Bob', 'Carol'], otherFee: '1', available: 40n, lines: [40n] });
+    store.updateCurrency(c.id, 'USD', { status: 'accepted' });
+    expect(lookups()).toEqual({ name: 'Bob', accepted: ['Behind'], otherFee: '1', available: 40n, lines: [40n] });
+  });
+
   it('never keeps what a transaction wrote before it commits: a rollback leaves the committed rows', () => {
     const { db, store, c } = setup();
     expect(store.byHash(HASH)!.status).toBe('accepted');
