@@ -414,7 +414,10 @@ export class ContactStore {
   updateCurrency(contactId: number, code: string, patch: CurrencyPatch): CurrencyRow | null {
     // Every payment records the credit its contact reports: that must not cost the node every other kept row. Only a
     // new status can change which contacts `acceptedOn` lists.
-    this.#cache.written((key) => key === KEPT.lines(contactId) || key.startsWith(KEPT.line(contactId, '')) || (patch.status !== undefined && key.startsWith(KEPT.acceptedOn(''))));
+    const lines = KEPT.lines(contactId);
+    const line = KEPT.line(contactId, '');
+    const acceptedLists = patch.status !== undefined ? KEPT.acceptedOn('') : null;
+    this.#cache.written((key) => key === lines || key.startsWith(line) || (acceptedLists !== null && key.startsWith(acceptedLists)));
     const cols = columnsOf(patch as Record<string, unknown>);
     if (cols.length) {
       cols.push(['updated_at', this.#iso()]);
