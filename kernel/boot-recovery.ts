@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import type { BootRecoveryContext } from '../sdk/index.js';
 import { LOCK_FILE } from './db/open.js';
-import { checkDatabase, installState, scratchDir, SNAPSHOT_FILE_NAMES } from './db/snapshot.js';
+import { checkDatabase, installState, scratchDir, SNAPSHOT_FILES } from './db/snapshot.js';
 import { Identity } from './identity.js';
 import type { LogSink } from './log.js';
 import type { BuiltinPlugin } from './plugins/host.js';
@@ -58,7 +58,7 @@ export async function runBootRecovery(options: BootRecoveryOptions): Promise<voi
         const id = restoring();
         return id ? { pubkeyHash: id.pubkeyHash, storageKey: (label: string) => id.storageKey(pluginKeyLabel(label)) } : null;
       },
-      snapshots: { fileNames: SNAPSHOT_FILE_NAMES, scratch: () => scratchDir(options.dataDir), check: checkDatabase },
+      snapshots: { ...SNAPSHOT_FILES, scratch: () => scratchDir(options.dataDir), check: checkDatabase },
       install: (files) => {
         if (installed) throw new Error('a recovered state was installed already in this start');
         installState(options.dataDir, files);

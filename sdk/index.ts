@@ -906,6 +906,10 @@ export interface ScratchDir {
 export interface SnapshotMechanism {
   /** The names a snapshot's files may have (`node.db` and the state files). */
   readonly fileNames: readonly string[];
+  /** Which of them is the database (the file `check` examines). */
+  readonly databaseFile: string;
+  /** Which of them hold JSON. */
+  readonly jsonFiles: readonly string[];
   /**
    * Copies the database with SQLite's online backup, a few pages per turn of the event loop, so the node keeps
    * serving (writes made meanwhile through the node's connection reach the copy); then the state files.
@@ -929,7 +933,7 @@ export interface BootRecoveryContext {
    * keys exactly as `ctx.identity.storageKey` will derive them once it runs. Null when no seed phrase was given.
    */
   readonly restoring: { pubkeyHash: string; storageKey(label: string): Buffer } | null;
-  readonly snapshots: Pick<SnapshotMechanism, 'fileNames' | 'scratch' | 'check'>;
+  readonly snapshots: Pick<SnapshotMechanism, 'fileNames' | 'databaseFile' | 'jsonFiles' | 'scratch' | 'check'>;
   /**
    * Moves the files of a recovered state into the data directory (`node.db` required; names from
    * `snapshots.fileNames`). Refused unless the directory holds no node state yet; allowed once per start.

@@ -56,9 +56,6 @@ export interface BackupsDeps {
   log: Logger;
 }
 
-/** The state files a backup may hold, and the JSON ones among them (checked to parse). */
-const JSON_FILES = new Set(['settings.json', 'plugins-state.json']);
-
 /**
  * Decrypts a backup into `scratchDir`, then checks what came out: the database with SQLite's integrity check, the
  * state files as JSON. Throws BackupFormatError with the reason when anything is wrong.
@@ -67,7 +64,7 @@ export async function unpackBackup(
   path: string,
   key: Buffer,
   expectedNode: string,
-  snapshots: Pick<SnapshotMechanism, 'fileNames' | 'check'>,
+  snapshots: Pick<SnapshotMechanism, 'fileNames' | 'databaseFile' | 'jsonFiles' | 'check'>,
   scratchDir: string,
 ): Promise<{ files: { name: string; path: string; size: number }[]; version: number; createdAt: string }> {
   const fh = await open(path, 'r');
@@ -78,12 +75,12 @@ export async function unpackBackup(
       throw new BackupFormatError(`it is a backup of another node (${header.node}), not of ${expectedNode}`, header.format);
     }
     const files = await openBackup(fh, parsed, key, scratchDir, snapshots.fileNames);
-    const database = files.find((f) => f.name === 'node.db');
+    const database = files.find((f) => f.name === snapshots.databaseFile);
     if (!database) throw new BackupFormatError('the snapshot holds no database', header.format);
     const check = await snapshots.check(database.path);
     if (!check.ok) throw new BackupFormatError(`the database fails SQLite's integrity check: ${check.problems.slice(0, 3).join('; ')}`, header.format);
     for (const f of files) {
-      if (!JSON_FILES.has(f.name)) continue;
+      if (!snapshots.jsonFiles.includes(f.name)) continue;
       try {
         JSON.parse(await readFile(f.path, 'utf8'));
       } catch {

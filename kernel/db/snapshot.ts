@@ -26,6 +26,12 @@ import type { Db } from './open.js';
  */
 const STATE_FILES = [SETTINGS_FILE, PLUGINS_STATE_FILE, TRUSTED_KEYS_FILE] as const;
 export const SNAPSHOT_FILE_NAMES: readonly string[] = [DATABASE_FILE, ...STATE_FILES];
+/** What a snapshot holds, as the SDK's `SnapshotMechanism` describes it (the running node's and boot recovery's). */
+export const SNAPSHOT_FILES: Pick<SnapshotMechanism, 'fileNames' | 'databaseFile' | 'jsonFiles'> = {
+  fileNames: SNAPSHOT_FILE_NAMES,
+  databaseFile: DATABASE_FILE,
+  jsonFiles: [SETTINGS_FILE, PLUGINS_STATE_FILE],
+};
 /** Files whose presence means the directory already holds a node: a recovered state never replaces them. */
 const NODE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, IDENTITY_FILE, MASTER_KEY_FILE, ...STATE_FILES];
 
@@ -221,7 +227,7 @@ export function installState(dataDir: string, files: readonly { name: string; pa
 
 export function snapshotMechanism(db: Db, dataDir: string): SnapshotMechanism {
   return {
-    fileNames: SNAPSHOT_FILE_NAMES,
+    ...SNAPSHOT_FILES,
     take: (options) => takeSnapshot(db, dataDir, options),
     scratch: () => scratchDir(dataDir),
     check: checkDatabase,
