@@ -381,6 +381,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
       peers.outbox.stop();
       // Closing the transports fails the requests still in flight; their attempts record that before the database closes.
       peers.transports.close();
+      peers.routes.close();
       await peers.outbox.drain();
       await jobs.drain();
       await host!.unload('shutdown');

@@ -24,14 +24,14 @@ export function createOutbound(socks: () => SocksEndpoint): OutboundMechanism {
   return { request: (req) => outboundRequest(req, socks()), fetch: (url, init) => outboundFetch(url, init, socks()) };
 }
 
-interface Target {
+export interface Target {
   url: URL;
   host: string;
   port: number;
   secure: boolean;
 }
 
-function target(raw: string): Target {
+export function target(raw: string): Target {
   let url: URL;
   try {
     url = new URL(raw);
@@ -210,7 +210,7 @@ function untilAborted<T extends Duplex>(work: Promise<T>, signal: AbortSignal): 
  * What a failed exchange tells its caller: its own OutboundError as it is; `cancelled` when the caller's signal ended
  * it; `timeout` when the exchange's deadline did; `unreachable` otherwise.
  */
-function failure(err: unknown, cancel: AbortSignal | undefined, deadline?: { signal: AbortSignal; ms: number }): OutboundError {
+export function failure(err: unknown, cancel: AbortSignal | undefined, deadline?: { signal: AbortSignal; ms: number }): OutboundError {
   if (err instanceof OutboundError) return err;
   if (cancel?.aborted) return new OutboundError('cancelled', 'cancelled');
   if (deadline?.signal.aborted) return new OutboundError('timeout', `timed out after ${seconds(deadline.ms)}`);
@@ -226,6 +226,15 @@ function fetchHeaders(res: http.IncomingMessage): Headers {
 
 const NO_BODY_STATUSES = new Set([204, 205, 304]);
 
+/** A response as the Fetch API has it, its body streaming as it arrives; null for a status outside 200-599. */
+export function webResponse(res: http.IncomingMessage): Response | null {
+  const status = res.statusCode ?? 0;
+  if (status < 200 || status > 599) return null;
+  const body = NO_BODY_STATUSES.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+  if (!body) res.resume();
+  return new Response(body, { status, statusText: res.statusMessage ?? '', headers: fetchHeaders(res) });
+}
+
 export async function outboundFetch(url: string, init: OutboundFetchInit, proxy: SocksEndpoint): Promise<Response> {
   const t = target(url);
   const signal = init.signal ?? new AbortController().signal;
@@ -239,15 +248,13 @@ export async function outboundFetch(url: string, init: OutboundFetchInit, proxy:
   const connection = socket;
   return new Promise<Response>((resolve, reject) => {
     const request = requestOn(connection, t, { method: init.method ?? 'GET', headers: init.headers ?? {}, body: init.body }, signal, (res) => {
-      const status = res.statusCode ?? 0;
-      if (status < 200 || status > 599) {
+      const response = webResponse(res);
+      if (!response) {
         connection.destroy();
-        reject(new OutboundError('unreachable', `the server answered HTTP ${status}`));
+        reject(new OutboundError('unreachable', `the server answered HTTP ${res.statusCode ?? 0}`));
         return;
       }
-      const body = NO_BODY_STATUSES.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
-      if (!body) res.resume();
-      resolve(new Response(body, { status, statusText: res.statusMessage ?? '', headers: fetchHeaders(res) }));
+      resolve(response);
     });
     request.on('error', (err) => {
       connection.destroy();

@@ -14,6 +14,7 @@ import { buildHello } from './envelope.js';
 import { MAX_BATCH_ENVELOPES } from './batcher.js';
 import { DEFAULT_MESSAGES_PER_KEY_PER_MINUTE, PeerInbound, refuse, type InboundResult } from './inbound.js';
 import { Outbox } from './outbox.js';
+import { PeerRouteFetch } from './route-fetch.js';
 import { STREAM_PATH, STREAM_PROTOCOL } from './frames.js';
 import { serveStream, type ServedStream, type StreamAnswer } from './stream-server.js';
 import { kindOfAddress } from './transport.js';
@@ -77,6 +78,8 @@ export class PeerLayer {
   readonly outbox: Outbox;
   readonly dlq: DeadLetterQueue;
   readonly transports: PeerTransports;
+  /** Plugins' own HTTP exchanges with their routes on peer nodes. */
+  readonly routes: PeerRouteFetch;
   readonly #bodies: BodyReader;
   readonly #clientAddress: (req: IncomingMessage) => string;
 
@@ -92,7 +95,9 @@ export class PeerLayer {
     this.#bodies = deps.bodies ?? new BodyReader();
     this.#clientAddress = deps.clientAddress ?? ((req) => normalizeIp(req.socket.remoteAddress ?? ''));
     this.transports = createPeerTransports({ torSocks: deps.torSocks, settings: deps.settings });
-    this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, new TlsPins(deps.db), deps.log);
+    const pins = new TlsPins(deps.db);
+    this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, pins, deps.log);
+    this.routes = new PeerRouteFetch(pins);
     this.dlq = new DeadLetterQueue(deps.db, deps.log);
     this.outbox = new Outbox(deps.db, deps.tx, this.client, (m, type, reason, address) => this.dlq.park(m, type, reason, address), deps.log);
     this.dlq.attach(this.outbox);
@@ -222,6 +227,7 @@ export class PeerLayer {
         return this.client.hello({ [kind]: address });
       },
       firstAddress: (addresses) => this.client.firstAddress(addresses),
+      fetch: (address, path, init) => this.routes.fetch(address, path, init),
     };
     return {
       api,

@@ -210,7 +210,7 @@ function stripInternal(result: ExchangeResult): TransportResponse {
 /** Remembers the fingerprint of each TLS connection (computed once per connection, reused across requests). */
 const fingerprints = new WeakMap<Socket, string>();
 
-function tlsFingerprint(socket: TLSSocket): string | null {
+export function tlsFingerprint(socket: TLSSocket): string | null {
   const cached = fingerprints.get(socket);
   if (cached) return cached;
   const seen = peerFingerprint(socket);

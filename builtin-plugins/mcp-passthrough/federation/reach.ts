@@ -3,7 +3,7 @@
  * transport would try them (the operator's transport preference, then tor > https > http), the first that answers
  * being remembered for the next requests to the same contact. A proof's audience is the address it is sent to.
  */
-import type { Logger, OutboundMechanism, OutboundResponse, PeerApi } from '../../../sdk/index.js';
+import { OutboundError, type Logger, type OutboundMechanism, type OutboundResponse, type PeerApi } from '../../../sdk/index.js';
 import type { ContactsService } from '../../contacts/api.js';
 import { audienceOf } from './proofs.js';
 
@@ -12,6 +12,8 @@ const TIMEOUT_MS = 15_000;
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export interface Reach {
+  /** The contact's address as it is known (the key of its certificate's pin). */
+  address: string;
   /** Base URL without a trailing slash. */
   base: string;
   viaTor: boolean;
@@ -20,7 +22,27 @@ export interface Reach {
 
 function reachOf(address: string): Reach {
   const base = (/^https?:\/\//i.test(address) ? address : `http://${address}`).replace(/\/+$/, '');
-  return { base, viaTor: /\.onion(?::\d+)?$/i.test(new URL(base).host), audience: audienceOf(address) };
+  return { address, base, viaTor: /\.onion(?::\d+)?$/i.test(new URL(base).host), audience: audienceOf(address) };
+}
+
+const pathOf = (input: string | URL | Request): string => {
+  const url = new URL(input instanceof Request ? input.url : input);
+  return `${url.pathname}${url.search}`;
+};
+
+/** A response's body as text, refused past `maxBytes`. */
+async function textWithin(res: Response, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body ?? []) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      await res.body?.cancel();
+      throw new OutboundError('too_large', `response larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export class ContactReach {
@@ -28,7 +50,7 @@ export class ContactReach {
 
   constructor(
     private readonly contacts: ContactsService,
-    private readonly peer: Pick<PeerApi, 'firstAddress'>,
+    private readonly peer: Pick<PeerApi, 'firstAddress' | 'fetch'>,
     private readonly outbound: OutboundMechanism,
     private readonly log: Logger,
   ) {}
@@ -55,23 +77,23 @@ export class ContactReach {
   }
 
   /**
-   * A `fetch` toward one way of reaching the contact, for a client library (the MCP SDK's transport): the platform's
-   * own for a direct address, the node's streamed outbound exchange through Tor for an onion.
+   * A `fetch` toward one way of reaching the contact, for a client library (the MCP SDK's transport): the peer layer's
+   * for a direct address (the node's pinned certificate at an https one, kept connections), the node's streamed
+   * outbound exchange through Tor for an onion.
    */
   fetcher(reach: Reach): Fetch {
-    if (!reach.viaTor) return fetch;
     return async (input, init) => {
       const headers: Record<string, string> = {};
       new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
-      if (init?.body !== undefined && init.body !== null && typeof init.body !== 'string') throw new TypeError('only a text body goes over Tor here');
-      return this.outbound.fetch(String(input instanceof Request ? input.url : input), {
+      if (init?.body !== undefined && init.body !== null && typeof init.body !== 'string') throw new TypeError('only a text body goes to a contact here');
+      const request = {
         method: init?.method ?? 'GET',
         headers,
         ...(typeof init?.body === 'string' ? { body: init.body } : {}),
         ...(init?.signal ? { signal: init.signal } : {}),
-        viaTor: true,
-        connectTimeoutMs: TIMEOUT_MS,
-      });
+      };
+      if (!reach.viaTor) return this.peer.fetch(reach.address, pathOf(input), request);
+      return this.outbound.fetch(String(input instanceof Request ? input.url : input), { ...request, viaTor: true, connectTimeoutMs: TIMEOUT_MS });
     };
   }
 
@@ -83,15 +105,17 @@ export class ContactReach {
     let last: unknown = new Error('the contact has no address');
     for (const reach of this.reaches(contactHash)) {
       try {
-        const res = await this.outbound.request({
-          method: 'POST',
-          url: `${reach.base}/p/mcp-passthrough/${path}`,
-          body: JSON.stringify(body(reach)),
-          viaTor: reach.viaTor,
-          connectTimeoutMs: TIMEOUT_MS,
-          timeoutMs: TIMEOUT_MS,
-          maxResponseBytes,
-        });
+        const res = reach.viaTor
+          ? await this.outbound.request({
+              method: 'POST',
+              url: `${reach.base}/p/mcp-passthrough/${path}`,
+              body: JSON.stringify(body(reach)),
+              viaTor: true,
+              connectTimeoutMs: TIMEOUT_MS,
+              timeoutMs: TIMEOUT_MS,
+              maxResponseBytes,
+            })
+          : await this.#postDirect(reach, path, JSON.stringify(body(reach)), maxResponseBytes);
         this.worked(contactHash, reach);
         return { reach, res };
       } catch (err) {
@@ -100,5 +124,22 @@ export class ContactReach {
       }
     }
     throw last;
+  }
+
+  /** A POST over the peer layer's connection to a direct address, within the same deadline as one through Tor. */
+  async #postDirect(reach: Reach, path: string, body: string, maxResponseBytes: number): Promise<OutboundResponse> {
+    const signal = AbortSignal.timeout(TIMEOUT_MS);
+    try {
+      const res = await this.peer.fetch(reach.address, `/p/mcp-passthrough/${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body,
+        signal,
+      });
+      return { status: res.status, body: await textWithin(res, maxResponseBytes) };
+    } catch (err) {
+      if (signal.aborted) throw new OutboundError('timeout', `no answer within ${TIMEOUT_MS / 1000} s`);
+      throw err;
+    }
   }
 }

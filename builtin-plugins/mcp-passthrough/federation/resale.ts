@@ -382,6 +382,8 @@ export class Resale {
           this.#forgetKey(sellerHash);
           throw err;
         }
+        // The seller answered (a refusal such as 429): another of its addresses would answer the same.
+        if (answeredWithStatus(err)) throw err;
         last = err;
       }
     }
@@ -403,6 +405,11 @@ function markOf(body: unknown): string | null {
   } catch {
     return null;
   }
+}
+
+/** The SDK's error for an HTTP answer it could not use carries the status as its code. */
+function answeredWithStatus(err: unknown): boolean {
+  return typeof (err as { code?: unknown } | null)?.code === 'number';
 }
 
 function isUnauthorized(err: unknown): boolean {
