@@ -141,6 +141,27 @@ describe('PeerRouteFetch: HTTP to a plugin route on a peer node', () => {
     expect((await refusal(fetcher.fetch('ftp://127.0.0.1:21', '/p/demo'))).code).toBe('bad_url');
   });
 
+  it('sends once more on a new connection when a kept one is closed under it, and never twice on a new one', async () => {
+    const perSocket = new WeakMap<object, number>();
+    const s = await start(null, (req, res, body) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      // The peer closing a kept connection just as it is reused: no answer, the connection gone.
+      if (n > 1 || req.url === '/p/demo/reset') req.socket.destroy();
+      else echo(req, res, body);
+    });
+    expect(await (await fetcher.fetch(s.address, '/p/demo/echo', { method: 'POST', body: 'one' })).text()).toBe('POST /p/demo/echo one');
+    expect(await (await fetcher.fetch(s.address, '/p/demo/echo', { method: 'POST', body: 'two' })).text()).toBe('POST /p/demo/echo two');
+    expect(s.connections).toBe(2);
+    expect(s.requests.map((r) => r.body)).toEqual(['one', 'two', 'two']);
+    // On a new connection (a fetcher with none kept), a reset is the answer: not sent again.
+    fetcher.close();
+    fetcher = new PeerRouteFetch({ get: () => null, pin: () => undefined });
+    const err = await refusal(fetcher.fetch(s.address, '/p/demo/reset', { method: 'POST', body: 'three' }));
+    expect(err.code).toBe('unreachable');
+    expect(s.requests.filter((r) => r.body === 'three')).toHaveLength(1);
+  });
+
   it('names a closed port unreachable', async () => {
     const s = await start(mine);
     await s.close();
