@@ -153,7 +153,8 @@ export class Billing {
    * rest. A charge above the reservation is cut to it (the reservation is an upper bound by construction: this is
    * logged as a fault, never billed past).
    */
-  settle(r: Reservation, input: SettleInput): { usage: UsageRow; key: KeyRow } {
+  /** Records the call and charges its key, in one transaction with `also` (what the call owes others). */
+  settle(r: Reservation, input: SettleInput, also: () => void = () => undefined): { usage: UsageRow; key: KeyRow } {
     let charge = input.charge;
     if (charge > r.amount) {
       this.log.error('a call cost more than its reservation; charged the reservation', { key_id: r.keyId, charge: String(charge), reserved: String(r.amount) });
@@ -168,7 +169,9 @@ export class Billing {
         const after: KeyRow = { ...key, balance: key.balance - fromBalance, debt: key.debt + fromCredit, lastUsedAt: input.finishedAt };
         this.store.settleKey(key.id, after.balance, after.debt, input.finishedAt);
         const row = { ...input, charge, fromBalance, fromCredit };
-        return { usage: { id: this.store.insertUsage(row), ...row }, key: after };
+        const usage = { id: this.store.insertUsage(row), ...row };
+        also();
+        return { usage, key: after };
       });
     } finally {
       this.release(r);

@@ -76,7 +76,12 @@ export interface SellerSource {
   /** Candidates for a model (every model: null). */
   candidates(model: string | null, settings: Settings): SellerCandidate[];
   call(c: SellerCandidate, call: { messages: readonly ChatMessage[]; maxOutputTokens: number }, options: CallOptions): Promise<ResoldOutcome>;
-  /** After the call is settled here: pay the seller what it charged. */
+  /**
+   * Inside the transaction that settles the call here: records what this node owes the seller for it, so that a stop
+   * before `pay` leaves the debt to be paid later (from the seller's own record of the call), not forgotten.
+   */
+  owe(c: SellerCandidate, outcome: ResoldOutcome): void;
+  /** After the call is settled here: pay the seller what it charged (what is owed and unpaid is paid later). */
   pay(c: SellerCandidate, outcome: ResoldOutcome): void;
   /** What resold calls cost this node today (for the daily ceiling). */
   spentToday(): Minor;
@@ -373,6 +378,8 @@ export class Inference {
         error: o.failure ? `${o.failure.code}: ${o.failure.message}` : null,
         startedAt,
         finishedAt: this.now(),
+      }, () => {
+        if (used.kind === 'seller' && resold) this.sellers!.owe(used, resold);
       });
     } finally {
       releaseSellerHold();

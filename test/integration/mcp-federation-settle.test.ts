@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstreams.js';
 import type { TestNode } from '../support/node.js';
 import { balanceRow } from './ledger-support.js';
-import { createKey, hashOf, mcpClient, waitFor, type Connected } from './mcp-support.js';
+import { chat, createKey, hashOf, mcpClient, ok, waitFor, type Connected } from './mcp-support.js';
 import { keyOfBuyer, oneSellerResale, usageOf } from './mcp-federation-support.js';
 
 describe('settling a resold call whose answer never came', () => {
@@ -58,5 +58,35 @@ describe('settling a resold call whose answer never came', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect((await usageOf(S, key.key_id)).topups).toHaveLength(1);
     expect(await balanceRow(C, S)).toMatchObject({ sent: row.charge });
+  });
+
+  it('a charge the buyer cannot pay when the call ends stays owed, and is paid once it can be', async () => {
+    let release!: () => void;
+    fake.behave('m1', { holdUntil: new Promise<void>((r) => (release = r)) });
+    const before = fake.requests.length;
+    const call = chat(mcp, { model: 'm1', messages: [{ role: 'user', content: 'a short question' }], max_output_tokens: 16 });
+    await waitFor(async () => fake.requests.length, (n) => n === before + 1, 'the call at the upstream');
+    // While the call runs, the buyer's operator blocks the seller: when the call ends, there is no line to pay over.
+    await ok(C, 'POST', `/api/v1/contacts/block/${hashOf(S)}`);
+    release();
+    const { isError, r } = await call;
+    expect(isError).toBe(false);
+    expect(r.route).toMatchObject({ kind: 'seller', seller: hashOf(S) });
+
+    const key = await keyOfBuyer(S, hashOf(C));
+    const atS = await waitFor(() => usageOf(S, key.key_id), (u) => u.usage.length === 2, "the seller's usage row");
+    const charge = atS.usage[1].charge;
+    expect(charge).not.toBe('0');
+    expect((await keyOfBuyer(S, hashOf(C))).debt).toBe(charge);
+    await new Promise((res) => setTimeout(res, 300));
+    expect((await usageOf(S, key.key_id)).topups).toHaveLength(1);
+
+    // The line is back: the debt is paid from the seller's record of the call, exactly, once.
+    await ok(C, 'POST', `/api/v1/contacts/unblock/${hashOf(S)}`);
+    const paid = await waitFor(() => usageOf(S, key.key_id), (u) => u.topups.length === 2 && u.topups[1].status === 'credited', 'the late payment', 20_000);
+    expect(paid.topups[1].amount).toBe(charge);
+    expect((await keyOfBuyer(S, hashOf(C))).debt).toBe('0');
+    await new Promise((res) => setTimeout(res, 1500));
+    expect((await usageOf(S, key.key_id)).topups).toHaveLength(2);
   });
 });

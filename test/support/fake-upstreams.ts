@@ -23,6 +23,8 @@ export interface Behaviour {
   stallAfter?: number;
   /** Answer a stream request with one whole JSON answer. */
   ignoreStream?: boolean;
+  /** Answer only once this settles (the test holds a call open, then lets it finish). */
+  holdUntil?: Promise<void>;
 }
 
 export interface SeenRequest {
@@ -66,7 +68,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       let body: Record<string, unknown>;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
@@ -88,6 +90,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         }
       }
       const b = behaviours.get(String(body.model)) ?? {};
+      if (b.holdUntil) await b.holdUntil;
       if (b.failStatus) {
         res.writeHead(b.failStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'overloaded_error', message: `fake failure ${b.failStatus}` } }));
         return;

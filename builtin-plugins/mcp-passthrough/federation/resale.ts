@@ -230,21 +230,23 @@ export class Resale {
   }
 
   /**
-   * Pays the seller its charge for one call: a top-up of this node's key there (inside its own transaction, with
-   * `also`: an unsettled call's record goes with its payment, so it is paid once).
+   * Pays the seller its charge for one call: a top-up of this node's key there, in one transaction with the removal of
+   * the call's record of what is owed, so it is paid once. False when it could not be paid now (the record stays).
    */
-  pay(sellerHash: string, keyId: number, amount: Minor, currency: string, also: () => void = () => undefined): void {
-    if (!this.contacts.isAccepted(sellerHash, currency)) {
-      this.log.error('a seller charge could not be paid: no accepted line with the seller', { seller: sellerHash, amount: formatMinor(amount), currency });
-      return;
+  #pay(u: Omit<UnsettledCall, 'attempts' | 'nextAt'>, amount: Minor): boolean {
+    if (!this.contacts.isAccepted(u.sellerHash, u.currency)) {
+      this.log.error('a seller charge could not be paid: no accepted line with the seller', { seller: u.sellerHash, amount: formatMinor(amount), currency: u.currency });
+      return false;
     }
     try {
       this.tx(() => {
-        if (amount > 0n) this.ledger.send({ contactHash: sellerHash, amount, currency, description: topupMemo(keyId) });
-        also();
+        if (amount > 0n) this.ledger.send({ contactHash: u.sellerHash, amount, currency: u.currency, description: topupMemo(u.keyId) });
+        this.store.dropUnsettled(u.callMark);
       });
+      return true;
     } catch (err) {
-      this.log.error('a seller charge could not be paid', { seller: sellerHash, amount: formatMinor(amount), error: messageOf(err) });
+      this.log.error('a seller charge could not be paid', { seller: u.sellerHash, amount: formatMinor(amount), error: messageOf(err) });
+      return false;
     }
   }
 
@@ -255,15 +257,23 @@ export class Resale {
     this.#unsettledAdded = listener;
   }
 
-  /** Records a call whose answer never came, to be settled from the seller's own record of it (settleDue). */
-  remember(u: Omit<UnsettledCall, 'attempts' | 'nextAt'>): void {
+  /**
+   * Records what a call owes its seller (inside the transaction that settles the call here): until it is paid, the
+   * record stays, and settleDue pays it from the seller's own record of the call.
+   */
+  owe(u: Omit<UnsettledCall, 'attempts' | 'nextAt'>): void {
     this.tx(() => this.store.addUnsettled({ ...u, nextAt: this.now() + SETTLE_RETRY_MS[0]! }, this.now()));
+  }
+
+  /** After the call settled here: pays the charge the seller reported; one not reported or not payable now waits for settleDue. */
+  payOwed(u: Omit<UnsettledCall, 'attempts' | 'nextAt'>, charge: Minor | null): void {
+    if (charge !== null && this.#pay(u, charge)) return;
     this.#unsettledAdded();
   }
 
   /**
    * Settles the unsettled calls that are due: paid once found in the seller's usage; asked again later while the seller
-   * cannot be asked or has no row of the call yet; forgotten after the last try (the seller never recorded it).
+   * cannot be asked, has no row of the call yet, or the payment cannot be made now; forgotten after the last try.
    */
   async settleDue(): Promise<void> {
     for (const u of this.store.dueUnsettled(this.now())) {
@@ -272,7 +282,7 @@ export class Resale {
       const wait = SETTLE_RETRY_MS[u.attempts + 1];
       if (wait === undefined) {
         this.tx(() => this.store.dropUnsettled(u.callMark));
-        this.log.warn('gave up settling a resold call: the seller holds no record of it', { seller: u.sellerHash, call: u.callMark, result });
+        this.log.warn(result === 'unpaid' ? 'gave up paying a resold call: its charge could not be paid' : 'gave up settling a resold call: the seller holds no record of it', { seller: u.sellerHash, call: u.callMark, result });
       } else this.tx(() => this.store.retryUnsettled(u.callMark, this.now() + wait));
     }
   }
@@ -282,7 +292,7 @@ export class Resale {
    * Its usage row of that call (found by the call's mark) says what; that charge is paid once, or nothing when the
    * seller has no row of it after the last try (it never ran the call, or died before recording it).
    */
-  async settle(u: UnsettledCall): Promise<'paid' | 'absent' | 'unreachable'> {
+  async settle(u: UnsettledCall): Promise<'paid' | 'unpaid' | 'absent' | 'unreachable'> {
     let rows: Structured[];
     try {
       const client = await this.#client(u.sellerHash, await this.#key(u.sellerHash));
@@ -296,8 +306,8 @@ export class Resale {
     const row = rows.find((r) => r.call_id === u.callMark);
     const charged = row ? amountOf(row.charge) : null;
     if (charged === null) return 'absent';
-    this.pay(u.sellerHash, u.keyId, charged, u.currency, () => this.store.dropUnsettled(u.callMark));
-    this.log.info('paid a seller for a call whose answer never came', { seller: u.sellerHash, call: u.callMark, charge: formatMinor(charged) });
+    if (!this.#pay(u, charged)) return 'unpaid';
+    this.log.info('paid a seller its charge for a call from its own record of it', { seller: u.sellerHash, call: u.callMark, charge: formatMinor(charged) });
     return 'paid';
   }
 

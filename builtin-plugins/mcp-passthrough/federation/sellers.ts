@@ -12,7 +12,7 @@ import type { CallOptions } from '../upstream/call.js';
 import type { ChatMessage } from '../upstream/protocol.js';
 import { offerRates, resaleRates, type Offers } from './offers.js';
 import type { Resale, ResoldOutcome } from './resale.js';
-import type { FederationStore } from './store.js';
+import type { FederationStore, UnsettledCall } from './store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -57,15 +57,25 @@ export class Sellers implements SellerSource {
     return this.resale.call(c.offer, { model: c.offer.model, messages: call.messages, maxOutputTokens: call.maxOutputTokens, hopsLeft: c.hops - 1 }, options);
   }
 
+  owe(c: SellerCandidate, outcome: ResoldOutcome): void {
+    const owed = owedOf(c, outcome);
+    if (owed) this.resale.owe(owed);
+  }
+
   pay(c: SellerCandidate, outcome: ResoldOutcome): void {
-    if (outcome.sellerKeyId === null) return;
-    if (outcome.sellerCharge !== null) this.resale.pay(c.offer.sellerHash, outcome.sellerKeyId, outcome.sellerCharge, c.offer.currency);
-    // No answer came: the seller may still have charged for output it produced; ask it (later) and pay that once.
-    else if (outcome.sellerCallId !== null) this.resale.remember({ callMark: outcome.sellerCallId, sellerHash: c.offer.sellerHash, keyId: outcome.sellerKeyId, currency: c.offer.currency });
+    const owed = owedOf(c, outcome);
+    // No charge came with the answer (or no answer): the seller's own record of the call says what it charged, later.
+    if (owed) this.resale.payOwed(owed, outcome.sellerCharge);
   }
 
   spentToday(): Minor {
     const now = this.now();
     return this.store.sellerSpendSince(now - (now % DAY_MS));
   }
+}
+
+/** What a call that reached a seller leaves owed to it (nothing when no key there was used). */
+function owedOf(c: SellerCandidate, outcome: ResoldOutcome): Omit<UnsettledCall, 'attempts' | 'nextAt'> | null {
+  if (outcome.sellerKeyId === null || outcome.sellerCallId === null) return null;
+  return { callMark: outcome.sellerCallId, sellerHash: c.offer.sellerHash, keyId: outcome.sellerKeyId, currency: c.offer.currency };
 }
