@@ -86,13 +86,14 @@ export default definePlugin({
     const endpoint = new McpEndpoint(keys, sessions, api, ctx.manifest.version, ctx.log, now);
 
     const verifier = new ProofVerifier(federation, contacts, ctx.identity, () => ctx.kernel.node.addresses, now);
-    registerOperatorRoutes({ ctx, store, config, keys, sessions, presets, federation: () => federationStatus(offers.fresh()) });
+    registerOperatorRoutes({ ctx, store, config, keys, sessions, presets, federation: () => federationStatus(offers.fresh(), federation.owedCalls()) });
     registerPublicRoutes({ ctx, store, keys, api, endpoint, log: ctx.log });
     registerFederationRoutes({ ctx, keys, config, contacts, store: federation, verifier, offers });
 
     ctx.jobs.register({ name: 'sessions-sweep', everyMs: 60_000, run: async () => void (await sessions.sweep()) });
     ctx.jobs.register({ name: 'settle-resales', nextRunAt: () => federation.nextUnsettledAt(), run: () => resale.settleDue() });
     resale.whenUnsettled(() => ctx.jobs.reschedule('settle-resales'));
+    ctx.onStop(ledger.onFinal((payment) => resale.onFinal(payment)));
     ctx.jobs.register({
       name: 'reap-bootstrap-keys',
       everyMs: 60 * 60_000,

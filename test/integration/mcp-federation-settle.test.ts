@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstreams.js';
 import type { TestNode } from '../support/node.js';
 import { balanceRow } from './ledger-support.js';
-import { chat, createKey, hashOf, mcpClient, ok, waitFor, type Connected } from './mcp-support.js';
+import { chat, createKey, hashOf, mcpClient, ok, PLUGIN, waitFor, type Connected } from './mcp-support.js';
 import { keyOfBuyer, oneSellerResale, usageOf } from './mcp-federation-support.js';
 
 describe('settling a resold call whose answer never came', () => {
@@ -22,6 +22,30 @@ describe('settling a resold call whose answer never came', () => {
     const key = await createKey(C, { label: 'customer', contact: hashOf(S), funding: 'credit' });
     mcp = await mcpClient(C, key.token);
   }, 60_000);
+
+  /** A resold call, held open at the upstream while `meanwhile` runs, then answered. */
+  const callWhile = async (meanwhile: () => Promise<unknown>): Promise<{ isError: boolean; r: any }> => {
+    let release!: () => void;
+    fake.behave('m1', { holdUntil: new Promise<void>((r) => (release = r)) });
+    const before = fake.requests.length;
+    const call = chat(mcp, { model: 'm1', messages: [{ role: 'user', content: 'a short question' }], max_output_tokens: 16 });
+    await waitFor(async () => fake.requests.length, (n) => n === before + 1, 'the call at the upstream');
+    await meanwhile();
+    release();
+    return call;
+  };
+
+  /** The seller's `n`-th top-up from the buyer credits exactly `charge`; then nothing is owed or paid more. */
+  const expectPaidOnce = async (keyId: number, n: number, charge: string): Promise<void> => {
+    const paid = await waitFor(() => usageOf(S, keyId), (u) => u.topups.length === n && u.topups[n - 1].status === 'credited', `top-up ${n}`, 45_000);
+    expect(paid.topups[n - 1].amount).toBe(charge);
+    expect((await keyOfBuyer(S, hashOf(C))).debt).toBe('0');
+    await waitFor(owedAtBuyer, (left) => left === 0, 'nothing owed once the buyer heard its payment completed');
+    await new Promise((res) => setTimeout(res, 1500));
+    expect((await usageOf(S, keyId)).topups).toHaveLength(n);
+  };
+
+  const owedAtBuyer = async (): Promise<number> => (await ok(C, 'GET', `${PLUGIN}/status`)).federation.owed_calls;
 
   afterAll(async () => {
     await mcp?.client.close().catch(() => undefined);
@@ -61,15 +85,8 @@ describe('settling a resold call whose answer never came', () => {
   });
 
   it('a charge the buyer cannot pay when the call ends stays owed, and is paid once it can be', async () => {
-    let release!: () => void;
-    fake.behave('m1', { holdUntil: new Promise<void>((r) => (release = r)) });
-    const before = fake.requests.length;
-    const call = chat(mcp, { model: 'm1', messages: [{ role: 'user', content: 'a short question' }], max_output_tokens: 16 });
-    await waitFor(async () => fake.requests.length, (n) => n === before + 1, 'the call at the upstream');
     // While the call runs, the buyer's operator blocks the seller: when the call ends, there is no line to pay over.
-    await ok(C, 'POST', `/api/v1/contacts/block/${hashOf(S)}`);
-    release();
-    const { isError, r } = await call;
+    const { isError, r } = await callWhile(() => ok(C, 'POST', `/api/v1/contacts/block/${hashOf(S)}`));
     expect(isError).toBe(false);
     expect(r.route).toMatchObject({ kind: 'seller', seller: hashOf(S) });
 
@@ -80,13 +97,30 @@ describe('settling a resold call whose answer never came', () => {
     expect((await keyOfBuyer(S, hashOf(C))).debt).toBe(charge);
     await new Promise((res) => setTimeout(res, 300));
     expect((await usageOf(S, key.key_id)).topups).toHaveLength(1);
+    expect(await owedAtBuyer()).toBe(1);
 
     // The line is back: the debt is paid from the seller's record of the call, exactly, once.
     await ok(C, 'POST', `/api/v1/contacts/unblock/${hashOf(S)}`);
-    const paid = await waitFor(() => usageOf(S, key.key_id), (u) => u.topups.length === 2 && u.topups[1].status === 'credited', 'the late payment', 20_000);
-    expect(paid.topups[1].amount).toBe(charge);
-    expect((await keyOfBuyer(S, hashOf(C))).debt).toBe('0');
-    await new Promise((res) => setTimeout(res, 1500));
-    expect((await usageOf(S, key.key_id)).topups).toHaveLength(2);
+    await expectPaidOnce(key.key_id, 2, charge);
   });
+
+  it('a payment the seller refuses after it left stays owed, and is paid again once the seller takes it', async () => {
+    const sent = async (): Promise<any[]> => (await ok(C, 'GET', '/api/v1/wallet/transactions', undefined, { type: 'sent', limit: 100 })).transactions;
+    const earlier = new Set((await sent()).map((t: any) => t.txid));
+    // The seller's operator blocks the buyer while the call runs: the buyer's payment leaves, and the seller refuses it.
+    expect((await callWhile(() => ok(S, 'POST', `/api/v1/contacts/block/${hashOf(C)}`))).isError).toBe(false);
+
+    const key = await keyOfBuyer(S, hashOf(C));
+    const charge = (await waitFor(() => usageOf(S, key.key_id), (u) => u.usage.length === 3, "the seller's usage row")).usage[2].charge;
+    const fresh = async (): Promise<any[]> => (await sent()).filter((t: any) => !earlier.has(t.txid));
+    const refused = await waitFor(fresh, (txs) => txs.some((t: any) => ['rejected', 'failed', 'cancelled'].includes(t.status)), 'the refused payment', 20_000);
+    expect(refused.map((t: any) => t.amount)).toEqual([charge]);
+    expect((await usageOf(S, key.key_id)).topups).toHaveLength(2);
+    expect(await owedAtBuyer()).toBe(1);
+
+    await ok(S, 'POST', `/api/v1/contacts/unblock/${hashOf(C)}`);
+    await expectPaidOnce(key.key_id, 3, charge);
+    // At the buyer: the refused payment and the one that went through, nothing more.
+    expect((await fresh()).map((t: any) => `${t.amount} ${t.status}`).sort()).toEqual([`${charge} completed`, `${charge} ${refused[0].status}`].sort());
+  }, 90_000);
 });

@@ -111,6 +111,9 @@ describe('three nodes: C resells B, which resells S', () => {
     expect(await balanceRow(B, S)).toMatchObject({ sent: charged.S, received: '0' });
     expect(await balanceRow(S, B)).toMatchObject({ received: charged.S, sent: '0' });
     expect(await balanceRow(C, K)).toMatchObject({ received: '50', sent: '0' });
+    // Nothing is left owed to a seller: every record of a call's charge went with its completed payment.
+    // (A buyer hears that its last payment completed just after the seller credited it.)
+    for (const buyer of [C, B]) await waitFor(async () => (await ok(buyer, 'GET', `${PLUGIN}/status`)).federation.owed_calls, (n) => n === 0, 'no call owed');
     // The upstream saw exactly one request per call.
     expect(fake.requests.length).toBe(CALLS);
   }, 120_000);

@@ -1,9 +1,11 @@
 /** The federation's part of the operator's `status`: what was learned, from whom. */
 import type { OfferRow } from './store.js';
 
-export function federationStatus(offers: readonly OfferRow[]): Record<string, unknown> {
+export function federationStatus(offers: readonly OfferRow[], owedCalls: number): Record<string, unknown> {
   return {
     offer_count: offers.length,
+    // Resold calls whose seller's charge is not paid yet (settle-resales pays them).
+    owed_calls: owedCalls,
     sellers: [...new Set(offers.map((o) => o.sellerHash))],
     offers: offers.map((o) => ({
       seller: o.sellerHash,

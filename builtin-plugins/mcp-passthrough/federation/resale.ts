@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { formatMinor, parseDecimal, type IdentityApi, type Logger, type Minor } from '../../../sdk/index.js';
 import type { ContactsService } from '../../contacts/api.js';
-import type { LedgerService } from '../../ledger/api.js';
+import type { LedgerService, LedgerTx } from '../../ledger/api.js';
 import { topupMemo } from '../billing.js';
 import type { TokenCipher } from '../secrets.js';
 import type { CallFailure, CallOptions, CallOutcome } from '../upstream/call.js';
@@ -230,8 +230,9 @@ export class Resale {
   }
 
   /**
-   * Pays the seller its charge for one call: a top-up of this node's key there, in one transaction with the removal of
-   * the call's record of what is owed, so it is paid once. False when it could not be paid now (the record stays).
+   * Pays the seller its charge for one call: a top-up of this node's key there. The call's record of what is owed
+   * names that payment in the same transaction, and goes when it completes (`onFinal`); a payment the seller refuses
+   * puts the record back in the job's hands. False when it could not be paid now (the record stays as it was).
    */
   #pay(u: Omit<UnsettledCall, 'attempts' | 'nextAt'>, amount: Minor): boolean {
     if (!this.contacts.isAccepted(u.sellerHash, u.currency)) {
@@ -240,14 +241,30 @@ export class Resale {
     }
     try {
       this.tx(() => {
-        if (amount > 0n) this.ledger.send({ contactHash: u.sellerHash, amount, currency: u.currency, description: topupMemo(u.keyId) });
-        this.store.dropUnsettled(u.callMark);
+        if (amount === 0n) return this.store.dropUnsettled(u.callMark);
+        const payment = this.ledger.send({ contactHash: u.sellerHash, amount, currency: u.currency, description: topupMemo(u.keyId) });
+        if (payment.status === 'completed') this.store.dropUnsettled(u.callMark);
+        else this.store.payingUnsettled(u.callMark, payment.txid);
       });
       return true;
     } catch (err) {
       this.log.error('a seller charge could not be paid', { seller: u.sellerHash, amount: formatMinor(amount), error: messageOf(err) });
       return false;
     }
+  }
+
+  /**
+   * Inside the transaction that makes a payment final: the payment of an owed call completed (the record goes), or
+   * was refused or failed (the record is due again: the job asks the seller and pays anew).
+   */
+  onFinal(payment: LedgerTx): void {
+    if (!payment.outgoing) return;
+    const owed = this.store.unsettledPaidBy(payment.txid);
+    if (!owed) return;
+    if (payment.status === 'completed') return this.store.dropUnsettled(owed.callMark);
+    this.log.warn('a payment to a seller did not go through; it is owed still', { seller: owed.sellerHash, call: owed.callMark, status: payment.status });
+    this.store.retryUnsettled(owed.callMark, this.now() + SETTLE_RETRY_MS[0]!);
+    this.#unsettledAdded();
   }
 
   /** Told when an unsettled call was recorded: its settling is due (the job re-arms). */

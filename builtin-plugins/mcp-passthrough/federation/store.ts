@@ -62,6 +62,14 @@ export const federationMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    // The payment made for an owed call: the record goes once that payment completes, not when it leaves.
+    up: `
+      ALTER TABLE mcp_resale_unsettled ADD COLUMN paying_txid TEXT;
+      CREATE INDEX mcp_resale_unsettled_paying ON mcp_resale_unsettled (paying_txid) WHERE paying_txid IS NOT NULL;
+    `,
+  },
 ];
 
 /** A resold call whose answer never came (mcp_resale_unsettled). */
@@ -139,9 +147,13 @@ export class FederationStore {
         WHERE route = 'seller' AND finished_at >= ?`),
       addUnsettled: p('INSERT OR IGNORE INTO mcp_resale_unsettled (call_mark, seller_hash, key_id, currency, next_at, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
       dueUnsettled: p(`SELECT call_mark AS callMark, seller_hash AS sellerHash, key_id AS keyId, currency, attempts, next_at AS nextAt
-        FROM mcp_resale_unsettled WHERE next_at <= ? ORDER BY next_at`),
-      nextUnsettledAt: p('SELECT MIN(next_at) AS at FROM mcp_resale_unsettled'),
-      retryUnsettled: p('UPDATE mcp_resale_unsettled SET attempts = attempts + 1, next_at = ? WHERE call_mark = ?'),
+        FROM mcp_resale_unsettled WHERE paying_txid IS NULL AND next_at <= ? ORDER BY next_at`),
+      nextUnsettledAt: p('SELECT MIN(next_at) AS at FROM mcp_resale_unsettled WHERE paying_txid IS NULL'),
+      owedCalls: p('SELECT COUNT(*) AS n FROM mcp_resale_unsettled'),
+      retryUnsettled: p('UPDATE mcp_resale_unsettled SET attempts = attempts + 1, next_at = ?, paying_txid = NULL WHERE call_mark = ?'),
+      payingUnsettled: p('UPDATE mcp_resale_unsettled SET paying_txid = ? WHERE call_mark = ?'),
+      unsettledPaidBy: p(`SELECT call_mark AS callMark, seller_hash AS sellerHash, key_id AS keyId, currency, attempts, next_at AS nextAt
+        FROM mcp_resale_unsettled WHERE paying_txid = ?`),
       dropUnsettled: p('DELETE FROM mcp_resale_unsettled WHERE call_mark = ?'),
     };
   }
@@ -188,7 +200,6 @@ export class FederationStore {
     return r.n;
   }
 
-  /** What resold calls cost this node (owed to sellers) since `since`. */
   addUnsettled(u: Omit<UnsettledCall, 'attempts'>, now: number): void {
     this.#s.addUnsettled!.run(u.callMark, u.sellerHash, u.keyId, u.currency, u.nextAt, now);
   }
@@ -210,6 +221,21 @@ export class FederationStore {
     this.#s.dropUnsettled!.run(callMark);
   }
 
+  /** Resold calls whose seller's charge is not paid yet. */
+  owedCalls(): number {
+    return (this.#s.owedCalls!.get() as { n: number }).n;
+  }
+
+  /** The payment made for an owed call (it waits for that payment's outcome, not for the job). */
+  payingUnsettled(callMark: string, txid: string): void {
+    this.#s.payingUnsettled!.run(txid, callMark);
+  }
+
+  unsettledPaidBy(txid: string): UnsettledCall | null {
+    return (this.#s.unsettledPaidBy!.get(txid) as UnsettledCall | undefined) ?? null;
+  }
+
+  /** What resold calls cost this node (owed to sellers) since `since`. */
   sellerSpendSince(since: number): Minor {
     const r = this.#s.sellerSpendSince!.get(since) as { w: number | bigint; f: number | bigint };
     return BigInt(r.w) * 100_000_000n + BigInt(r.f);
