@@ -2,7 +2,7 @@
  * node-cli `mcp ...`: thin clients of the operator REST routes (/api/v1/plugins/mcp-passthrough/*); the command line
  * holds no rule of its own. `--json` prints the routes' data.
  *
- *   mcp [status]                               active provider and model, currency, providers, key count
+ *   mcp [status]                               active provider and model, currency, providers, key count, owed calls
  *   mcp config                                 the stored configuration
  *   mcp set <name> <value>                     one setting (the names of `configure.set`, federation limits included)
  *   mcp provider <id> [options]                add or change a provider (--token-file: the token never on the command line)
@@ -42,6 +42,8 @@ async function status(ctx: CliContext): Promise<void> {
         ['keys', s.key_count],
         ['sessions', s.sessions],
         ['public routes', s.public_routes_served ? 'served' : 'off'],
+        ['learned offers', s.federation.offer_count],
+        ['owed to sellers', s.federation.owed_calls ? `${s.federation.owed_calls} call(s), paid by the settle-resales job` : 'nothing'],
       ],
       { title: 'MCP passthrough' },
     );

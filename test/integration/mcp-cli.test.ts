@@ -56,8 +56,9 @@ describe('node-cli mcp', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toContain('MCP passthrough');
     expect(human.stdout).toContain('No provider yet');
+    expect(human.stdout).toMatch(/owed to sellers\s+nothing/);
     const json = await cli(['mcp', 'status', '--json']);
-    expect(json.json).toMatchObject({ success: true, data: { mode: 'pilot', currency: 'VWL', key_count: 0 } });
+    expect(json.json).toMatchObject({ success: true, data: { mode: 'pilot', currency: 'VWL', key_count: 0, federation: { offer_count: 0, owed_calls: 0 } } });
   });
 
   it('configures a provider from files, activates a model and changes a setting', async () => {
