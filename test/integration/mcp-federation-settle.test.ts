@@ -117,6 +117,9 @@ describe('settling a resold call whose answer never came', () => {
     expect(refused.map((t: any) => t.amount)).toEqual([charge]);
     expect((await usageOf(S, key.key_id)).topups).toHaveLength(2);
     expect(await owedAtBuyer()).toBe(1);
+    // The next try follows the retry schedule (5 s after a first refusal), not at once.
+    await new Promise((res) => setTimeout(res, 2500));
+    expect((await fresh()).map((t: any) => t.status)).toEqual([refused[0].status]);
 
     await ok(S, 'POST', `/api/v1/contacts/unblock/${hashOf(C)}`);
     await expectPaidOnce(key.key_id, 3, charge);

@@ -255,7 +255,7 @@ export class Resale {
 
   /**
    * Inside the transaction that makes a payment final: the payment of an owed call completed (the record goes), or
-   * was refused or failed (the record is due again: the job asks the seller and pays anew).
+   * was refused or failed (the record is due again on the retry schedule: the job asks the seller and pays anew).
    */
   onFinal(payment: LedgerTx): void {
     if (!payment.outgoing) return;
@@ -263,8 +263,19 @@ export class Resale {
     if (!owed) return;
     if (payment.status === 'completed') return this.store.dropUnsettled(owed.callMark);
     this.log.warn('a payment to a seller did not go through; it is owed still', { seller: owed.sellerHash, call: owed.callMark, status: payment.status });
-    this.store.retryUnsettled(owed.callMark, this.now() + SETTLE_RETRY_MS[0]!);
+    this.#later(owed, 'unpaid');
     this.#unsettledAdded();
+  }
+
+  /**
+   * The next try of an unsettled call on the retry schedule, or, after the last one, giving it up (call inside a
+   * transaction). A seller that refuses every payment is tried as rarely as one that cannot be asked.
+   */
+  #later(u: UnsettledCall, result: 'unpaid' | 'absent' | 'unreachable'): void {
+    const wait = SETTLE_RETRY_MS[u.attempts + 1];
+    if (wait !== undefined) return this.store.retryUnsettled(u.callMark, this.now() + wait);
+    this.store.dropUnsettled(u.callMark);
+    this.log.warn(result === 'unpaid' ? 'gave up paying a resold call: its charge could not be paid' : 'gave up settling a resold call: the seller holds no record of it', { seller: u.sellerHash, call: u.callMark, result });
   }
 
   /** Told when an unsettled call was recorded: its settling is due (the job re-arms). */
@@ -295,12 +306,7 @@ export class Resale {
   async settleDue(): Promise<void> {
     for (const u of this.store.dueUnsettled(this.now())) {
       const result = await this.settle(u);
-      if (result === 'paid') continue;
-      const wait = SETTLE_RETRY_MS[u.attempts + 1];
-      if (wait === undefined) {
-        this.tx(() => this.store.dropUnsettled(u.callMark));
-        this.log.warn(result === 'unpaid' ? 'gave up paying a resold call: its charge could not be paid' : 'gave up settling a resold call: the seller holds no record of it', { seller: u.sellerHash, call: u.callMark, result });
-      } else this.tx(() => this.store.retryUnsettled(u.callMark, this.now() + wait));
+      if (result !== 'paid') this.tx(() => this.#later(u, result));
     }
   }
 
