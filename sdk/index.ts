@@ -460,9 +460,9 @@ export interface PeerApi extends PeerDeadLetterApi {
   firstAddress(addresses: Partial<NodeAddresses>): string | null;
   /**
    * An HTTP exchange with a route a plugin serves on a peer node (`/p/<plugin>/...`), for a protocol of the plugin's
-   * own toward a contact (an MCP client, say), trusted as peer messages are: at an https address the node must show
-   * the certificate pinned for that address (pinned on first use, like the peer transport's), at an http address it
-   * goes as is. Connections are kept per address. `address` is an http or https peer address (not an onion: use
+   * own toward a contact (a client library's session, say), trusted as peer messages are: at an https address the
+   * node must show the certificate pinned for that address (pinned on first use, like the peer transport's), at an
+   * http address it goes as is. Connections are kept per address. `address` is an http or https peer address (not an onion: use
    * `ctx.kernel.outbound` through Tor). The answer's body streams; rejects with `OutboundError`.
    */
   fetch(address: string, path: string, init?: PeerFetchInit): Promise<Response>;

@@ -1,8 +1,9 @@
 /**
  * HTTP exchanges with the routes a plugin serves on a peer node (`PeerApi.fetch`): a plugin's own protocol toward a
- * contact, such as an MCP session, trusted as peer messages are. A node's HTTPS certificate is self-signed, so no
- * chain is verified: at an https address the connection must show the certificate pinned for that address (the pin
- * the peer transport keeps, or on first use the one shown, pinned then), checked before anything is written on it.
+ * contact (a client library's session, say), trusted as peer messages are. A node's HTTPS certificate is
+ * self-signed, so no chain is verified: at an https address the connection must show the certificate pinned for that
+ * address (the pin the peer transport keeps, or on first use the one shown, pinned then), checked before anything is
+ * written on it.
  * Connections are kept alive per address: a session of many requests pays for one TLS handshake (about 2.5 ms here,
  * against 0.15-0.35 ms for an exchange on a kept connection).
  */
