@@ -14,7 +14,7 @@ import type { TLSSocket } from 'node:tls';
 import { OutboundError, type PeerFetchInit } from '../../sdk/index.js';
 import { failure, target, webResponse, type Target } from '../net/outbound.js';
 import type { TlsPins } from './client.js';
-import { tlsFingerprint } from './transport-http.js';
+import { pinGate } from './transport-http.js';
 
 /** Idle connections close before the peer's own keep-alive timeout (Node's default: 5 s) could close them under a request. */
 const IDLE_MS = 4_000;
@@ -93,20 +93,14 @@ export class PeerRouteFetch {
     });
   }
 
-  /** Before the request is written: the certificate the connection shows is the one pinned for the address. */
+  /**
+   * Before the request is written: the certificate the connection shows is the one pinned for the address (the
+   * transport's own gate; on first use the one shown is pinned).
+   */
   #gate(address: string, socket: TLSSocket, done: (refused: OutboundError | null) => void): void {
-    const check = (): void => {
-      const seen = tlsFingerprint(socket);
-      if (!seen) return done(new OutboundError('tls', `${address} presented no certificate`));
-      const pinned = this.pins.get(address);
-      if (!pinned) this.pins.pin(address, seen);
-      else if (pinned !== seen) return done(new OutboundError('tls', `the certificate at ${address} is not the one pinned for it`));
-      done(null);
-    };
-    // A kept connection finished its handshake long ago: its fingerprint was remembered then (read again from a
-    // reused socket here it came back empty, and the request waited for a handshake that had already happened).
-    // A new connection is checked once its handshake is done.
-    if (tlsFingerprint(socket)) check();
-    else socket.once('secureConnect', check);
+    pinGate(address, this.pins.get(address), (seen) => this.pins.pin(address, seen))(socket, (err) => {
+      if (!err) return done(null);
+      done(new OutboundError('tls', err.code === 'tls_pin_mismatch' ? `the certificate at ${address} is not the one pinned for it` : err.message));
+    });
   }
 }

@@ -210,7 +210,7 @@ function stripInternal(result: ExchangeResult): TransportResponse {
 /** Remembers the fingerprint of each TLS connection (computed once per connection, reused across requests). */
 const fingerprints = new WeakMap<Socket, string>();
 
-export function tlsFingerprint(socket: TLSSocket): string | null {
+function tlsFingerprint(socket: TLSSocket): string | null {
   const cached = fingerprints.get(socket);
   if (cached) return cached;
   const seen = peerFingerprint(socket);
@@ -262,7 +262,7 @@ const STREAM_OPEN_MS = 3_000;
  * https: the check a connection passes before anything is written on it: the certificate it presented is the pinned
  * one (or, on first use, any). `seen` learns the fingerprint.
  */
-function pinGate(label: string, pin: string | null, seen: (fingerprint: string) => void) {
+export function pinGate(label: string, pin: string | null, seen: (fingerprint: string) => void) {
   return (socket: Socket, onReady: (err: TransportError | null) => void): void => {
     const tls = socket as TLSSocket;
     const check = (): void => {
