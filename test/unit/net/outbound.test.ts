@@ -5,6 +5,7 @@ import { outboundFetch, outboundRequest } from '../../../kernel/net/outbound.js'
 import { OutboundError, type OutboundRequest } from '../../../sdk/index.js';
 import { startCollector, type Collector } from '../../support/collector.js';
 import { startFakeSocks, type FakeSocks } from '../../support/fake-socks.js';
+import { rejectionOf } from '../../support/errors.js';
 
 const HOST = 'collector.test';
 
@@ -21,14 +22,7 @@ function request(over: Partial<OutboundRequest> = {}): OutboundRequest {
   };
 }
 
-async function failure(promise: Promise<unknown>): Promise<OutboundError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OutboundError);
-  return err as OutboundError;
-}
+const failure = (promise: Promise<unknown>): Promise<OutboundError> => rejectionOf(promise, OutboundError);
 
 describe('kernel outbound requests through the Tor SOCKS5 proxy', () => {
   let socks: FakeSocks;

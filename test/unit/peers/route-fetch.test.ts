@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateCertificate, type TlsCertificate } from '../../../kernel/net/tls.js';
 import { PeerRouteFetch } from '../../../kernel/peers/route-fetch.js';
 import { OutboundError } from '../../../sdk/index.js';
+import { rejectionOf } from '../../support/errors.js';
 
 interface Served {
   address: string;
@@ -53,14 +54,7 @@ async function serve(cert: TlsCertificate | null, handler: Handler = echo): Prom
   };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<OutboundError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(OutboundError);
-  return err as OutboundError;
-}
+const refusal = (promise: Promise<unknown>): Promise<OutboundError> => rejectionOf(promise, OutboundError);
 
 describe('PeerRouteFetch: HTTP to a plugin route on a peer node', () => {
   let mine: TlsCertificate;
