@@ -4,7 +4,9 @@
  * byte-order mark (`CSV_BOM`) so that spreadsheet programs take the text as UTF-8 rather than a local code page.
  *
  * Formula injection (OWASP "CSV Injection", ASVS 1.2.10): a spreadsheet runs a cell that starts with `=`, `+`, `-`
- * or `@` as a formula, and some also when a tab, a carriage return, a line feed or a NUL comes first. Text that
+ * or `@` as a formula, and some also when a tab, a carriage return, a line feed or a NUL comes first. Spreadsheets
+ * also trim leading spaces and invisible characters (zero-width space and joiners, word joiner, a stray BOM) and fold
+ * the full-width forms `＝＋－＠` to their ASCII twins, so a starter behind those counts as well. Text that
  * someone else wrote (descriptions, names, addresses) goes through `csvText`, which puts a single quote before such a
  * cell and quotes it: the spreadsheet shows the text, quote-prefixed, and runs nothing. Two kinds of cells are not
  * text and do not go through it:
@@ -18,8 +20,12 @@ export const CSV_EOL = '\r\n';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTE = /"/g;
+/** What a spreadsheet skips before it looks for a formula: whitespace and zero-width characters. */
+const LEADING = '[\\s\\u200B-\\u200D\\u2060\\uFEFF\\0]';
+/** A formula starter, ASCII or full-width. */
+const STARTER = '[=+\\-@\\uFF1D\\uFF0B\\uFF0D\\uFF20]';
 /** The first characters after which a spreadsheet may evaluate the cell. */
-const FORMULA_START = /^[=+\-@\t\r\n\0]/;
+const FORMULA_START = new RegExp(`^(?:[\\t\\r\\n\\0]|${LEADING}*${STARTER})`);
 
 /** Whether a spreadsheet could take this text as a formula. */
 export function looksLikeFormula(text: string): boolean {
@@ -32,7 +38,7 @@ export function csvVerbatim(text: string): string {
 }
 
 /** Whether a text cell needs anything done: one scan for the common case of plain text. */
-const SPECIAL = /^[=+\-@\t\r\n\0]|[",\r\n]/;
+const SPECIAL = new RegExp(`${FORMULA_START.source}|[",\\r\\n]`);
 
 /** A cell of text someone else wrote: quoted as RFC 4180 requires, and neutralised when it could run as a formula. */
 export function csvText(text: string): string {

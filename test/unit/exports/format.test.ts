@@ -30,7 +30,12 @@ describe('CSV cells (sdk/csv.ts)', () => {
     // Not first: harmless text, only RFC quoting.
     expect(csvText('a=1, b=2')).toBe('"a=1, b=2"');
     expect(csvText('1-2')).toBe('1-2');
-    expect(csvText(' =1')).toBe(' =1');
+    expect(csvText(' plain')).toBe(' plain');
+    // Behind what a spreadsheet skips (whitespace, zero-width characters), and in full-width form, they start a formula too.
+    for (const text of [' =1+1', '  \t-1', '\u00A0@SUM(A1)', '\u200B=1', '\u200D\u2060+1', '\uFEFF=1', '\uFF1D1+1', '\uFF0B1', '\uFF0D1', '\uFF20SUM(A1)', ' \u200B\uFF1D1']) {
+      expect(looksLikeFormula(text)).toBe(true);
+      expect(csvText(text)).toBe(`"'${text}"`);
+    }
     // Signed data stays as it is, whatever it starts with.
     expect(csvVerbatim('=1+1')).toBe('=1+1');
   });
