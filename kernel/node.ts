@@ -162,17 +162,16 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   let host: PluginHost | null = null;
   // One reader for REST and peer bodies alike: the in-flight budget of a client address covers both.
   const bodies = new BodyReader();
+  const failureLimits = () => ({
+    maxAttempts: settings.get<number>('rateLimitMaxAttempts'),
+    windowSeconds: settings.get<number>('rateLimitWindowSeconds'),
+    blockSeconds: settings.get<number>('rateLimitBlockSeconds'),
+  });
   const app = new HttpServerApp({
     verifier,
     bodies,
-    authFailures: new AuthFailureLimiter(
-      () => ({
-        maxAttempts: settings.get<number>('rateLimitMaxAttempts'),
-        windowSeconds: settings.get<number>('rateLimitWindowSeconds'),
-        blockSeconds: settings.get<number>('rateLimitBlockSeconds'),
-      }),
-      logs.logger('auth'),
-    ),
+    authFailures: new AuthFailureLimiter(failureLimits, logs.logger('auth')),
+    publicAuthFailures: new AuthFailureLimiter(failureLimits, logs.logger('public-auth')),
     log: logs.logger('http'),
     apiEnabled: () => settings.get<boolean>('apiEnabled'),
     corsOrigins: () => settings.get<string>('apiCorsAllowedOrigins'),

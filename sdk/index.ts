@@ -72,6 +72,12 @@ export type JsonSchema = Record<string, unknown>;
 export interface AuthInfo {
   keyId: string;
   permissions: readonly string[];
+  /**
+   * Set by interactive credentials only (a browser session): whether the person behind it proved the node's secret
+   * again a moment ago. Routes marked `confirm` refuse an interactive credential that is not confirmed (403
+   * `confirmation_required`). API keys leave it out: whoever holds one was given that power on purpose.
+   */
+  confirmed?: boolean;
 }
 
 export interface RouteRequest<B = unknown, Q = Record<string, string | undefined>> {
@@ -152,6 +158,12 @@ export interface RouteDefinition<B = unknown, Q = Record<string, string | undefi
    * share one address (everyone over Tor arrives from the local Tor daemon); a bearer each is their own budget.
    */
   rateLimitBy?: 'address' | 'credential';
+  /**
+   * An action that shows secrets or widens power (new keys, plugins, security settings, restores): an interactive
+   * session must have confirmed it a moment ago (see `AuthInfo.confirmed`), whatever spelling of the path reached the
+   * route. A function decides from the validated request (a settings change that touches a security setting).
+   */
+  confirm?: boolean | ((req: RouteRequest<B, Q>) => boolean);
   handler: RouteHandler<B, Q>;
 }
 
@@ -183,6 +195,11 @@ export interface SettingDefinition {
   crossCheck?: (value: unknown, valueOf: (key: string) => unknown) => string | null;
   /** Environment variable that, when set, overrides the stored value (Document 2 names a few). */
   env?: string;
+  /**
+   * The setting decides who may reach or act on the node (proxies, CORS, rate limits, peer address trust): a browser
+   * session changes it only after a fresh confirmation (`RouteDefinition.confirm`).
+   */
+  security?: boolean;
 }
 
 export type SettingsChangeListener = (key: string, value: unknown, previous: unknown) => void;
@@ -497,6 +514,8 @@ export interface AuthCandidate {
   path: string;
   headers: Readonly<Record<string, string | string[] | undefined>>;
   ip: string;
+  /** The request came over the node's HTTPS listener. */
+  secure: boolean;
 }
 
 /**

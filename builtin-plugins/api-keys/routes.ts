@@ -49,6 +49,7 @@ export function registerKeyRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/keys',
     access: ADMIN,
+    confirm: true,
     body: createKeySchema,
     errorCodes: createKeyErrorCodes,
     handler: (req) => {
@@ -91,6 +92,7 @@ export function registerKeyRoutes(ctx: PluginContext): void {
       method: 'POST',
       path: `/api/v1/keys/${verb}/:key_id`,
       access: ADMIN,
+      confirm: enabled,
       handler: (req) => {
         const keyId = req.params.key_id!;
         const before = existing(keyId);

@@ -63,6 +63,7 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
     method: 'POST',
     path: '/api/v1/backup/restore',
     access: WRITE,
+    confirm: true,
     handler: () => {
       throw new ApiError(
         'offline_restore_required',
@@ -86,6 +87,7 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
     method: 'DELETE',
     path: '/api/v1/backup/:filename',
     access: WRITE,
+    confirm: true,
     handler: (req) => backups.remove(req.params.filename ?? ''),
   });
 
@@ -106,6 +108,7 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
     method: 'POST',
     path: '/api/v1/backup/cleanup',
     access: WRITE,
+    confirm: true,
     handler: () => backups.cleanup(policy.retention()),
   });
 }

@@ -21,6 +21,7 @@ export default definePlugin({
         default: false,
         category: 'network',
         env: 'NODE_PEER_PRIVATE_ADDRESSES',
+        security: true,
         description: 'Let peers name loopback, link-local and private-range addresses for themselves (private networks, tests)',
       },
     ]);

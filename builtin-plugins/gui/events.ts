@@ -1,7 +1,8 @@
 /**
  * `GET /gui/api/events`: the node's events a logged-in page shows live, as server-sent events. Each event names what
  * changed (`transaction`, `contact`, `request`, `p2p`) with the bus payload, and carries the count of dead letters waiting (`dlq`), so
- * the badge follows without a request of its own. A comment line every 25 s keeps proxies from closing the stream.
+ * the badge follows without a request of its own. A comment line every 25 s keeps proxies from closing the stream. The
+ * stream ends with its session: at logout, and when the session idles out (an open stream is no activity).
  */
 import { Readable } from 'node:stream';
 import { KERNEL_EVENTS, type PluginContext } from '../../sdk/index.js';
@@ -27,7 +28,13 @@ const FORWARDED: Readonly<Record<string, string>> = {
   [KERNEL_EVENTS.dlqChanged]: 'dlq',
 };
 
-export function eventStream(ctx: PluginContext, onEnd: (end: () => void) => () => void): Readable {
+/** The session a stream belongs to: whether it is still live, and a way to be told when it ends. */
+export interface StreamSession {
+  alive(): boolean;
+  follow(end: () => void): () => void;
+}
+
+export function eventStream(ctx: PluginContext, session: StreamSession): Readable {
   const offs: (() => void)[] = [];
   const stream = new Readable({
     read() {},
@@ -36,9 +43,11 @@ export function eventStream(ctx: PluginContext, onEnd: (end: () => void) => () =
       callback(err);
     },
   });
-  const send = (name: string, data: unknown): void => {
-    stream.push(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  // Nothing more goes out once the session has ended (its idle time may have run out since the last event).
+  const push = (chunk: string): void => {
+    if (session.alive()) stream.push(chunk);
   };
+  const send = (name: string, data: unknown): void => push(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   // Counted once, then followed through the kernel's dlq.changed events (their payload carries the count): a busy
   // node's events do not each cost a count per open page.
   let dlq = ctx.kernel.dlq.pendingCount();
@@ -51,9 +60,9 @@ export function eventStream(ctx: PluginContext, onEnd: (end: () => void) => () =
       }),
     );
   }
-  const keepalive = setInterval(() => stream.push(': keepalive\n\n'), KEEPALIVE_MS);
+  const keepalive = setInterval(() => push(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
   offs.push(() => clearInterval(keepalive));
-  offs.push(onEnd(() => stream.push(null)));
+  offs.push(session.follow(() => stream.push(null)));
   return stream;
 }

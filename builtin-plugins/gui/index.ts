@@ -11,13 +11,12 @@ import { CONFIRMED_MS, GuiSessions } from './sessions.js';
  * key (the operator proved the auth code): the same routes, validation and services as a signed request; a mutation
  * needs the `X-CSRF-Token` header too. docs/gui.md.
  */
-const COOKIE = 'wn_session';
 const IDLE_MINUTES = 15;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The body of a login and of a confirmation: the node's auth code. */
 const AUTH_CODE_BODY = { type: 'object', required: ['auth_code'], properties: { auth_code: { type: 'string', maxLength: 200 } } };
-/** Routes that show secrets: a session reaches them only within a minute of entering the auth code again. */
-const SENSITIVE = [/^\/api\/v1\/payback-methods\/[^/]+\/reveal$/];
+/** `Sec-Fetch-Site` values of a request the GUI's own page makes (or the operator typed): none other uses the session. */
+const OWN_SITE = new Set(['same-origin', 'none']);
 const ASSETS: Readonly<Record<string, string>> = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
@@ -57,6 +56,10 @@ const header = (headers: AuthCandidate['headers'], name: string): string | undef
 export default definePlugin({
   setup(ctx) {
     const sessions = new GuiSessions(() => ctx.clock.now(), () => IDLE_MINUTES * 60_000);
+    // Cookies are not kept apart by port: two nodes on one host would overwrite each other's session under one name.
+    // Over HTTPS the `__Host-` prefix binds the cookie to this host, Secure and path `/` (docs/security.md).
+    const cookieName = (secure: boolean | undefined): string => `${secure ? '__Host-' : ''}wn_session_${ctx.kernel.node.pubkeyHash.slice(0, 12)}`;
+    const cookieFlags = (secure: boolean | undefined): string => `HttpOnly; SameSite=Strict; Path=/${secure ? '; Secure' : ''}`;
     const dir = bundleDir();
     const files = new Map<string, Buffer>();
     const file = (name: string): Buffer => {
@@ -66,7 +69,8 @@ export default definePlugin({
       return body;
     };
 
-    const sessionOf = (req: { headers: AuthCandidate['headers'] }) => sessions.find(cookieOf(req.headers, COOKIE));
+    const tokenOf = (req: { headers: AuthCandidate['headers']; secure?: boolean }) => cookieOf(req.headers, cookieName(req.secure));
+    const sessionOf = (req: { headers: AuthCandidate['headers']; secure?: boolean }) => sessions.find(tokenOf(req));
     const info = (csrf: string) => ({
       csrf_token: csrf,
       idle_timeout_seconds: IDLE_MINUTES * 60,
@@ -74,7 +78,7 @@ export default definePlugin({
     });
     const requireSession = (req: RouteRequest<unknown, Record<string, string | undefined>>, mutation: boolean) => {
       const s = sessionOf(req);
-      if (!s) throw new ApiError(cookieOf(req.headers, COOKIE) ? 'session_expired' : 'unauthenticated', 401, 'Log in with the auth code');
+      if (!s) throw new ApiError(tokenOf(req) ? 'session_expired' : 'unauthenticated', 401, 'Log in with the auth code');
       if (mutation && !csrfMatches(req.headers, s.csrf)) throw new ApiError('csrf_required', 403, 'The X-CSRF-Token header is missing or wrong');
       return s;
     };
@@ -83,19 +87,21 @@ export default definePlugin({
       return typeof sent === 'string' && sent === csrf;
     };
 
-    // A browser session stands for the admin scope on every REST route.
+    // A browser session stands for the admin scope on every REST route; routes marked `confirm` (secrets, new keys,
+    // plugins, security settings, restores) also need the auth code entered again within CONFIRMED_MS.
     ctx.routes.authenticateWith((req): AuthInfo | null => {
-      const token = cookieOf(req.headers, COOKIE);
+      const token = tokenOf(req);
       if (token === null) return null;
       const s = sessions.find(token);
       if (!s) throw new ApiError('session_expired', 401, 'The GUI session ended: log in again');
+      // A browser says where a request comes from; only the GUI's own page may use its session (defence in depth
+      // beside SameSite=Strict, for a page of another origin on this host).
+      const site = header(req.headers, 'sec-fetch-site');
+      if (site !== undefined && !OWN_SITE.has(site)) throw new ApiError('csrf_required', 403, 'A page of another origin cannot use the GUI session');
       if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.headers, s.csrf)) {
         throw new ApiError('csrf_required', 403, 'The X-CSRF-Token header is missing or wrong');
       }
-      if (SENSITIVE.some((p) => p.test(req.path)) && !sessions.confirmed(s)) {
-        throw new ApiError('confirmation_required', 403, 'Enter the auth code again to see this (POST /gui/api/confirm)');
-      }
-      return { keyId: 'gui-session', permissions: ['admin'] };
+      return { keyId: 'gui-session', permissions: ['admin'], confirmed: sessions.confirmed(s) };
     });
 
     ctx.routes.add({
@@ -124,7 +130,7 @@ export default definePlugin({
       rateLimitPerMinute: 30,
       handler: (req) => {
         const { token, session } = sessions.login(req.ip, req.body.auth_code, ctx.identity.authCode);
-        const cookie = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/${req.secure ? '; Secure' : ''}`;
+        const cookie = `${cookieName(req.secure)}=${token}; ${cookieFlags(req.secure)}`;
         return new Reply(info(session.csrf), 200, 'Logged in', { 'Set-Cookie': cookie, 'Cache-Control': 'no-store' });
       },
     });
@@ -151,7 +157,7 @@ export default definePlugin({
       access: { public: true },
       handler: (req) => {
         sessions.end(requireSession(req, true).id);
-        return new Reply({ logged_out: true }, 200, 'Logged out', { 'Set-Cookie': `${COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0` });
+        return new Reply({ logged_out: true }, 200, 'Logged out', { 'Set-Cookie': `${cookieName(req.secure)}=; ${cookieFlags(req.secure)}; Max-Age=0` });
       },
     });
     ctx.routes.add({
@@ -160,7 +166,7 @@ export default definePlugin({
       access: { public: true },
       handler: (req) => {
         const s = requireSession(req, false);
-        const stream = eventStream(ctx, (end) => sessions.onEnded((id) => id === s.id && end()));
+        const stream = eventStream(ctx, { alive: () => sessions.alive(s), follow: (end) => sessions.follow(s, end) });
         return new RawReply(stream, 'text/event-stream; charset=utf-8', 200, { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
       },
     });

@@ -101,6 +101,34 @@ export class GuiSessions {
     return s;
   }
 
+  /** Whether the session is still live, without counting as activity; an idle one ends here. */
+  alive(session: Session): boolean {
+    if (!this.#sessions.has(session.id)) return false;
+    if (this.now() - session.lastSeen <= this.idleMs()) return true;
+    this.end(session.id);
+    return false;
+  }
+
+  /**
+   * Calls `end` once the session ends, by logout or by idling out. A connection that stays open (the event stream)
+   * is no activity of the operator's: a timer at the session's idle deadline ends it, and is set again for the new
+   * deadline while the session is in use.
+   */
+  follow(session: Session, end: () => void): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      const wait = Math.max(1000, session.lastSeen + this.idleMs() - this.now() + 1);
+      timer = setTimeout(() => this.alive(session) && arm(), wait);
+      timer.unref();
+    };
+    arm();
+    const off = this.onEnded((id) => id === session.id && end());
+    return () => {
+      clearTimeout(timer);
+      off();
+    };
+  }
+
   end(id: string): void {
     if (!this.#sessions.delete(id)) return;
     for (const listener of this.#ended) listener(id);

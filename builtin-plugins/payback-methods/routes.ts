@@ -99,6 +99,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
     method: 'GET',
     path: `${BASE}/:id/reveal`,
     access: WRITE,
+    confirm: true,
     handler: (req) => ({ method: core.reveal(core.row(req.params.id!)) }),
   });
 

@@ -50,6 +50,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
       method: 'POST',
       path: `/api/v1/plugins/:name/${verb}`,
       access: ADMIN,
+      confirm: enabled,
       handler: (req) => {
         const name = req.params.name!;
         const before = requirePlugin(host, name);
@@ -79,6 +80,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/plugins/:name/public-routes',
     access: ADMIN,
+    confirm: (req) => req.body.enabled === true,
     body: {
       type: 'object',
       required: ['enabled'],
@@ -112,6 +114,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/plugins',
     access: ADMIN,
+    confirm: true,
     maxBodyBytes: MAX_INSTALL_BODY,
     body: {
       type: 'object',

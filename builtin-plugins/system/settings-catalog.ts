@@ -110,7 +110,7 @@ export const systemSettings: readonly SettingDefinition[] = [
   int('maxP2pLevel', 6, 1, 10, 'p2p', 'Largest number of hops a route search may take'),
   int('p2pExpiration', 300, 60, 3600, 'p2p', 'P2P routing timeout in seconds (a 120 s delivery window follows)'),
   flag('hopBudgetRandomized', true, 'p2p', 'Randomize the hop budget so relays cannot infer the distance to the origin'),
-  int('p2pRateLimitPerMinute', 60, 1, 1_000_000_000, 'rate_limits', 'Peer messages (route requests among them) accepted per minute from one key; ten times that from one client address'),
+  { ...int('p2pRateLimitPerMinute', 60, 1, 1_000_000_000, 'rate_limits', 'Peer messages (route requests among them) accepted per minute from one key; ten times that from one client address'), security: true },
 
   // Contacts
   flag('contactStatusEnabled', true, 'contacts', 'Ping contacts periodically to learn their status and available credit'),

@@ -5,7 +5,8 @@ import { READ_ONLY_SETTINGS } from './settings-catalog.js';
 /**
  * GET/PUT /system/settings and POST /system/settings/reset. The registry (kernel) validates types, ranges
  * and cross-setting rules, and applies all-or-nothing; this layer maps REST names, refuses what an API
- * client may not change (read-only and environment-controlled settings) and stamps analytics consent.
+ * client may not change (read-only and environment-controlled settings) and stamps analytics consent. A browser
+ * session changes a security setting, or resets them all, only after a fresh confirmation.
  */
 
 const WRITE = { scope: 'system:write' } as const;
@@ -53,6 +54,10 @@ export function registerSettingsRoutes(ctx: PluginContext): void {
     path: '/api/v1/system/settings',
     access: WRITE,
     body: { type: 'object' },
+    confirm: (req) => {
+      const keys = new Set(Object.keys(req.body).map((name) => settings.fromSnake(name)));
+      return settings.definitions().some((d) => d.security === true && keys.has(d.key));
+    },
     handler: (req) => {
       const changes: Record<string, unknown> = {};
       const unknown: string[] = [];
@@ -94,6 +99,8 @@ export function registerSettingsRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/system/settings/reset',
     access: WRITE,
+    // A reset changes the security settings too.
+    confirm: true,
     body: { type: 'object' },
     handler: (req) => {
       if (req.body.confirm !== true) {

@@ -12,6 +12,8 @@ import { DEFAULT_MAX_BODY_BYTES, dropUnreadBodyLater, parseJsonBody, refuseDecla
 import { clientIp } from './client-ip.js';
 import { applyCors } from './cors.js';
 import { errorBody, newRequestId, successBody } from './envelope.js';
+import { normalizePath } from './path.js';
+import { setPluginHeaders } from './plugin-content.js';
 import type { MountedRoute, RouteTable } from './route-table.js';
 
 export interface HttpDeps {
@@ -20,6 +22,12 @@ export interface HttpDeps {
   bodies: BodyReader;
   /** Blocks a client address that keeps failing authentication (every 401 of the REST API counts). */
   authFailures: AuthFailureLimiter;
+  /**
+   * The same for plugins' public routes (`/p/...`), whose credentials are the plugins' own (bearer tokens): every
+   * 401 they answer counts, and a blocked address is refused on public routes only, so a customer guessing tokens
+   * does not lock the operator out of the REST API, nor the other way round.
+   */
+  publicAuthFailures: AuthFailureLimiter;
   log: Logger;
   apiEnabled(): boolean;
   corsOrigins(): string;
@@ -72,6 +80,9 @@ export class HttpServerApp {
     const requestId = newRequestId();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    // No answer of the node is ever to be sniffed into another type (a JSON error read as HTML).
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    let failure: string | null = null;
     try {
       await next();
     } catch (err) {
@@ -79,19 +90,24 @@ export class HttpServerApp {
       const apiErr = err instanceof ApiError ? err : null;
       if (!apiErr) this.deps.log.error('unhandled error', { request_id: requestId, path: ctx.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       const e = apiErr ?? new ApiError('internal_error', 500, 'Internal server error');
-      if (e.status === 401 && ctx.path.startsWith('/api/')) this.deps.authFailures.failed(this.#clientIp(ctx), e.code, Date.now());
+      failure = e.code;
       ctx.status = e.status;
       if (e.code === 'rate_limit_exceeded' && typeof e.context?.retry_after === 'number') {
         ctx.set('Retry-After', String(e.context.retry_after));
       }
       ctx.body = errorBody(e, requestId);
     }
+    // A 401 a route threw, or one a plugin answered itself (a public route's bearer check): each counts.
+    if (ctx.status === 401) this.#failuresOf(ctx)?.failed(this.#clientIp(ctx), failure ?? 'unauthorized', Date.now());
     this.metrics.requests++;
     const cls = `${Math.floor(ctx.status / 100)}xx`;
     this.metrics.by_status[cls] = (this.metrics.by_status[cls] ?? 0) + 1;
   }
 
   async #front(ctx: Context, next: Koa.Next): Promise<void> {
+    // Gates and the router see one spelling of the path; the signature covers the one the client sent.
+    const path = normalizePath(ctx.path);
+    if (path !== ctx.path) ctx.path = path;
     if (ctx.path === '/healthz') {
       ctx.body = successBody({ status: 'ok' }, ctx.state.requestId as string);
       return;
@@ -100,8 +116,16 @@ export class HttpServerApp {
       if (applyCors(ctx, this.deps.corsOrigins())) return;
       if (!this.deps.apiEnabled()) throw new ApiError('api_disabled', 503, 'The REST API is disabled on this node');
       this.deps.authFailures.refuseBlocked(this.#clientIp(ctx), Date.now());
+    } else if (ctx.path.startsWith('/p/')) {
+      this.deps.publicAuthFailures.refuseBlocked(this.#clientIp(ctx), Date.now());
     }
     await next();
+  }
+
+  /** Which failed-authentication limiter a 401 on this path counts in (none off the REST API and public routes). */
+  #failuresOf(ctx: Context): AuthFailureLimiter | null {
+    if (ctx.path.startsWith('/api/')) return this.deps.authFailures;
+    return ctx.path.startsWith('/p/') ? this.deps.publicAuthFailures : null;
   }
 
   #clientIp(ctx: Context): string {
@@ -141,11 +165,11 @@ export class HttpServerApp {
     // A request without an API key may be authenticated another way a builtin plugin offers (a session cookie).
     let auth: AuthInfo | null =
       'scope' in def.access && headerValue(ctx, 'x-api-key') === undefined
-        ? (this.#table?.authenticate({ method: ctx.method as HttpMethod, path: ctx.path, headers: ctx.headers, ip }) ?? null)
+        ? (this.#table?.authenticate({ method: ctx.method as HttpMethod, path: ctx.path, headers: ctx.headers, ip, secure: ctx.secure }) ?? null)
         : null;
     const signed = 'scope' in def.access && !auth ? this.deps.verifier.precheck({ header: (n) => headerValue(ctx, n) }, Date.now()) : null;
     const rawBody = await this.deps.bodies.read(ctx.req, limit, ip);
-    if (signed) auth = this.deps.verifier.verifyBody(signed, { method: ctx.method, path: rawPath(ctx.url), rawBody }, Date.now());
+    if (signed) auth = this.deps.verifier.verifyBody(signed, { method: ctx.method, path: rawPath(ctx.originalUrl), rawBody }, Date.now());
     if (auth && 'scope' in def.access) {
       if (!grants(auth.permissions, def.access.scope)) {
         const needed = typeof def.access.scope === 'string' ? def.access.scope : def.access.scope.join(' or ');
@@ -169,17 +193,24 @@ export class HttpServerApp {
       secure: ctx.secure,
       requestId: ctx.state.requestId as string,
     };
+    if (auth?.confirmed === false && def.confirm && (def.confirm === true || def.confirm(req))) {
+      throw new ApiError('confirmation_required', 403, 'This action needs a fresh confirmation: enter the auth code again, then retry');
+    }
     const result = await def.handler(req);
+    const setHeaders = (headers: Record<string, string>): void => {
+      if (mount.kind === 'api') for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+      else setPluginHeaders(ctx, headers);
+    };
     if (result instanceof RawReply) {
       ctx.status = result.status;
-      for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+      setHeaders(result.headers);
       ctx.type = result.contentType;
       ctx.body = result.body;
       return;
     }
     const reply = result instanceof Reply ? result : new Reply(result);
     ctx.status = reply.status;
-    for (const [k, v] of Object.entries(reply.headers)) ctx.set(k, v);
+    setHeaders(reply.headers);
     ctx.body = successBody(reply.data, req.requestId, reply.message);
   }
 }

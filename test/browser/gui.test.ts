@@ -151,11 +151,11 @@ describe('the GUI in Chromium', () => {
     await alice.getByRole('button', { name: 'Add method' }).click();
     await expect.poll(() => alice.getByRole('status').textContent()).toMatch(/Payback method .+ added/);
     await alice.getByRole('button', { name: 'Reveal My PayPal' }).click();
-    await alice.getByLabel('Auth code to reveal').fill('wrong');
-    await alice.getByRole('button', { name: 'Reveal', exact: true }).click();
+    await alice.getByLabel('Auth code to confirm').fill('wrong');
+    await alice.getByRole('button', { name: 'Confirm', exact: true }).click();
     await expect.poll(() => alice.getByRole('alert').textContent()).toContain('invalid_auth_code');
-    await alice.getByLabel('Auth code to reveal').fill(A.node.identity.authCode);
-    await alice.getByRole('button', { name: 'Reveal', exact: true }).click();
+    await alice.getByLabel('Auth code to confirm').fill(A.node.identity.authCode);
+    await alice.getByRole('button', { name: 'Confirm', exact: true }).click();
     await expect.poll(() => alice.getByRole('definition').allTextContents()).toContain('alice@example.com');
   });
 

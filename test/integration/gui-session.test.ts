@@ -60,9 +60,13 @@ describe('the GUI session', () => {
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
-  it('the cookie is HttpOnly and SameSite=Strict, without Secure over plain HTTP and with it over HTTPS', async () => {
+  it('the cookie is HttpOnly, SameSite=Strict and named for the node; over HTTPS __Host- prefixed and Secure', async () => {
     const { setCookie } = await login(A);
-    expect(setCookie).toMatch(/^wn_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
+    const name = `wn_session_${A.node.identity.pubkeyHash.slice(0, 12)}`;
+    expect(setCookie).toBe(`${name}=${setCookie.slice(name.length + 1, name.length + 44)}; HttpOnly; SameSite=Strict; Path=/`);
+    expect(setCookie).toMatch(/^wn_session_[0-9a-f]{12}=[A-Za-z0-9_-]{43}; /);
+    // Cookies are not kept apart by port: named for the node, another node on this host (whose key differs) does
+    // not overwrite this one's session.
     const overTls = await new Promise<string>((resolve, reject) => {
       const req = httpsRequest(
         `https://127.0.0.1:${A.node.port}/gui/api/session`,
@@ -75,7 +79,8 @@ describe('the GUI session', () => {
       req.on('error', reject);
       req.end(JSON.stringify({ auth_code: A.node.identity.authCode }));
     });
-    expect(overTls).toMatch(/HttpOnly; SameSite=Strict; Path=\/; Secure$/);
+    // Over HTTPS the __Host- prefix: the browser keeps the cookie only for this host, Secure, on path /.
+    expect(overTls).toMatch(new RegExp(`^__Host-${name}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/; Secure$`));
   });
 
   it('a session answers every REST route as admin; a mutation without the CSRF token is 403 and changes nothing', async () => {

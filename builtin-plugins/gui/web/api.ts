@@ -26,7 +26,29 @@ export const whenLoggedOut = (fn: () => void): void => {
   onUnauthenticated = fn;
 };
 
+/** Asks the operator for the auth code again; true once the node took it (POST /gui/api/confirm). */
+let askConfirmation: () => Promise<boolean> = async () => false;
+export const whenConfirmationNeeded = (fn: () => Promise<boolean>): void => {
+  askConfirmation = fn;
+};
+
+/**
+ * A call to the node. An action that shows secrets or widens power (a reveal, a new key, a plugin, a security setting)
+ * answers 403 `confirmation_required` until the auth code was entered again: the operator is asked, and the call made
+ * once more when they confirmed.
+ */
 export async function api<T = any>(method: string, path: string, body?: unknown, query?: Record<string, string | number | undefined>): Promise<T> {
+  try {
+    return await call<T>(method, path, body, query);
+  } catch (err) {
+    if (err instanceof ApiError && err.failure.status === 403 && err.failure.code === 'confirmation_required' && (await askConfirmation())) {
+      return call<T>(method, path, body, query);
+    }
+    throw err;
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown, query?: Record<string, string | number | undefined>): Promise<T> {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
   const headers: Record<string, string> = { Accept: 'application/json' };

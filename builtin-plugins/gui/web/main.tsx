@@ -4,7 +4,7 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, errorText, setCsrf, whenLoggedOut } from './api.js';
+import { api, errorText, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
 import { Contacts, History, Overview, Requests, Send } from './pages.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
 import { Inference } from './page-inference.js';
@@ -87,6 +87,37 @@ function ConsentModal(props: { onDone: () => void }) {
   );
 }
 
+/** The auth code asked again before an action that shows secrets or widens power; `done(true)` once the node took it. */
+function ConfirmModal(props: { done: (confirmed: boolean) => void }) {
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api('POST', '/gui/api/confirm', { auth_code: code });
+      props.done(true);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <div class="modal-backdrop">
+      <form class="modal" role="dialog" aria-modal="true" aria-labelledby="confirm-title" onSubmit={submit}>
+        <h2 id="confirm-title">Confirm with the auth code</h2>
+        <p>This shows secrets or gives more power (a reveal, a new API key, a plugin, a security setting): enter the auth code again.</p>
+        <Field label="Auth code to confirm" name="confirm-code" type="password" value={code} onInput={setCode} required />
+        <div class="actions">
+          <button type="submit">Confirm</button>
+          <button type="button" class="secondary" onClick={() => props.done(false)}>
+            Cancel
+          </button>
+        </div>
+        <Status error={error} />
+      </form>
+    </div>
+  );
+}
+
 function App() {
   const [session, setSession] = useState<SessionInfo | null>(null);
   const [checked, setChecked] = useState(false);
@@ -94,6 +125,7 @@ function App() {
   const [version, setVersion] = useState(0);
   const [dlq, setDlq] = useState(0);
   const [consent, setConsent] = useState(false);
+  const [confirming, setConfirming] = useState<((confirmed: boolean) => void) | null>(null);
 
   const begin = (s: SessionInfo) => {
     setCsrf(s.csrf_token);
@@ -102,6 +134,7 @@ function App() {
   };
   useEffect(() => {
     whenLoggedOut(() => setSession(null));
+    whenConfirmationNeeded(() => new Promise<boolean>((resolve) => setConfirming(() => resolve)));
     api<SessionInfo>('GET', '/gui/api/session')
       .then(begin, () => setSession(null))
       .finally(() => setChecked(true));
@@ -154,6 +187,7 @@ function App() {
         <Current version={version} />
       </main>
       {consent && <ConsentModal onDone={() => setConsent(false)} />}
+      {confirming && <ConfirmModal done={(confirmed) => (setConfirming(null), confirming(confirmed))} />}
     </>
   );
 }

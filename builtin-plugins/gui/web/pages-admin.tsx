@@ -86,8 +86,6 @@ export function Payback({ version }: Page) {
   const [form, setForm] = useState({ type: '', label: '', currency: '' });
   const [fields, setFields] = useState<Record<string, string>>({});
   const [revealed, setRevealed] = useState<{ id: string; fields: Record<string, unknown> } | null>(null);
-  const [confirming, setConfirming] = useState<string | null>(null);
-  const [code, setCode] = useState('');
   const act = useAction();
   const rail = types?.types.find((t: any) => t.id === form.type);
   const variant = rail?.variants ? fields[rail.variants.discriminator] : undefined;
@@ -101,18 +99,13 @@ export function Payback({ version }: Page) {
       return `Payback method ${r.method_id} added`;
     });
   };
-  const reveal = (e: Event) => {
-    e.preventDefault();
-    const id = confirming!;
+  // The node asks for the auth code again first (a confirmation dialog of main.tsx).
+  const reveal = (id: string) =>
     void act.run(async () => {
-      await api('POST', '/gui/api/confirm', { auth_code: code });
       const r = await api('GET', `/api/v1/payback-methods/${id}/reveal`);
       setRevealed({ id, fields: r.method.fields });
-      setConfirming(null);
-      setCode('');
       return 'Revealed';
     });
-  };
   return (
     <section aria-labelledby="h-payback">
       <h1 id="h-payback">Payback methods</h1>
@@ -134,13 +127,6 @@ export function Payback({ version }: Page) {
         <RailFields fields={railFields} values={fields} onChange={setFields} />
         <button type="submit">Add method</button>
       </form>
-      {confirming && (
-        <form onSubmit={reveal} class="form" aria-label="Confirm with the auth code">
-          <p>Revealing shows the method's details in clear: confirm with the auth code.</p>
-          <Field label="Auth code to reveal" name="reveal-code" type="password" value={code} onInput={setCode} required />
-          <button type="submit">Reveal</button>
-        </form>
-      )}
       {revealed && (
         <dl class="form" aria-label="Revealed details">
           {Object.entries(revealed.fields).map(([k, v]) => (
@@ -161,7 +147,7 @@ export function Payback({ version }: Page) {
             ['Rail', (m: any) => m.type],
             ['Currency', (m: any) => m.currency],
             ['Shown as', (m: any) => m.display ?? m.masked ?? '-'],
-            ['', (m: any) => <button type="button" class="secondary" onClick={() => (setRevealed(null), setConfirming(m.method_id))}>Reveal {m.label}</button>],
+            ['', (m: any) => <button type="button" class="secondary" onClick={() => (setRevealed(null), reveal(m.method_id))}>Reveal {m.label}</button>],
           ]}
         />
       )}
