@@ -177,6 +177,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     corsOrigins: () => settings.get<string>('apiCorsAllowedOrigins'),
     trustedProxies: () => proxies,
     publicRoutesOpen: (plugin) => host?.publicRoutesOpen(plugin) ?? false,
+    version: nodeVersion(),
   });
 
   // One port serves HTTP and HTTPS (self-signed certificate, remade when the hostname setting names another host).

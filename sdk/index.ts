@@ -143,6 +143,14 @@ export interface RouteDefinition<B = unknown, Q = Record<string, string | undefi
   /** JSON schema of the query string (values arrive as strings; ajv coerces types). */
   query?: JsonSchema;
   /**
+   * JSON schema of the success envelope's `data` (Fastify's habit): it documents the route in the OpenAPI document
+   * (`GET /api/v1/openapi.json`), and a node in test mode checks every answer against it. A route answering a
+   * `RawReply` names its content type instead (`produces`).
+   */
+  response?: JsonSchema;
+  /** The content type of a route that answers a `RawReply` (a CSV export, an HTML page, a stream of events). */
+  produces?: string;
+  /**
    * Spec error code per body/query property for schema failures other than a missing required field
    * (which is always `missing_field`). Falls back to `fallbackCode`, then `validation_error`.
    */

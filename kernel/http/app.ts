@@ -12,6 +12,7 @@ import { DEFAULT_MAX_BODY_BYTES, dropUnreadBodyLater, parseJsonBody, refuseDecla
 import { clientIp } from './client-ip.js';
 import { applyCors } from './cors.js';
 import { errorBody, newRequestId, successBody } from './envelope.js';
+import { openApiDocument } from './openapi.js';
 import { normalizePath } from './path.js';
 import { setPluginHeaders } from './plugin-content.js';
 import type { MountedRoute, RouteTable } from './route-table.js';
@@ -32,6 +33,8 @@ export interface HttpDeps {
   apiEnabled(): boolean;
   corsOrigins(): string;
   trustedProxies(): TrustedProxies | null;
+  /** The node's version, as the OpenAPI document states it. */
+  version: string;
   /** Whether `/p/<plugin>/...` may be served now (node-wide ceiling and the plugin's own switch). */
   publicRoutesOpen(plugin: string): boolean;
 }
@@ -40,6 +43,9 @@ export interface HttpMetrics {
   requests: number;
   by_status: Record<string, number>;
 }
+
+/** Where the OpenAPI document of the routes is served, without a key. */
+export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 interface State {
   requestId: string;
@@ -55,6 +61,8 @@ export class HttpServerApp {
   readonly metrics: HttpMetrics = { requests: 0, by_status: {} };
   #table: RouteTable | null = null;
   #dispatchRoutes: Koa.Middleware | null = null;
+  /** The OpenAPI document of the current route generation, built when first asked for. */
+  #openApi: string | null = null;
   readonly #publicLimiter = new SlidingWindowLimiter();
 
   constructor(private readonly deps: HttpDeps) {
@@ -68,6 +76,7 @@ export class HttpServerApp {
 
   setRoutes(table: RouteTable): void {
     this.#table = table;
+    this.#openApi = null;
     // routes() composes a dispatcher: build it once per route generation, not per request.
     this.#dispatchRoutes = table.router((route) => (ctx) => this.#dispatch(route, ctx as unknown as Context)).routes() as unknown as Koa.Middleware;
   }
@@ -116,6 +125,11 @@ export class HttpServerApp {
       if (applyCors(ctx, this.deps.corsOrigins())) return;
       if (!this.deps.apiEnabled()) throw new ApiError('api_disabled', 503, 'The REST API is disabled on this node');
       this.deps.authFailures.refuseBlocked(this.#clientIp(ctx), Date.now());
+      if (ctx.path === OPENAPI_PATH && ctx.method === 'GET') {
+        ctx.type = 'application/json';
+        ctx.body = (this.#openApi ??= JSON.stringify(openApiDocument(this.#table?.routes() ?? [], this.deps.version)));
+        return;
+      }
     } else if (ctx.path.startsWith('/p/')) {
       this.deps.publicAuthFailures.refuseBlocked(this.#clientIp(ctx), Date.now());
     }

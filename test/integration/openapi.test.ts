@@ -1,0 +1,60 @@
+/**
+ * The OpenAPI document (issue 29): served without a key at GET /api/v1/openapi.json, built from the route table
+ * (plugins' routes included, sandboxed plugins' declared routes too), valid OpenAPI 3.1 by a maintained validator
+ * (@apidevtools/swagger-parser), and equal to the committed docs/api/openapi.json (`npm run openapi` rewrites it).
+ */
+import { readFileSync } from 'node:fs';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENAPI_FILE, servedDocument } from '../support/openapi.js';
+import type { TestNode } from '../support/node.js';
+import { bundleOf, fixture, run, sandboxNode } from './sandbox-support.js';
+
+let doc: any;
+let sandboxed: TestNode;
+
+beforeAll(async () => {
+  doc = await servedDocument();
+  const { t, author } = await sandboxNode();
+  sandboxed = t;
+  await run(t, author, 'hello');
+}, 60_000);
+afterAll(async () => {
+  await sandboxed?.destroy();
+});
+
+describe('GET /api/v1/openapi.json', () => {
+  it('validates as OpenAPI 3.1', async () => {
+    const copy = structuredClone(doc);
+    await expect(SwaggerParser.validate(copy)).resolves.toBeTruthy();
+    expect(doc.openapi).toBe('3.1.0');
+  });
+
+  it('equals the committed docs/api/openapi.json (run npm run openapi after changing a route)', () => {
+    expect(doc).toEqual(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8')));
+  });
+
+  it('describes every route: scopes as the HMAC scheme, path parameters, query and body schemas, the envelopes', () => {
+    const keys = doc.paths['/api/v1/keys/{key_id}'].delete;
+    expect(keys.security).toEqual([{ hmac: ['admin'] }]);
+    expect(keys.parameters[0]).toEqual({ name: 'key_id', in: 'path', required: true, schema: { type: 'string' } });
+    expect(doc.paths['/api/v1/keys'].post.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(doc.paths['/api/v1/keys'].post['x-confirm']).toBeTruthy();
+    expect(doc.components.securitySchemes.hmac.description).toMatch(/HMAC-SHA256.*joined by a single LF/);
+    expect(doc.paths['/api/v1/plugins/mcp-passthrough/config'].get.tags).toEqual(['mcp-passthrough']);
+    expect(doc.paths['/p/mcp-passthrough/mcp'].post.security).toEqual([]);
+    expect(doc.paths['/healthz'].get).toBeTruthy();
+    expect(doc.paths['/api/v1/payback-methods/{id}/reveal'].get['x-confirm']).toBeTruthy();
+    expect(doc.paths['/api/v1/wallet/send'].post.responses.default).toEqual({ $ref: '#/components/responses/Error' });
+  });
+
+  it('is readable without a key, and lists an enabled sandboxed plugin\'s routes', async () => {
+    const res = await fetch(`${sandboxed.node.baseUrl}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    const served = (await res.json()) as any;
+    expect(served.paths['/api/v1/plugins/hello/notes/{key}'].put.security).toEqual([{ hmac: ['hello:write'] }]);
+    expect(served.paths['/p/hello/greet'].get.security).toEqual([]);
+    expect(served.paths['/p/mcp-passthrough/mcp']).toBeUndefined();
+  });
+});
