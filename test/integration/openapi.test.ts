@@ -8,7 +8,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE, servedDocument } from '../support/openapi.js';
 import type { TestNode } from '../support/node.js';
-import { bundleOf, fixture, run, sandboxNode } from './sandbox-support.js';
+import { run, sandboxNode } from './sandbox-support.js';
 
 let doc: any;
 let sandboxed: TestNode;
