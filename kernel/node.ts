@@ -178,6 +178,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     trustedProxies: () => proxies,
     publicRoutesOpen: (plugin) => host?.publicRoutesOpen(plugin) ?? false,
     version: nodeVersion(),
+    checkResponses: config.testMode,
   });
 
   // One port serves HTTP and HTTPS (self-signed certificate, remade when the hostname setting names another host).

@@ -10,6 +10,7 @@ import type { LedgerService, LedgerTx, RoutedOutcome, TxDirection } from '../led
 import { sameCurrency } from '../../sdk/currency.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 import { contactAddress, resolveRecipient, sendTarget } from './recipient.js';
+import { balancesResponse, infoResponse, overviewResponse, refundResponse, sendResponse, transactionResponse, transactionsResponse } from './responses.js';
 
 export interface CurrencyTotal {
   currency: string;
@@ -128,6 +129,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/wallet/info',
     access: { scope: 'wallet:read' },
+    response: infoResponse,
     handler: () => ({
       public_key_hash: ctx.identity.pubkeyHash,
       addresses: ctx.kernel.node.addresses,
@@ -143,6 +145,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
       method: 'GET',
       path,
       access: { scope: 'wallet:read' },
+      response: balancesResponse,
       handler: () => ({ balances: balanceRows() }),
     });
   }
@@ -151,6 +154,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/wallet/overview',
     access: { scope: 'wallet:read' },
+    response: overviewResponse,
     query: {
       type: 'object',
       properties: { transaction_limit: { type: 'integer', minimum: 0, maximum: MAX_PAGE_PARAM, default: 5 } },
@@ -174,6 +178,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/wallet/transactions',
     access: { scope: 'wallet:read' },
+    response: transactionsResponse,
     query: pageQuery({
       type: { type: 'string', enum: ['sent', 'received', 'relay'] },
       contact: { type: 'string', minLength: 1 },
@@ -202,6 +207,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/wallet/transactions/:txid',
     access: { scope: 'wallet:read' },
+    response: transactionResponse,
     handler: (req) => {
       const txid = String(req.params.txid ?? '').toLowerCase();
       const tx = TXID.test(txid) ? ledger.get(txid) : null;
@@ -214,6 +220,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/wallet/send',
     access: { scope: 'wallet:send' },
+    response: sendResponse,
     body: {
       type: 'object',
       required: ['address', 'amount', 'currency'],
@@ -269,6 +276,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/wallet/refund',
     access: { scope: 'wallet:send' },
+    response: refundResponse,
     body: {
       type: 'object',
       required: ['txid'],

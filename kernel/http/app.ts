@@ -33,6 +33,11 @@ export interface HttpDeps {
   apiEnabled(): boolean;
   corsOrigins(): string;
   trustedProxies(): TrustedProxies | null;
+  /**
+   * Test mode: every answer's `data` is checked against its route's response schema, and a mismatch answers 500
+   * `response_schema_mismatch`, so the test that caused it fails.
+   */
+  checkResponses: boolean;
   /** The node's version, as the OpenAPI document states it. */
   version: string;
   /** Whether `/p/<plugin>/...` may be served now (node-wide ceiling and the plugin's own switch). */
@@ -223,6 +228,8 @@ export class HttpServerApp {
       return;
     }
     const reply = result instanceof Reply ? result : new Reply(result);
+    const mismatch = this.deps.checkResponses && route.checkResponse ? route.checkResponse(reply.data) : null;
+    if (mismatch) throw new ApiError('response_schema_mismatch', 500, `${def.method} ${route.fullPath} answered outside its response schema: ${mismatch}`);
     ctx.status = reply.status;
     setHeaders(reply.headers);
     ctx.body = successBody(reply.data, req.requestId, reply.message);

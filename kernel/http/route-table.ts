@@ -1,6 +1,6 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { AuthCandidate, AuthInfo, RequestAuthenticator, RouteDefinition } from '../../sdk/index.js';
-import { compileValidator, type Validator } from './validation.js';
+import { compileResponseCheck, compileValidator, type Validator } from './validation.js';
 
 /** Where a route lives: a core REST path or a plugin's namespaces. (The peer endpoint is served before the REST pipeline.) */
 export type RouteMount = { kind: 'api' } | { kind: 'plugin'; plugin: string } | { kind: 'public'; plugin: string };
@@ -12,6 +12,8 @@ export interface MountedRoute {
   owner: string;
   validateBody: Validator | null;
   validateQuery: Validator | null;
+  /** Whether an answer's `data` matches the route's response schema (null: the route declares none). */
+  checkResponse: ((data: unknown) => string | null) | null;
 }
 
 export function fullPathOf(def: RouteDefinition, mount: RouteMount): string {
@@ -64,6 +66,7 @@ export class RouteTable {
       fullPath,
       validateBody: def.body ? compileValidator(def.body, 'body', def.errorCodes, def.fallbackCode) : null,
       validateQuery: def.query ? compileValidator(def.query, 'query', def.errorCodes, def.fallbackCode) : null,
+      checkResponse: def.response ? compileResponseCheck(def.response) : null,
     });
     const segments = fullPath.split('/').filter(Boolean);
     if (segments[0] === 'api' && segments[1] === 'v1' && segments[2]) this.#resources.add(segments[2]);

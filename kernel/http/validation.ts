@@ -45,6 +45,21 @@ function admitExactNumbers(schema: unknown): unknown {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const responseAjv = new Ajv({ allErrors: true, strict: false });
+responseAjv.addFormat('date-time', true);
+
+/**
+ * Compiles a route's response schema into a check of the `data` it answers (as JSON carries it): null when it matches,
+ * else the mismatches in words. A node in test mode runs it on every answer (contract tests for free).
+ */
+export function compileResponseCheck(schema: JsonSchema): (data: unknown) => string | null {
+  const validate = responseAjv.compile(schema);
+  return (data) => {
+    if (validate(data === undefined ? null : JSON.parse(JSON.stringify(data)))) return null;
+    return validate.errors!.map((e) => `data${e.instancePath} ${e.message ?? 'is invalid'}`).join('; ');
+  };
+}
+
 /** Compiles a route schema into a check that throws the spec's error codes. */
 export function compileValidator(
   schema: JsonSchema,

@@ -6,8 +6,12 @@
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BuiltinPlugin } from '../../kernel/plugins/host.js';
+import { definePlugin } from '../../sdk/index.js';
+import { objectOf, stringSchema } from '../../sdk/schema.js';
+import { call } from '../support/api.js';
 import { OPENAPI_FILE, servedDocument } from '../support/openapi.js';
-import type { TestNode } from '../support/node.js';
+import { startTestNode, type TestNode } from '../support/node.js';
 import { run, sandboxNode } from './sandbox-support.js';
 
 let doc: any;
@@ -56,5 +60,45 @@ describe('GET /api/v1/openapi.json', () => {
     expect(served.paths['/api/v1/plugins/hello/notes/{key}'].put.security).toEqual([{ hmac: ['hello:write'] }]);
     expect(served.paths['/p/hello/greet'].get.security).toEqual([]);
     expect(served.paths['/p/mcp-passthrough/mcp']).toBeUndefined();
+  });
+});
+
+/** A plugin whose one route answers outside the response schema it declares. */
+const liar: BuiltinPlugin = {
+  manifest: { name: 'liar', version: '0.0.1', enabled_by_default: true },
+  definition: definePlugin({
+    setup(ctx) {
+      ctx.routes.plugin<unknown, { shape?: string }>({
+        method: 'GET',
+        path: 'answer',
+        access: { scope: 'wallet:read' },
+        response: objectOf({ name: stringSchema }),
+        handler: (req) => (req.query.shape === 'right' ? { name: 'ok' } : { name: 42 }),
+      });
+    },
+  }),
+};
+
+describe('contract checks: answers against their route response schema', () => {
+  it('a node in test mode answers 500 response_schema_mismatch for data outside the schema, so the test that caused it fails', async () => {
+    const t = await startTestNode({ extraBuiltins: [liar] });
+    try {
+      expect((await call(t, 'GET', '/api/v1/plugins/liar/answer?shape=right')).status).toBe(200);
+      const wrong = await call(t, 'GET', '/api/v1/plugins/liar/answer');
+      expect([wrong.status, wrong.body.error.code]).toEqual([500, 'response_schema_mismatch']);
+      expect(wrong.body.error.message).toContain('data/name must be string');
+    } finally {
+      await t.destroy();
+    }
+  });
+
+  it('a node started as users start it does not check: the answer goes out as it is', async () => {
+    const t = await startTestNode({ extraBuiltins: [liar], env: { NODE_TEST_MODE: 'false' } });
+    try {
+      const wrong = await call(t, 'GET', '/api/v1/plugins/liar/answer');
+      expect([wrong.status, wrong.body.data]).toEqual([200, { name: 42 }]);
+    } finally {
+      await t.destroy();
+    }
   });
 });
