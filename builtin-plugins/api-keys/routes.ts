@@ -1,7 +1,7 @@
 import { ApiError, created } from '../../sdk/index.js';
 import type { ApiKeysMechanism, Clock, PluginContext, RouteRequest } from '../../sdk/index.js';
 import { pageOf, pageQuery, type PageQuery } from '../../sdk/paging.js';
-import { SECRET_WARNING, keyView } from './present.js';
+import { SECRET_WARNING, createdKeyResponse, deletedKeyResponse, keyListResponse, keyResponse, keyView, toggledKeyResponse } from './present.js';
 import { checkCreateKey, createKeyErrorCodes, createKeySchema, type CreateKeyBody } from './validate.js';
 
 const ADMIN = { scope: 'admin' } as const;
@@ -31,6 +31,7 @@ export function registerKeyRoutes(ctx: PluginContext): void {
     path: '/api/v1/keys',
     access: ADMIN,
     query: pageQuery(),
+    response: keyListResponse,
     handler: (req) => {
       const now = clock.now();
       const { rows, ...page } = pageOf(keys.list(), req.query);
@@ -42,6 +43,7 @@ export function registerKeyRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/keys/:key_id',
     access: ADMIN,
+    response: keyResponse,
     handler: (req) => ({ key: keyView(existing(req.params.key_id!), clock.now()) }),
   });
 
@@ -51,6 +53,7 @@ export function registerKeyRoutes(ctx: PluginContext): void {
     access: ADMIN,
     confirm: true,
     body: createKeySchema,
+    response: createdKeyResponse,
     errorCodes: createKeyErrorCodes,
     handler: (req) => {
       const now = clock.now();
@@ -76,6 +79,7 @@ export function registerKeyRoutes(ctx: PluginContext): void {
     method: 'DELETE',
     path: '/api/v1/keys/:key_id',
     access: ADMIN,
+    response: deletedKeyResponse,
     handler: (req) => {
       const keyId = req.params.key_id!;
       existing(keyId);
@@ -93,6 +97,7 @@ export function registerKeyRoutes(ctx: PluginContext): void {
       path: `/api/v1/keys/${verb}/:key_id`,
       access: ADMIN,
       confirm: enabled,
+      response: toggledKeyResponse,
       handler: (req) => {
         const keyId = req.params.key_id!;
         const before = existing(keyId);

@@ -46,7 +46,7 @@ function admitExactNumbers(schema: unknown): unknown {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const responseAjv = new Ajv({ allErrors: true, strict: false });
-responseAjv.addFormat('date-time', true);
+responseAjv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
 
 /**
  * Compiles a route's response schema into a check of the `data` it answers (as JSON carries it): null when it matches,
