@@ -9,6 +9,7 @@ import type { JsonSchema } from './index.js';
 export const amountSchema: JsonSchema = { type: 'string', pattern: '^-?\\d+(\\.\\d{1,8})?$' };
 export const stringSchema: JsonSchema = { type: 'string' };
 export const integerSchema: JsonSchema = { type: 'integer' };
+export const numberSchema: JsonSchema = { type: 'number' };
 export const booleanSchema: JsonSchema = { type: 'boolean' };
 export const dateTimeSchema: JsonSchema = { type: 'string', format: 'date-time' };
 export const anySchema: JsonSchema = {};

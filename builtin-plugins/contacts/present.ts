@@ -3,6 +3,7 @@
  * documented in docs/api/contacts.md. Amounts are trimmed decimal strings; fee_percent is a JSON number.
  */
 import { formatMinor, type Minor } from '../../sdk/money.js';
+import { amountSchema, arrayOf, booleanSchema, integerSchema, nullable, numberSchema, objectOf, optional, stringSchema } from '../../sdk/schema.js';
 import type { ContactRow, CurrencyRow } from './store.js';
 
 export const fmt = (v: Minor | null): string | null => (v === null ? null : formatMinor(v));
@@ -127,3 +128,77 @@ export function currencyListView(row: CurrencyRow): Record<string, unknown> {
   base.my_available_credit = fmt(row.my_available_credit);
   return base;
 }
+
+// ---- The answers of the contact routes, as JSON schemas (`RouteDefinition.response`)
+
+const hash = nullable({ type: 'string', pattern: '^[0-9a-f]{64}$' });
+const amountOrNull = nullable(amountSchema);
+const addressesSchema = objectOf({ http: nullable(stringSchema), https: nullable(stringSchema), tor: nullable(stringSchema) });
+const currencySchema = objectOf({
+  currency: stringSchema,
+  fee_percent: nullable(numberSchema),
+  credit_limit: amountOrNull,
+  status: stringSchema,
+  direction: stringSchema,
+  requested_minimum: amountOrNull,
+  requested_min_unmet: booleanSchema,
+  requested_credit_limit: amountOrNull,
+  requested_credit_enforced: booleanSchema,
+  my_available_credit: amountOrNull,
+  peer_credit_limit: amountOrNull,
+  chain_valid: nullable(booleanSchema),
+  decline_reason: optional(nullable(stringSchema)),
+  warning: optional(stringSchema),
+  created_at: stringSchema,
+  updated_at: stringSchema,
+});
+const contactFields = {
+  name: nullable(stringSchema),
+  pubkey_hash: hash,
+  status: stringSchema,
+  my_available_credit: amountOrNull,
+  addresses: addressesSchema,
+};
+const contactSchema = objectOf({
+  ...contactFields,
+  currencies: arrayOf(currencySchema),
+  online_status: nullable(stringSchema),
+  last_ping_at: nullable(stringSchema),
+  chain_valid: nullable(booleanSchema),
+  created_at: stringSchema,
+});
+const balanceSchema = objectOf({ received: amountSchema, sent: amountSchema, net: amountSchema });
+
+export const contactListResponse = objectOf({ contacts: arrayOf(contactSchema), count: integerSchema, total: integerSchema, limit: integerSchema, offset: integerSchema });
+export const contactSearchResponse = objectOf({ search_term: stringSchema, contacts: arrayOf(objectOf(contactFields)), count: integerSchema, total: integerSchema });
+export const contactResponse = objectOf({
+  contact: {
+    allOf: [
+      contactSchema,
+      objectOf({
+        currencies: arrayOf({ allOf: [currencySchema, objectOf({ balance: balanceSchema })] }),
+        balance: { allOf: [balanceSchema, objectOf({ currency: nullable(stringSchema) })] },
+        restored: booleanSchema,
+        last_seen_at: nullable(stringSchema),
+        suggested_name: nullable(stringSchema),
+      }),
+    ],
+  },
+});
+const pendingEntry = objectOf({
+  pubkey_hash: hash,
+  name: nullable(stringSchema),
+  suggested_name: optional(nullable(stringSchema)),
+  status: stringSchema,
+  is_new_contact: booleanSchema,
+  restored: booleanSchema,
+  addresses: addressesSchema,
+  created_at: stringSchema,
+  currencies: arrayOf(objectOf({ currency: stringSchema, requested_credit_limit: amountOrNull, requested_credit_enforced: booleanSchema, description: nullable(stringSchema), requested_at: stringSchema })),
+});
+export const pendingResponse = objectOf({
+  pending: objectOf({ incoming: arrayOf(pendingEntry), outgoing: arrayOf(pendingEntry) }),
+  counts: objectOf({ incoming: integerSchema, outgoing: integerSchema, total: integerSchema }),
+  limit: integerSchema,
+  offset: integerSchema,
+});

@@ -6,7 +6,7 @@ import { formatMinor } from '../../sdk/money.js';
 import { MAX_PAGE_PARAM } from '../../sdk/paging.js';
 import type { ContactsCore, DecisionError, RequestTerms } from './core.js';
 import type { PingService } from './ping.js';
-import { contactView, currencyListView, currencyView, fmt, pendingView, primaryAddress, primaryRow, searchView } from './present.js';
+import { contactListResponse, contactResponse, contactSearchResponse, contactView, currencyListView, currencyView, fmt, pendingResponse, pendingView, primaryAddress, primaryRow, searchView } from './present.js';
 import { resolveContact } from './resolve.js';
 import type { ContactRow, ContactStatus } from './store.js';
 import {
@@ -86,6 +86,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
     method: 'GET',
     path: '/api/v1/contacts',
     access: READ,
+    response: contactListResponse,
     query: { ...pageQuery, properties: { ...pageQuery.properties, status: { type: 'string' } } },
     handler: (req) => {
       const raw = typeof req.query.status === 'string' && req.query.status !== '' ? req.query.status.toLowerCase() : 'accepted';
@@ -166,6 +167,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
     method: 'GET',
     path: '/api/v1/contacts/pending',
     access: READ,
+    response: pendingResponse,
     query: pageQuery,
     handler: (req) => {
       const { limit, offset } = page(req.query, LIST_CAP);
@@ -187,6 +189,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
     method: 'GET',
     path: '/api/v1/contacts/search',
     access: READ,
+    response: contactSearchResponse,
     query: { ...pageQuery, properties: { ...pageQuery.properties, q: { type: 'string' }, query: { type: 'string' } } },
     handler: (req) => {
       const raw = [req.query.q, req.query.query].find((v) => typeof v === 'string' && v.trim() !== '') as string | undefined;
@@ -218,6 +221,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
     method: 'GET',
     path: '/api/v1/contacts/:address',
     access: READ,
+    response: contactResponse,
     handler: (req) => ({ contact: fullView(byAddressParam(req)) }),
   });
 
