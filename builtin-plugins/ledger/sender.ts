@@ -268,7 +268,10 @@ export class SendQueue {
     });
   }
 
-  /** Sends the chain's pending payments oldest first; stops at the first one not due yet (and arms the timer). */
+  /**
+   * Sends the chain's pending payments oldest first, one in doubt before any other (store.nextPending); stops at the
+   * first one not due yet (and arms the timer).
+   */
   async #work(contactHash: string, ckey: string): Promise<void> {
     for (;;) {
       if (!this.running()) return;
