@@ -55,7 +55,7 @@ export interface NodeOptions {
   clock?: Clock;
   /**
    * An in-memory network the node joins besides its socket listener (simulations): it serves peers and REST
-   * clients there at its http address, and reaches peers through it.
+   * clients there at its http address (NODE_HOSTNAME names it), and reaches peers through it.
    */
   network?: MemoryNetwork;
 }
@@ -248,7 +248,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     settings: (key) => settings.get(key),
     torSocks: config.torSocks,
     tlsFingerprint: () => listener.fingerprint(),
-    ...(options.network ? { httpTransport: options.network.transport(() => baseUrl) } : {}),
+    ...(options.network ? { httpTransport: options.network.transport(() => addresses().http ?? baseUrl) } : {}),
   });
   peers.dlq.onChange(() => events.publish(KERNEL_EVENTS.dlqChanged, { pending: peers.dlq.pendingCount() }));
   peerEndpoint = peers;
@@ -373,7 +373,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   app.setRoutes(table);
 
   const cli = ensureCliCredentials(config.dataDir, keys, baseUrl);
-  const detachNetwork = options.network?.attach(baseUrl, serve);
+  const detachNetwork = options.network?.attach(addresses().http ?? baseUrl, serve);
   if (!isRetired()) {
     jobs.start();
     peers.outbox.start();

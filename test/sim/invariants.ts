@@ -21,6 +21,7 @@ export interface Payment {
 export interface NodeState {
   index: number;
   hash: string;
+  address: string;
   transactions: any[];
   balances: any[];
   fees: string;
@@ -39,9 +40,16 @@ export interface World {
 
 const UNSETTLED = new Set(['pending', 'sending', 'accepted', 'sent']);
 /** Causes a payment may fail or be refused for on a healthy network: the receiver's credit or the route's capacity. */
-const HEALTHY_CAUSES = /^(insufficient_credit|no_route|route|expired)/;
+const HEALTHY_CAUSES = /^((rejected|cancelled): )*(insufficient_credit|no_route|expired: no route)/;
 /** Causes a lossy network explains: answers lost, late or never delivered. */
-const FAULT_CAUSES = /^(delivery_failed|timeout|unreachable|expired|recovery_exhausted|chain_busy)/;
+const FAULT_CAUSES = /^((rejected|cancelled): )*(delivery_failed|timeout|unreachable|expired|recovery_exhausted|chain_busy)/;
+
+/** What an entry adds to its node's balance with the counterparty: a relay's legs show `relay`, the sender tells which. */
+function signed(s: NodeState, t: any): Decimal {
+  const amount = new Decimal(t.amount);
+  const outgoing = t.type === 'sent' || (t.type === 'relay' && new URL(t.sender_address).host === new URL(s.address).host);
+  return outgoing ? amount.negated() : amount;
+}
 
 export function checkInvariants(w: World): string[] {
   const out: string[] = [];
@@ -67,8 +75,7 @@ export function checkInvariants(w: World): string[] {
     for (const t of s.transactions) {
       if (t.status !== 'completed') continue;
       const key = t.counterparty_pubkey_hash;
-      const signed = new Decimal(t.amount).times(t.type === 'received' ? 1 : -1);
-      fromEntries.set(key, (fromEntries.get(key) ?? new Decimal(0)).plus(signed));
+      fromEntries.set(key, (fromEntries.get(key) ?? new Decimal(0)).plus(signed(s, t)));
     }
     for (const b of s.balances) {
       const entries = fromEntries.get(b.pubkey_hash) ?? new Decimal(0);
@@ -95,7 +102,7 @@ export function checkInvariants(w: World): string[] {
     if (completed !== 0 && completed !== ls.length) out.push(`routed ${hash.slice(0, 12)}: ${completed} of ${ls.length} legs completed`);
     if (completed !== ls.length) continue;
     const perNode = new Map<number, Decimal>();
-    for (const l of ls) perNode.set(l.node, (perNode.get(l.node) ?? new Decimal(0)).plus(new Decimal(l.t.amount).times(l.t.type === 'received' ? 1 : -1)));
+    for (const l of ls) perNode.set(l.node, (perNode.get(l.node) ?? new Decimal(0)).plus(signed(w.nodes[l.node]!, l.t)));
     for (const [node, net] of perNode) {
       if (ls.filter((l) => l.node === node).length === 2) {
         if (net.isNegative()) out.push(`routed ${hash.slice(0, 12)}: relay n${node} lost ${net.negated().toString()}`);

@@ -52,7 +52,16 @@ export class SimNode {
   }
 
   async #launch(): Promise<void> {
-    const env = { NODE_DATA_DIR: this.dataDir, NODE_PORT: '0', NODE_BIND: '127.0.0.1', NODE_TEST_MODE: 'true', RESTORE: this.mnemonic };
+    // A name of its own on the network, the same in every run (a route hash commits to the destination's address);
+    // under .localhost, which no resolver is asked about.
+    const env = {
+      NODE_DATA_DIR: this.dataDir,
+      NODE_PORT: '0',
+      NODE_BIND: '127.0.0.1',
+      NODE_TEST_MODE: 'true',
+      NODE_HOSTNAME: `http://n${this.index}.localhost`,
+      RESTORE: this.mnemonic,
+    };
     this.node = await startNode(loadConfig(env), { builtins: builtinPlugins, env, network: this.network });
   }
 
@@ -61,7 +70,7 @@ export class SimNode {
   }
 
   get address(): string {
-    return this.node.baseUrl;
+    return this.node.addresses().http!;
   }
 
   /** A signed REST call through the memory network, with the virtual clock running until it is answered. */

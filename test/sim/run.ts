@@ -31,6 +31,8 @@ export interface SimOptions {
   /** Mean degree of the random graphs. */
   degree: number;
   payments: number;
+  /** Range of the credit each side of a line extends to the other, whole units. */
+  credit: readonly [number, number];
   /** Share of payments to a node that is not a contact (routed). */
   routed: number;
   /** Payments started per virtual second, across the network. */
@@ -54,6 +56,7 @@ export const DEFAULTS: SimOptions = {
   topology: 'erdos-renyi',
   degree: 3,
   payments: 200,
+  credit: [50, 500],
   routed: 0.3,
   rate: 20,
   latency: [2, 30],
@@ -87,13 +90,18 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
   };
   const clock = new VirtualClock(START);
   const network = new MemoryNetwork();
-  const restoreRandom = installRandom(nodeRng);
+  // Starting a node awaits the disk, so what the started ones draw meanwhile depends on its speed: they start on a
+  // stream of their own (nothing drawn then reaches the trace), and the run's stream takes over once all are up.
+  let restoreRandom = installRandom(new Rng(options.seed ^ 0x5eed));
   clock.install();
   const nodes: SimNode[] = [];
   const wallStart = wallNow();
   try {
-    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, nodeRng, network, clock, { contact_status_enabled: false }));
+    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false }));
     await clock.idle();
+    restoreRandom();
+    restoreRandom = installRandom(nodeRng);
+    note(`random ${Math.random()}`);
     const byAddress = new Map(nodes.map((n) => [new URL(n.address).host, n.index]));
     const indexOf = (address: string): number => byAddress.get(new URL(address.includes('://') ? address : `http://${address}`).host) ?? -1;
     log(`${nodes.length} nodes started in ${Math.round(wallNow() - wallStart)} ms`);
@@ -102,8 +110,8 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     const edges = topology(options.topology, options.nodes, rng, options.degree);
     const limits = new Map<string, Decimal>();
     for (const [a, b] of edges) {
-      const ab = rng.int(50, 500);
-      const ba = rng.int(50, 500);
+      const ab = rng.int(options.credit[0], options.credit[1]);
+      const ba = rng.int(options.credit[0], options.credit[1]);
       const feeA = rng.int(0, 2);
       const feeB = rng.int(0, 2);
       limits.set(`${a}>${b}`, new Decimal(ab));
@@ -113,6 +121,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     }
     // The contact requests and acceptances travel as peer messages: let them land.
     await clock.runUntil(clock.now() + 60_000);
+    note(`lines @${clock.now() - START} ${Math.random()}`);
     log(`${edges.length} credit lines`);
 
     // Faults start with the workload (the set-up above is not under test).
@@ -174,7 +183,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
         answer: res.status < 300 ? String(data.status) : String(res.body?.error?.code ?? res.status),
       };
       payments.push(payment);
-      note(`pay ${p} ${from}>${to} ${amount} ${routed ? 'routed' : 'direct'} -> ${res.status} ${payment.answer} ${payment.txid ?? ''} ${payment.hash ?? ''}`);
+      note(`pay ${p} @${clock.now() - START} ${from}>${to} ${amount} ${routed ? 'routed' : 'direct'} -> ${res.status} ${payment.answer} ${payment.txid ?? ''} ${payment.hash ?? ''}`);
       if (options.verbose && (p + 1) % 100 === 0) log(`${p + 1} payments`);
     }
     const lastPayment = clock.now();
@@ -200,7 +209,10 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       faulted: faultCount > 0,
     });
     const digest = trace.digest('hex');
-    if (options.traceFile) writeFileSync(options.traceFile, lines.join('\n') + '\n');
+    if (options.traceFile) {
+      writeFileSync(options.traceFile, lines.join('\n') + '\n');
+      writeFileSync(`${options.traceFile}.state.json`, JSON.stringify({ payments, states }, null, 1));
+    }
     const stats = summarize(payments, states, {
       faults: faultCount,
       virtualMs: lastPayment - START,
@@ -252,7 +264,7 @@ async function collect(n: SimNode): Promise<NodeState> {
   const info = await n.ok('GET', '/api/v1/wallet/info');
   const fees = ((info.fee_earnings ?? []) as any[]).find((f) => String(f.currency).toLowerCase() === CURRENCY.toLowerCase())?.total_amount ?? '0';
   const verify = await n.ok('GET', '/api/v1/chain/verify');
-  return { index: n.index, hash: n.hash, transactions, balances, fees: String(fees), verify };
+  return { index: n.index, hash: n.hash, address: n.address, transactions, balances, fees: String(fees), verify };
 }
 
 function summarize(payments: Payment[], states: NodeState[], extra: Record<string, unknown>): Record<string, unknown> {
