@@ -1,4 +1,5 @@
 import { mkdirSync, existsSync, readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { KERNEL_EVENTS, type Clock, type KernelApi, type NodeAddresses, type NodeIdentityApi, type NodeInfo } from '../sdk/index.js';
@@ -31,6 +32,7 @@ import { parseTrustedProxies, type TrustedProxies } from './net/proxies.js';
 import { certificateHost, loadOrCreateCertificate } from './net/tls.js';
 import { DEFAULT_MESSAGES_PER_KEY_PER_MINUTE } from './peers/inbound.js';
 import { PeerLayer } from './peers/layer.js';
+import type { MemoryNetwork } from './peers/transport-memory.js';
 import { builtinContextFactory } from './plugins/context.js';
 import { PluginHost, type BuiltinPlugin } from './plugins/host.js';
 import { SandboxHost } from './plugins/sandbox/host.js';
@@ -51,6 +53,11 @@ export interface NodeOptions {
   lock?: DataDirLock;
   /** The time plugins (`ctx.clock`) and job schedules read; tests shift it to reach a scheduled time at once. */
   clock?: Clock;
+  /**
+   * An in-memory network the node joins besides its socket listener (simulations): it serves peers and REST
+   * clients there at its http address (NODE_HOSTNAME names it), and reaches peers through it.
+   */
+  network?: MemoryNetwork;
 }
 
 export interface CliCredentials {
@@ -186,10 +193,11 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   // Peer traffic is answered before the REST pipeline; the layer exists once the listener's addresses are known.
   let peerEndpoint: PeerLayer | null = null;
   const rest = app.callback();
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!peerEndpoint?.serve(req, res)) void rest(req, res);
+  };
   const listener = createDualListener(
-    (req, res) => {
-      if (!peerEndpoint?.serve(req, res)) void rest(req, res);
-    },
+    serve,
     await loadOrCreateCertificate(config.dataDir, tlsHost()),
     { upgrade: (req, socket, head) => peerEndpoint?.upgrade(req, socket, head) ?? null },
   );
@@ -241,6 +249,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     settings: (key) => settings.get(key),
     torSocks: config.torSocks,
     tlsFingerprint: () => listener.fingerprint(),
+    ...(options.network ? { httpTransport: options.network.transport(() => addresses().http ?? baseUrl) } : {}),
   });
   peers.dlq.onChange(() => events.publish(KERNEL_EVENTS.dlqChanged, { pending: peers.dlq.pendingCount() }));
   peerEndpoint = peers;
@@ -365,6 +374,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   app.setRoutes(table);
 
   const cli = ensureCliCredentials(config.dataDir, keys, baseUrl);
+  const detachNetwork = options.network?.attach(addresses().http ?? baseUrl, serve);
   if (!isRetired()) {
     jobs.start();
     peers.outbox.start();
@@ -374,6 +384,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      detachNetwork?.();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       listener.closeIdle();
       const forced = setTimeout(() => listener.closeAll(), DRAIN_MS);

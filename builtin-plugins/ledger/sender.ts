@@ -268,7 +268,10 @@ export class SendQueue {
     });
   }
 
-  /** Sends the chain's pending payments oldest first; stops at the first one not due yet (and arms the timer). */
+  /**
+   * Sends the chain's pending payments oldest first, one in doubt before any other (store.nextPending); stops at the
+   * first one not due yet (and arms the timer).
+   */
   async #work(contactHash: string, ckey: string): Promise<void> {
     for (;;) {
       if (!this.running()) return;
@@ -500,8 +503,11 @@ export class SendQueue {
           const expected = typeof reply.data.expected_txid === 'string' ? reply.data.expected_txid : null;
           const head = this.core.store.head(r.contactHash, r.currency);
           // The chain moved on since we signed (the contact's own payments landed here meanwhile): that is progress,
-          // however often it happens under traffic both ways; only refusals that do not converge count.
-          const progressed = expected === head && head !== r.prevTxid;
+          // however often it happens under traffic both ways, whichever link the contact named: its refusal was
+          // written before its next payment, which may overtake the answer and land here first (then `expected` is
+          // a link behind our head). A payment with a high txid loses every tie on the chain (receiver.ts) and so
+          // meets this again and again under steady load. Only refusals while our head stands still count.
+          const progressed = head !== r.prevTxid;
           const repoints = progressed ? r.repoints : r.repoints + 1;
           if (repoints > MAX_REPOINTS) {
             this.core.finalize(r, 'failed', `invalid_previous_txid: still refused after ${MAX_REPOINTS} re-pointings (expected ${expected})`, {

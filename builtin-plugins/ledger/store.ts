@@ -477,10 +477,12 @@ export class LedgerStore {
            AND (status = 'sending' OR in_doubt = 1) ORDER BY seq LIMIT 1`,
       )
       .safeIntegers(true);
+    // A payment in doubt goes first: the contact may hold it as its chain head, so nothing is signed after it until
+    // its resend settles it (a later payment signed onto our head meanwhile would be refused with it as the head).
     this.#nextPending = db
       .prepare(
         `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND contact_hash = ? AND currency_key = ? AND type = 'sent'
-           ORDER BY seq LIMIT 1`,
+           ORDER BY in_doubt DESC, seq LIMIT 1`,
       )
       .safeIntegers(true);
     this.#dueChains = db.prepare(

@@ -17,7 +17,7 @@ import { Outbox } from './outbox.js';
 import { PeerRouteFetch } from './route-fetch.js';
 import { STREAM_PATH, STREAM_PROTOCOL } from './frames.js';
 import { serveStream, type ServedStream, type StreamAnswer } from './stream-server.js';
-import { kindOfAddress } from './transport.js';
+import { kindOfAddress, type Transport } from './transport.js';
 import { createPeerTransports, type PeerTransports } from './transport-select.js';
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -69,6 +69,8 @@ export interface PeerLayerDeps {
    * without HTTPS; read for every hello, which signs it so that peers can re-pin safely.
    */
   tlsFingerprint?: () => string | null;
+  /** Reaches peers through this instead of sockets (http and https addresses; Tor stays as it is). */
+  httpTransport?: Transport;
 }
 
 /** The node-to-node message layer: inbound endpoint, client, outbox and dead letter queue. */
@@ -94,7 +96,11 @@ export class PeerLayer {
     );
     this.#bodies = deps.bodies ?? new BodyReader();
     this.#clientAddress = deps.clientAddress ?? ((req) => normalizeIp(req.socket.remoteAddress ?? ''));
-    this.transports = createPeerTransports({ torSocks: deps.torSocks, settings: deps.settings });
+    this.transports = createPeerTransports({
+      torSocks: deps.torSocks,
+      settings: deps.settings,
+      ...(deps.httpTransport ? { http: deps.httpTransport } : {}),
+    });
     const pins = new TlsPins(deps.db);
     this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, pins, deps.log);
     this.routes = new PeerRouteFetch(pins);

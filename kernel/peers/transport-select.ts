@@ -147,9 +147,11 @@ export function createPeerTransports(options: {
   /** The settings registry's `get`, read on every use. */
   settings: (key: string) => unknown;
   now?: () => number;
+  /** Carries http and https exchanges instead of sockets (an in-memory network: transport-memory.ts). */
+  http?: Transport;
 }): PeerTransports {
   const health = new TorHealth(() => transportSettings(options.settings).torHealth, options.now);
-  const http = new HttpTransport();
+  const http = options.http ?? new HttpTransport();
   const tor = new TorTransport({ socks: options.torSocks, health });
   return {
     http,

@@ -4,9 +4,15 @@
  * our chain as its head. That is a lag, not a fork: the payment is re-signed onto our head, the contact answers
  * chain_busy until its own payment settles, then accepts it. Under load the concurrency test of ledger.test.ts meets
  * this; here the state is set up in the databases, as ledger-recovery.test.ts does.
+ *
+ * The same refusal reaches a sender whose head moved on while the contact's next payment overtook the answer: under
+ * steady two-way load a payment with a high txid, which loses every tie on the chain, met it again and again and was
+ * failed after MAX_REPOINTS (issue 27: `still refused after 3 re-pointings`, always a txid from e or f). Our head
+ * moved since we signed, so each is progress: the second case starts with the re-pointings used up.
  */
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_REPOINTS } from '../../builtin-plugins/ledger/sender.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { balanceRow, connect, loseAnswer, ok, send, settled, tx, waitFor } from './ledger-support.js';
 
@@ -28,16 +34,16 @@ describe('ledger: a resend to a contact whose chain lags', () => {
   let A: TestNode;
   let E: TestNode;
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     [A, E] = await Promise.all([startTestNode(), startTestNode()]);
     for (const t of [A, E]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
     await connect(A, E, { nameOfB: 'Erin' });
   }, 60_000);
-  afterAll(async () => {
+  afterEach(async () => {
     await Promise.all([A, E].map((t) => t?.destroy()));
   });
 
-  it('is re-signed onto our head and settles once the contact has caught up', async () => {
+  it.each([0, MAX_REPOINTS])('is re-signed onto our head and settles once the contact has caught up (%i re-pointings used)', async (used) => {
     const ports = { A: String(A.node.port), E: String(E.node.port) };
     const later = Date.now() + 3_600_000;
 
@@ -59,7 +65,7 @@ describe('ledger: a resend to a contact whose chain lags', () => {
     expect((await tx(E, w2)).status).toBe('pending');
 
     // 3. Alice resends z as first signed (in doubt: previous null); Erin's head is w1, Alice's is w2.
-    sql(A, 'UPDATE ledger_tx SET in_doubt = 1, next_attempt_at = 0 WHERE txid = ?', z);
+    sql(A, 'UPDATE ledger_tx SET in_doubt = 1, next_attempt_at = 0, repoints = ? WHERE txid = ?', used, z);
     const z2 = await send(A, 'Erin', '0.5'); // wakes Alice's queue on this chain
     const done = await settled(A, z, E);
     expect(done).toMatchObject({ status: 'completed', previous_txid: w2, needs_review: false });

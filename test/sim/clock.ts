@@ -1,0 +1,173 @@
+/**
+ * The simulator's virtual clock: while installed, the process's setTimeout/setInterval (and their clears) and Date
+ * read a virtual time that moves only when the simulator fires the next timer. A simulated hour of retries, expiries
+ * and jobs then takes as long as the work it holds. setImmediate, promises and process.nextTick stay real: they carry
+ * the work of one instant, and `idle()` waits until none is left (the simulator counts the immediates it let out).
+ * Timers due at the same instant fire in the order they were set, so a run is a function of its seed. performance.now
+ * is virtual too (wall time is `wallNow`).
+ */
+const real = {
+  setTimeout: globalThis.setTimeout,
+  clearTimeout: globalThis.clearTimeout,
+  setInterval: globalThis.setInterval,
+  clearInterval: globalThis.clearInterval,
+  setImmediate: globalThis.setImmediate,
+  Date: globalThis.Date,
+};
+
+/** Real elapsed milliseconds, for the figures a run prints about itself. */
+export const wallNow = performance.now.bind(performance);
+
+interface Timer {
+  id: number;
+  at: number;
+  every: number | null;
+  fn: (...args: unknown[]) => void;
+  args: unknown[];
+}
+
+/** What code holding a timer may call on it (Node's Timeout). */
+class Handle {
+  constructor(readonly id: number) {}
+  unref(): this {
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  hasRef(): boolean {
+    return true;
+  }
+  refresh(): this {
+    return this;
+  }
+  [Symbol.toPrimitive](): number {
+    return this.id;
+  }
+}
+
+export class VirtualClock {
+  #now: number;
+  #seq = 0;
+  readonly #timers = new Map<number, Timer>();
+  #immediates = 0;
+  /** Timers fired so far (a measure of the work a run did). */
+  fired = 0;
+
+  constructor(start: number) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  install(): void {
+    const clock = this;
+    const set = (every: boolean) => (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]): Handle => {
+      const delay = Math.max(1, Math.floor(Number(ms) || 0));
+      const timer: Timer = { id: ++clock.#seq, at: clock.#now + delay, every: every ? delay : null, fn, args };
+      clock.#timers.set(timer.id, timer);
+      return new Handle(timer.id);
+    };
+    const clear = (handle: unknown): void => {
+      if (handle === undefined || handle === null) return;
+      clock.#timers.delete(Number(handle));
+    };
+    Object.assign(globalThis, {
+      setTimeout: set(false),
+      setInterval: set(true),
+      clearTimeout: clear,
+      clearInterval: clear,
+      setImmediate: (fn: (...args: unknown[]) => void, ...args: unknown[]) => {
+        clock.#immediates++;
+        return real.setImmediate(() => {
+          clock.#immediates--;
+          fn(...args);
+        });
+      },
+    });
+    class SimDate extends real.Date {
+      constructor(...args: unknown[]) {
+        if (args.length === 0) super(clock.#now);
+        else super(...(args as [number]));
+      }
+      static override now(): number {
+        return clock.#now;
+      }
+    }
+    globalThis.Date = SimDate as DateConstructor;
+    // Sub-millisecond readings too (the ledger's microsecond timestamps add them): virtual ms since the start.
+    const origin = this.#now;
+    Object.defineProperty(performance, 'now', { value: () => clock.#now - origin, configurable: true, writable: true });
+  }
+
+  uninstall(): void {
+    Object.assign(globalThis, real);
+    delete (performance as { now?: unknown }).now;
+  }
+
+  /** Resolves once no immediate is pending (after the microtasks of the last one ran). */
+  async idle(): Promise<void> {
+    do await new Promise<void>((resolve) => real.setImmediate(resolve));
+    while (this.#immediates > 0);
+  }
+
+  /** The time of the next timer, or null when none is set. */
+  nextAt(): number | null {
+    let at: number | null = null;
+    for (const t of this.#timers.values()) if (at === null || t.at < at) at = t.at;
+    return at;
+  }
+
+  /** Moves to the next timer's time and fires every timer due then (in the order set), each followed by idle(). */
+  async step(): Promise<boolean> {
+    const at = this.nextAt();
+    if (at === null) return false;
+    this.#now = Math.max(this.#now, at);
+    for (;;) {
+      let due: Timer | null = null;
+      for (const t of this.#timers.values()) if (t.at <= this.#now && (due === null || t.at < due.at || (t.at === due.at && t.id < due.id))) due = t;
+      if (!due) return true;
+      if (due.every !== null) due.at += due.every;
+      else this.#timers.delete(due.id);
+      this.fired++;
+      due.fn(...due.args);
+      await this.idle();
+    }
+  }
+
+  /** Runs timers until `until` (virtual ms) or no timer is left before it. */
+  async runUntil(until: number): Promise<void> {
+    await this.idle();
+    for (;;) {
+      const at = this.nextAt();
+      if (at === null || at > until) break;
+      await this.step();
+    }
+    this.#now = Math.max(this.#now, until);
+  }
+
+  /** Waits, in virtual time, until `done()` holds (checked after each instant); false when `limit` ms passed first. */
+  async until(done: () => boolean, limit: number): Promise<boolean> {
+    const end = this.#now + limit;
+    await this.idle();
+    while (!done()) {
+      const at = this.nextAt();
+      if (at === null || at > end) return false;
+      await this.step();
+    }
+    return true;
+  }
+
+  /** Waits for a promise, firing timers while it is pending (a REST call whose handler awaits a timer). */
+  async settle<T>(promise: Promise<T>, limit = 600_000): Promise<T> {
+    let settled = false;
+    const tracked = promise.finally(() => {
+      settled = true;
+    });
+    tracked.catch(() => {});
+    if (!(await this.until(() => settled, limit))) throw new Error(`still pending after ${limit} virtual ms`);
+    return tracked;
+  }
+}

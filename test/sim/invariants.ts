@@ -1,0 +1,139 @@
+/**
+ * What must hold after every run, read from the nodes' REST API once the network is quiet. Each check returns
+ * violations as sentences naming the node and payment, so a failing seed says what broke.
+ */
+import { Decimal } from 'decimal.js';
+
+export interface Payment {
+  n: number;
+  from: number;
+  to: number;
+  amount: string;
+  routed: boolean;
+  hops: number;
+  startedAt: number;
+  httpStatus: number;
+  txid: string | null;
+  hash: string | null;
+  answer: string;
+}
+
+export interface NodeState {
+  index: number;
+  hash: string;
+  address: string;
+  transactions: any[];
+  balances: any[];
+  fees: string;
+  verify: { ok: boolean; findings: number };
+}
+
+export interface World {
+  nodes: NodeState[];
+  payments: Payment[];
+  /** `${a}>${b}`: the credit a extends to b. */
+  limits: Map<string, Decimal>;
+  indexOfHash: Map<string, number>;
+  /** Whether any fault was injected in the run. */
+  faulted: boolean;
+}
+
+const UNSETTLED = new Set(['pending', 'sending', 'accepted', 'sent']);
+/** Causes a payment may fail or be refused for on a healthy network: the receiver's credit or the route's capacity. */
+const HEALTHY_CAUSES = /^((rejected|cancelled): )*(insufficient_credit|no_route|expired: no route)/;
+/** Causes a lossy network explains: answers lost, late or never delivered. */
+const FAULT_CAUSES = /^((rejected|cancelled): )*(delivery_failed|timeout|unreachable|expired|recovery_exhausted|chain_busy)/;
+
+/** What an entry adds to its node's balance with the counterparty: a relay's legs show `relay`, the sender tells which. */
+function signed(s: NodeState, t: any): Decimal {
+  const amount = new Decimal(t.amount);
+  const outgoing = t.type === 'sent' || (t.type === 'relay' && new URL(t.sender_address).host === new URL(s.address).host);
+  return outgoing ? amount.negated() : amount;
+}
+
+export function checkInvariants(w: World): string[] {
+  const out: string[] = [];
+  const sum = (xs: Iterable<Decimal>): Decimal => [...xs].reduce((a, b) => a.plus(b), new Decimal(0));
+  const name = (hash: string): string => `n${w.indexOfHash.get(hash) ?? hash.slice(0, 8)}`;
+
+  // No money created or lost: the nets of all nodes sum to zero, and each pair's views mirror each other.
+  const total = sum(w.nodes.flatMap((s) => s.balances.map((b) => new Decimal(b.net_balance))));
+  if (!total.isZero()) out.push(`nets sum to ${total.toString()}, not 0`);
+  for (const s of w.nodes) {
+    for (const b of s.balances) {
+      const other = w.nodes[w.indexOfHash.get(b.pubkey_hash) ?? -1];
+      const mirror = other?.balances.find((x) => x.pubkey_hash === s.hash && x.currency === b.currency);
+      if (!mirror || !new Decimal(mirror.net_balance).plus(b.net_balance).isZero()) {
+        out.push(`n${s.index} holds ${b.net_balance} with ${name(b.pubkey_hash)}, which holds ${mirror?.net_balance ?? 'nothing'} back`);
+      }
+    }
+  }
+
+  // Each node's balances equal its completed entries.
+  for (const s of w.nodes) {
+    const fromEntries = new Map<string, Decimal>();
+    for (const t of s.transactions) {
+      if (t.status !== 'completed') continue;
+      const key = t.counterparty_pubkey_hash;
+      fromEntries.set(key, (fromEntries.get(key) ?? new Decimal(0)).plus(signed(s, t)));
+    }
+    for (const b of s.balances) {
+      const entries = fromEntries.get(b.pubkey_hash) ?? new Decimal(0);
+      if (!entries.equals(b.net_balance)) out.push(`n${s.index}: balance with ${name(b.pubkey_hash)} is ${b.net_balance}, its entries add up to ${entries.toString()}`);
+    }
+  }
+
+  // No credit line exceeded: what a receiver holds from a sender stays within the credit it extends.
+  for (const s of w.nodes) {
+    for (const b of s.balances) {
+      const limit = w.limits.get(`${s.index}>${w.indexOfHash.get(b.pubkey_hash)}`);
+      if (limit && new Decimal(b.net_balance).greaterThan(limit)) out.push(`n${s.index} holds ${b.net_balance} from ${name(b.pubkey_hash)}, over the ${limit.toString()} it extends`);
+    }
+  }
+
+  // Routed payments: all legs completed or none; a relay keeps exactly its fees.
+  const legs = new Map<string, { node: number; t: any }[]>();
+  for (const s of w.nodes) for (const t of s.transactions) if (t.tx_type === 'p2p' || (t.memo && /^[0-9a-f]{64}$/.test(t.memo))) {
+    legs.set(t.memo, [...(legs.get(t.memo) ?? []), { node: s.index, t }]);
+  }
+  const feesFound = new Map<number, Decimal>();
+  for (const [hash, ls] of legs) {
+    const completed = ls.filter((l) => l.t.status === 'completed').length;
+    if (completed !== 0 && completed !== ls.length) out.push(`routed ${hash.slice(0, 12)}: ${completed} of ${ls.length} legs completed`);
+    if (completed !== ls.length) continue;
+    const perNode = new Map<number, Decimal>();
+    for (const l of ls) perNode.set(l.node, (perNode.get(l.node) ?? new Decimal(0)).plus(signed(w.nodes[l.node]!, l.t)));
+    for (const [node, net] of perNode) {
+      if (ls.filter((l) => l.node === node).length === 2) {
+        if (net.isNegative()) out.push(`routed ${hash.slice(0, 12)}: relay n${node} lost ${net.negated().toString()}`);
+        feesFound.set(node, (feesFound.get(node) ?? new Decimal(0)).plus(net));
+      }
+    }
+  }
+  for (const s of w.nodes) {
+    const found = feesFound.get(s.index) ?? new Decimal(0);
+    if (!found.equals(s.fees)) out.push(`n${s.index}: fee earnings ${s.fees}, its relayed legs net ${found.toString()}`);
+  }
+
+  // Every accepted payment ends completed, or failed for a cause the run explains; nothing is left unsettled.
+  const allowed = (reason: string): boolean => HEALTHY_CAUSES.test(reason) || (w.faulted && FAULT_CAUSES.test(reason));
+  for (const p of w.payments) {
+    if (p.httpStatus >= 300) {
+      if (!allowed(p.answer)) out.push(`payment ${p.n} (n${p.from}>n${p.to}) refused by REST: ${p.answer}`);
+      continue;
+    }
+    if (!p.txid) continue;
+    const row = w.nodes[p.from]!.transactions.find((t) => t.txid === p.txid);
+    if (!row) {
+      out.push(`payment ${p.n}: ${p.txid} missing on n${p.from}`);
+      continue;
+    }
+    if (row.status === 'completed') continue;
+    if (!allowed(row.failure_reason ?? '')) out.push(`payment ${p.n} (n${p.from}>n${p.to}, ${p.routed ? 'routed' : 'direct'}) ${row.status}: ${row.failure_reason}${row.needs_review ? ' [needs_review]' : ''} (txid ${p.txid})`);
+  }
+  for (const s of w.nodes) {
+    for (const t of s.transactions) if (UNSETTLED.has(t.status)) out.push(`n${s.index}: ${t.txid} still ${t.status} after quiescence`);
+    if (!s.verify.ok) out.push(`n${s.index}: chain verify has ${s.verify.findings} finding(s)`);
+  }
+  return out;
+}
