@@ -1,13 +1,18 @@
 import type { Db } from './open.js';
+import type { StorageHealth } from './storage-health.js';
 
 /**
  * The one transaction helper. Work registered with `afterCommit` while `fn` runs (sending the outbox,
  * publishing events) runs only once the transaction has committed, and never if it rolled back.
+ * A transaction the disk refuses (full, read-only, failing) rolls back whole and is reported to `storage`.
  */
 export class TxRunner {
   #pending: (() => void)[] | null = null;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    readonly storage: StorageHealth | null = null,
+  ) {}
 
   run<T>(fn: () => T): T {
     if (this.#pending) return fn(); // nested: joins the outer transaction
@@ -16,6 +21,9 @@ export class TxRunner {
     let result: T;
     try {
       result = this.db.transaction(fn).immediate();
+    } catch (err) {
+      this.storage?.failed(err);
+      throw err;
     } finally {
       this.#pending = null;
     }
