@@ -1,5 +1,6 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
+import { refuseFileWriteIfFaulty } from './db/fault-seam.js';
 
 /**
  * Writes a file so that a crash leaves either the old or the new content, never a torn one:
@@ -7,6 +8,7 @@ import { dirname, basename, join } from 'node:path';
  * read-only disk) leaves the target as it was and removes the temp file, so the space it took is free again.
  */
 export function writeFileAtomic(path: string, content: string | Uint8Array, mode = 0o600): void {
+  refuseFileWriteIfFaulty();
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w', mode);
   try {

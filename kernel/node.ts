@@ -14,6 +14,7 @@ import { migrate } from './db/migrations.js';
 import { lockDataDir, openDatabase, type DataDirLock, type Db } from './db/open.js';
 import { snapshotMechanism, sweepScratch } from './db/snapshot.js';
 import { CLI_CREDENTIALS_FILE, DATABASE_FILE, PLUGINS_STATE_FILE, SETTINGS_FILE } from './data-files.js';
+import { injectStorageFaults } from './db/fault-seam.js';
 import { StorageHealth } from './db/storage-health.js';
 import { TxRunner } from './db/tx.js';
 import { EventBus } from './events.js';
@@ -128,6 +129,8 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   const logs = new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false);
   const log = logs.logger('kernel');
   const db: Db = openDatabase(join(config.dataDir, DATABASE_FILE));
+  const faultFile = env.NODE_TEST_STORAGE_FAULT_FILE;
+  if (config.testMode && faultFile) injectStorageFaults(db, faultFile);
   migrate(db, 'kernel', kernelMigrations);
   const probeWrite = db.prepare(`INSERT INTO kernel_state (key, value) VALUES ('storage_probe', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
   const storage = new StorageHealth(() => void probeWrite.run(new Date().toISOString()), logs.logger('storage'));
