@@ -6,10 +6,12 @@
  * and nothing was lost or doubled: every accepted payment completed once on both sides, the balances are the sums, and
  * verify-chain is clean on both.
  *
- * It runs twice: on a real tmpfs, and with the node's test seam instead (NODE_TEST_STORAGE_FAULT_FILE: while that file
+ * It runs on a real tmpfs, and with the node's test seam instead (NODE_TEST_STORAGE_FAULT_FILE: while that file
  * exists, every database write of the node fails with SQLITE_FULL and every atomic file write with ENOSPC), which
  * reaches the write sites a real disk may spare (a write that fits in pages the WAL already holds). Mounting needs root
- * (CI runs as root); where it is refused, the first run uses the seam too, so both run and assert either way.
+ * (CI runs as root); where it is refused, the first run uses the seam too, so every run asserts either way. The seam
+ * also makes the disk read-only (SQLITE_READONLY, EROFS) and failing (SQLITE_IOERR_WRITE, EIO): a tmpfs cannot be
+ * remounted read-only under a node that holds its files open for writing.
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -54,7 +56,14 @@ function fillDisk(file: string): void {
   }
 }
 
-describe.each(['tmpfs', 'seam'] as const)('a full disk (%s): reported, survived, recovered from without a restart', (kind) => {
+const CASES = [
+  { kind: 'tmpfs', fault: 'full', reason: 'disk full' },
+  { kind: 'seam', fault: 'full', reason: 'disk full' },
+  { kind: 'seam', fault: 'readonly', reason: 'read-only file system' },
+  { kind: 'seam', fault: 'eio', reason: 'I/O error' },
+] as const;
+
+describe.each(CASES)('a failing disk ($reason, $kind): reported, survived, recovered from without a restart', ({ kind, fault, reason }) => {
   let root = '';
   let mnt = '';
   let mounted = false;
@@ -75,7 +84,7 @@ describe.each(['tmpfs', 'seam'] as const)('a full disk (%s): reported, survived,
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     return { status: res.status, data: ((await res.json()) as { data: any }).data };
   };
-  const fill = (): void => (mounted ? fillDisk(filler()) : writeFileSync(faultFlag(), ''));
+  const fill = (): void => (mounted ? fillDisk(filler()) : writeFileSync(faultFlag(), fault));
   const free = (): void => rmSync(mounted ? filler() : faultFlag(), { force: true });
   const send = (amount: string): Promise<Answer> => onA('POST', '/api/v1/wallet/send', { address: B.node.baseUrl, amount, currency: 'VWL' });
   const statusesOn = async (on: (path: string) => Promise<any>, txids: readonly string[]): Promise<Map<string, string>> => {
@@ -124,8 +133,8 @@ describe.each(['tmpfs', 'seam'] as const)('a full disk (%s): reported, survived,
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('payments, a full disk, payments again: clear errors, no exit, exact books', async () => {
-    console.log(`disk-full test: ${mounted ? 'a real tmpfs filled with a file' : `the storage fault seam${kind === 'tmpfs' ? ' (mount refused)' : ''}`}`);
+  it('payments, the disk fails, payments again: clear errors, no exit, exact books', async () => {
+    console.log(`disk-full test: ${mounted ? 'a real tmpfs filled with a file' : `the storage fault seam, ${fault}${kind === 'tmpfs' ? ' (mount refused)' : ''}`}`);
     const accepted: { txid: string; amount: Decimal }[] = [];
     const pay = async (amount: string): Promise<Answer> => {
       const res = await send(amount);
@@ -149,11 +158,12 @@ describe.each(['tmpfs', 'seam'] as const)('a full disk (%s): reported, survived,
     for (const res of whileFull) {
       expect(res.status).toBe(507);
       expect(res.body.error).toMatchObject({ code: 'insufficient_storage' });
-      expect(res.body.error.message).toMatch(/disk full/);
+      expect(res.body.error).toMatchObject({ reason });
+      expect(res.body.error.message).toContain(`(${reason})`);
     }
     const h = await health();
     expect(h.status).toBe(200);
-    expect(h.data).toMatchObject({ status: 'degraded', reason: 'disk full' });
+    expect(h.data).toMatchObject({ status: 'degraded', reason });
     // Reads are still served, and the spent nonces of all these requests wait in memory for the disk.
     expect((await onA('GET', '/api/v1/wallet/balance')).status).toBe(200);
     const settings = await onA('PUT', '/api/v1/system/settings', { log_level: 'DEBUG' });
@@ -191,7 +201,7 @@ describe.each(['tmpfs', 'seam'] as const)('a full disk (%s): reported, survived,
     const burstAccepted = burstAnswers.filter((r) => r.status === 200).length;
     console.log(
       `disk-full test: ${accepted.length} payments settled (${burstAccepted} of a burst of ${burstAnswers.length} while the disk filled), ` +
-        `${whileFull.length} refused with 507 while full, accepted again ${recoveredMs} ms after space returned; ` +
+        `${whileFull.length} refused with 507 while failing, accepted again ${recoveredMs} ms after space returned; ` +
         `${daemon.output().split('payment attempt held').length - 1} settlement(s) held by the disk and resumed`,
     );
 
