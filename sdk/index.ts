@@ -11,6 +11,7 @@ export type { PaybackRail, RailCatalogEntry, RailField, RailFieldError, RailFiel
 export { defineRail } from './payback-rail.js';
 export * from './money.js';
 export * from './paging.js';
+export * from './statements.js';
 export * from './storage.js';
 
 // ---------------------------------------------------------------------------------------------------------

@@ -29,11 +29,19 @@ export class GroupCommit {
   #scheduled = false;
   #retry: NodeJS.Timeout | null = null;
   #failures = 0;
+  /** Built once, not per flush. */
+  readonly #writeAll;
+  readonly #writeOne;
 
   constructor(
     private readonly db: Db,
     private readonly watch: GroupCommitWatch = {},
-  ) {}
+  ) {
+    this.#writeAll = db.transaction((batch: readonly Entry[]) => {
+      for (const entry of batch) entry.write();
+    });
+    this.#writeOne = db.transaction((entry: Entry) => entry.write());
+  }
 
   add(write: () => void, committed?: () => void): void {
     this.#queue.push(committed ? { write, committed } : { write });
@@ -53,9 +61,7 @@ export class GroupCommit {
     const batch = this.#queue;
     this.#queue = [];
     try {
-      this.db.transaction(() => {
-        for (const entry of batch) entry.write();
-      })();
+      this.#writeAll(batch);
     } catch (err) {
       if (this.#refusedByDisk(err)) return this.#keep(batch);
       this.#writeOneByOne(batch, err);
@@ -90,7 +96,7 @@ export class GroupCommit {
     this.watch.log?.error('a batched write failed; writing the batch one by one', { error: String(first) });
     for (const [i, entry] of batch.entries()) {
       try {
-        this.db.transaction(entry.write)();
+        this.#writeOne(entry);
       } catch (err) {
         if (this.#refusedByDisk(err)) return this.#keep(batch.slice(i));
         this.watch.log?.error('a batched write was dropped', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });

@@ -8,11 +8,15 @@ import type { StorageHealth } from './storage-health.js';
  */
 export class TxRunner {
   #pending: (() => void)[] | null = null;
+  /** Built once: better-sqlite3 builds a wrapper and its four variants per `transaction()` call. */
+  readonly #transaction;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     readonly storage: StorageHealth | null = null,
-  ) {}
+  ) {
+    this.#transaction = db.transaction((fn: () => unknown) => fn());
+  }
 
   run<T>(fn: () => T): T {
     if (this.#pending) return fn(); // nested: joins the outer transaction
@@ -20,7 +24,7 @@ export class TxRunner {
     this.#pending = pending;
     let result: T;
     try {
-      result = this.db.transaction(fn).immediate();
+      result = this.#transaction.immediate(fn) as T;
     } catch (err) {
       this.storage?.failed(err);
       throw err;
