@@ -136,6 +136,7 @@ async function startDaemon(dataDirFlag: string | null): Promise<void> {
   const firstStart = !existsSync(join(config.dataDir, DATABASE_FILE));
   const [{ startNode }, { builtinPlugins }] = await Promise.all([import('../kernel/node.js'), import('../builtin-plugins/index.js')]);
   const node = await startNode(config, { builtins: builtinPlugins, echoLogs: true, lock });
+  node.guardProcess();
   const a = node.addresses();
   const seedCommand = `npx wallet-node seed --data-dir ${config.dataDir}`;
   process.stdout.write(

@@ -15,6 +15,8 @@ import { migrate } from './db/migrations.js';
 import { lockDataDir, openDatabase, type DataDirLock, type Db } from './db/open.js';
 import { snapshotMechanism, sweepScratch } from './db/snapshot.js';
 import { CLI_CREDENTIALS_FILE, DATABASE_FILE, PLUGINS_STATE_FILE, SETTINGS_FILE } from './data-files.js';
+import { injectStorageFaults } from './db/fault-seam.js';
+import { StorageHealth } from './db/storage-health.js';
 import { TxRunner } from './db/tx.js';
 import { EventBus } from './events.js';
 import { writeFileAtomic } from './fs-atomic.js';
@@ -40,6 +42,8 @@ import { ServiceRegistry } from './plugins/services.js';
 import { kernelSettings } from './settings-catalog.js';
 import { SettingsRegistry } from './settings.js';
 import { nodeVersion } from './version.js';
+import { guardProcess } from './process-guard.js';
+import { storageRefusal } from './http/storage-refusal.js';
 
 export interface NodeOptions {
   builtins: readonly BuiltinPlugin[];
@@ -81,6 +85,11 @@ export interface RunningNode {
   readonly jobs: Pick<JobRunner, 'kick' | 'states'>;
   /** What the plugins asked to show in the startup banner (`ctx.banner`), in the order they started. */
   banner(): string[];
+  /**
+   * Keeps a background task that throws from ending the process (process-guard.ts); the daemon calls it, in-process
+   * test nodes do not. Returns the uninstall.
+   */
+  guardProcess(): () => void;
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -127,8 +136,12 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   const logs = new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false);
   const log = logs.logger('kernel');
   const db: Db = openDatabase(join(config.dataDir, DATABASE_FILE));
+  const faultFile = env.NODE_TEST_STORAGE_FAULT_FILE;
+  if (config.testMode && faultFile) injectStorageFaults(db, faultFile);
   migrate(db, 'kernel', kernelMigrations);
-  const tx = new TxRunner(db);
+  const probeWrite = db.prepare(`INSERT INTO kernel_state (key, value) VALUES ('storage_probe', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
+  const storage = new StorageHealth(() => void probeWrite.run(new Date().toISOString()), logs.logger('storage'));
+  const tx = new TxRunner(db, storage);
 
   const settings = new SettingsRegistry(join(config.dataDir, SETTINGS_FILE), logs.logger('settings'), options.env ?? process.env);
   settings.declare(kernelSettings);
@@ -149,9 +162,10 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   settings.onChange('trustedProxies', refreshProxies);
 
   const keys = new ApiKeyStore(db, identity.storageKey('api-key-secrets'), `wn${identity.pubkeyHash.slice(0, 8)}`);
-  const nonces = new NonceStore(db, SIGNATURE_WINDOW_SECONDS);
+  const nonces = new NonceStore(db, SIGNATURE_WINDOW_SECONDS, { storage, log: logs.logger('auth') });
   const verifier = new RequestVerifier(keys, nonces, new SlidingWindowLimiter(), () => settings.get<boolean>('rateLimitEnabled'));
   const events = new EventBus(logs.logger('events'));
+  storage.onRecovered(() => events.publish(KERNEL_EVENTS.storageRecovered, {}));
   const jobs = new JobRunner(logs.logger('jobs'), clock);
   jobs.register('kernel', { name: 'nonce-prune', processor: 'cleanup', everyMs: 60_000, run: () => void nonces.prune(Date.now() / 1000) });
   jobs.register('kernel', { name: 'key-last-used', everyMs: 5_000, run: () => keys.flushLastUsed() });
@@ -186,6 +200,8 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     publicRoutesOpen: (plugin) => host?.publicRoutesOpen(plugin) ?? false,
     version: nodeVersion(),
     checkResponses: config.testMode,
+    health: () => storage.report(),
+    knownFailure: (err) => storageRefusal(storage, err),
   });
 
   // One port serves HTTP and HTTPS (self-signed certificate, remade when the hostname setting names another host).
@@ -400,6 +416,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
       keys.flushLastUsed();
       nonces.flush();
       peers.inbound.flush();
+      storage.stop();
       db.close();
       log.info('node stopped');
     })();
@@ -414,6 +431,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     addresses,
     cliCredentials: () => cli,
     banner: () => [...banner.values()].flat(),
+    guardProcess: () => guardProcess(storage, logs.logger('process')),
     jobs,
     restart: reload,
     stop,

@@ -11,6 +11,8 @@ export type { PaybackRail, RailCatalogEntry, RailField, RailFieldError, RailFiel
 export { defineRail } from './payback-rail.js';
 export * from './money.js';
 export * from './paging.js';
+export * from './statements.js';
+export * from './storage.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Manifest
@@ -227,6 +229,11 @@ export type EventHandler<P = unknown> = (payload: P) => void | Promise<void>;
 export const KERNEL_EVENTS = {
   /** The dead letter queue changed (an item parked, retried, resolved or abandoned); payload `{ pending }`. */
   dlqChanged: 'dlq.changed',
+  /**
+   * The disk takes writes again after a fault (full, read-only, failing); payload `{}`. Work a plugin held because a
+   * write was refused is resumed on it.
+   */
+  storageRecovered: 'storage.recovered',
 } as const;
 
 export interface EventsApi {

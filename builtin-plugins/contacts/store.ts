@@ -9,7 +9,7 @@
  *                       extends to us as learned by ping/pong. Amounts are whole + frac INTEGER columns.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Migration } from '../../sdk/index.js';
+import { PreparedStatements, type Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { AddressKind } from './validate.js';
 import type { ExportedContact } from './api.js';
@@ -274,12 +274,15 @@ export class ContactStore {
   readonly #acceptedOn: Statement;
   /** The rows the hot lookups read (byHash, currency, currencies, acceptedOn); every write below tells it. */
   readonly #cache: ReadCache;
+  /** The updates of the columns a patch names (a payment records its contact's credit): prepared once per column set. */
+  readonly #prepared: PreparedStatements;
 
   constructor(
     private readonly db: Database,
     private readonly now: () => number,
   ) {
     this.#cache = new ReadCache(db);
+    this.#prepared = new PreparedStatements(db);
     this.#byId = db.prepare('SELECT * FROM contacts WHERE id = ?');
     this.#byHash = db.prepare('SELECT * FROM contacts WHERE pubkey_hash = ?');
     this.#byAddress = db.prepare('SELECT * FROM contacts WHERE addr_http = ? OR addr_https = ? OR addr_tor = ?');
@@ -374,7 +377,7 @@ export class ContactStore {
     const cols = columnsOf(patch as Record<string, unknown>);
     if (cols.length) {
       cols.push(['updated_at', this.#iso()]);
-      this.db.prepare(`UPDATE contacts SET ${cols.map((c) => `${c[0]} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => c[1]), id);
+      this.#prepared.get(`UPDATE contacts SET ${cols.map((c) => `${c[0]} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => c[1]), id);
     }
     return this.byId(id)!;
   }
@@ -421,8 +424,8 @@ export class ContactStore {
     const cols = columnsOf(patch as Record<string, unknown>);
     if (cols.length) {
       cols.push(['updated_at', this.#iso()]);
-      this.db
-        .prepare(`UPDATE contact_currencies SET ${cols.map((c) => `${c[0]} = ?`).join(', ')} WHERE contact_id = ? AND currency_key = ?`)
+      this.#prepared
+        .get(`UPDATE contact_currencies SET ${cols.map((c) => `${c[0]} = ?`).join(', ')} WHERE contact_id = ? AND currency_key = ?`)
         .run(...cols.map((c) => c[1]), contactId, currencyKey(code));
     }
     return this.currency(contactId, code);

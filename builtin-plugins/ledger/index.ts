@@ -1,4 +1,4 @@
-import { definePlugin } from '../../sdk/index.js';
+import { definePlugin, KERNEL_EVENTS } from '../../sdk/index.js';
 import { formatMinor } from '../../sdk/money.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { SystemService } from '../system/api.js';
@@ -26,6 +26,7 @@ export default definePlugin({
     contacts.registerBalanceProvider(balanceProvider(core));
     contacts.registerChainProvider(chainProvider(core, queue));
     queue.registerJobs();
+    ctx.events.subscribe(KERNEL_EVENTS.storageRecovered, () => queue.resumeAfterStorage());
     // Nothing of this process is in flight yet: every row left in `sending` is a crash's orphan.
     queue.recoverStuck(Number.MAX_SAFE_INTEGER, true);
     ctx.services.provide('ledger', createLedgerService(core, queue));

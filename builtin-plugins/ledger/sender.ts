@@ -10,7 +10,7 @@
  *   3. (db tx) record the outcome: completed (with balances), rejected, cancelled, back to pending for a retry,
  *      or failed (a delivery failure also parks the payment in the dead letter queue: dead-letters.ts).
  */
-import { PeerDeliveryError, type PeerReply } from '../../sdk/index.js';
+import { PeerDeliveryError, storageFault, type PeerReply } from '../../sdk/index.js';
 import { backoffMs } from '../../sdk/retry.js';
 import { buildContent, parseContent, signedBytes, ContentError, MEMO_STANDARD } from './content.js';
 import type { LedgerCore } from './core.js';
@@ -146,8 +146,10 @@ export class SendQueue {
    * Rows in `sending` with no attempt alive go back to `pending`, in doubt (the peer may hold them: it answers a
    * resend from its record), or to `failed` + needs_review after MAX_RECOVERIES. At startup every `sending` row is
    * orphaned (this process is the only writer of its database and nothing was in flight before it started).
+   * `diskFault`: the rows were left by attempts whose record the disk refused, not by a crash; that does not count
+   * towards MAX_RECOVERIES, as a full disk says nothing about the payment.
    */
-  recoverStuck(olderThan: number, startup: boolean): number {
+  recoverStuck(olderThan: number, startup: boolean, diskFault = false): number {
     const rows = this.core.store.sendingRows(olderThan).filter((r) => startup || !this.#workers.has(chainKey(r.contactHash, r.currencyKey)));
     if (rows.length === 0) return 0;
     this.#ctx.db.tx(() => {
@@ -155,7 +157,7 @@ export class SendQueue {
         const fresh = this.core.store.get(r.txid)!;
         if (fresh.status !== 'sending') continue;
         // A fulfilled routed leg is owed whatever happens: it is resent, never given up.
-        if (fresh.recoveryCount >= MAX_RECOVERIES && !fresh.condition) {
+        if (!diskFault && fresh.recoveryCount >= MAX_RECOVERIES && !fresh.condition) {
           const reason = 'stuck in sending after 3 recoveries';
           this.core.finalize(fresh, 'failed', `${RECOVERY_EXHAUSTED}: ${reason}`, { needsReview: true, inDoubt: true });
           this.deadLetters.giveUp(fresh.txid, new PeerDeliveryError(RECOVERY_EXHAUSTED, reason));
@@ -163,15 +165,32 @@ export class SendQueue {
           this.core.update(fresh, {
             status: 'pending',
             inDoubt: true,
-            recoveryCount: fresh.recoveryCount + 1,
+            recoveryCount: fresh.recoveryCount + (diskFault ? 0 : 1),
             sendingStartedAt: null,
             nextAttemptAt: this.core.now(),
           });
         }
       }
     });
-    this.#ctx.log.warn('payments recovered from sending', { count: rows.length, startup });
+    this.#ctx.log.warn('payments recovered from sending', { count: rows.length, startup, disk_fault: diskFault });
     return rows.length;
+  }
+
+  /**
+   * The disk takes writes again (KERNEL_EVENTS.storageRecovered): the attempts whose outcome it refused left their rows
+   * in `sending`; they go back to the queue at once (in doubt: the peer answers a resend from its record), and every
+   * chain is looked at again.
+   */
+  resumeAfterStorage(): void {
+    if (this.#stopped) return;
+    try {
+      this.recoverStuck(Number.MAX_SAFE_INTEGER, false, true);
+    } catch (err) {
+      // Refused again: the next recovery of the disk calls this again.
+      this.#ctx.log.warn('payments not resumed yet', { error: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    this.kick();
   }
 
   /** Our unresolved payment on a chain should be retried now (the peer is evidently reachable). */
@@ -284,6 +303,12 @@ export class SendQueue {
       try {
         await this.#attempt(row);
       } catch (err) {
+        const fault = storageFault(err);
+        if (fault) {
+          // resumeAfterStorage takes the chain up again once the disk takes writes.
+          this.#ctx.log.warn('payment attempt held: the disk refused its record', { txid: row.txid, storage: fault });
+          return;
+        }
         // A bug must not wedge the chain: the row stays where it is and the sweep recovers it if it was sending.
         this.#ctx.log.error('payment attempt failed unexpectedly', { txid: row.txid, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
         return;

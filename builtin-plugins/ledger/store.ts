@@ -10,7 +10,7 @@
  *                    same transaction.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Migration } from '../../sdk/index.js';
+import { PreparedStatements, type Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { BalanceRecord, LedgerActivity, LedgerTx, TxDirection, TxFilter, TxStatus } from './api.js';
 import type { ExportedTx, TxExportFilter, TxSource } from './api.js';
@@ -428,22 +428,15 @@ export class LedgerStore {
   readonly #nextExpiry: Statement;
   readonly #refunds: Statement;
   readonly #patchCache = new Map<string, Statement>();
-  readonly #cache = new Map<string, Statement>();
+  readonly #prepared: PreparedStatements;
   #pos: number | null = null;
 
-  /** A prepared statement, prepared once (preparing costs more than running these small queries). */
   #stmt(sql: string, safeIntegers = false): Statement {
-    const key = `${safeIntegers ? 1 : 0}${sql}`;
-    let stmt = this.#cache.get(key);
-    if (!stmt) {
-      stmt = this.db.prepare(sql);
-      if (safeIntegers) stmt.safeIntegers(true);
-      this.#cache.set(key, stmt);
-    }
-    return stmt;
+    return this.#prepared.get(sql, safeIntegers);
   }
 
   constructor(private readonly db: Database) {
+    this.#prepared = new PreparedStatements(db);
     this.#insert = db.prepare(`INSERT INTO ledger_tx (txid, type, status, contact_hash, counterparty_pubkey, from_hash, to_hash,
         amount_whole, amount_frac, currency, currency_key, time_us, salt, prev_txid, description, expires_at, content, sender_sig,
         recipient_sig, sender_address, receiver_address, refund_of, memo, tx_type, relay, lock_condition, created_at, updated_at)

@@ -11,7 +11,7 @@
  *   routing_notes       what a destination learned from the originator: the description and its address
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { fromParts, toParts, type Migration, type Minor } from '../../sdk/index.js';
+import { fromParts, PreparedStatements, toParts, type Migration, type Minor } from '../../sdk/index.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -229,18 +229,14 @@ const LEG_COLUMNS: Record<keyof LegPatch, string> = {
 };
 
 export class RoutingStore {
-  readonly #cache = new Map<string, Statement>();
+  readonly #prepared: PreparedStatements;
 
-  constructor(private readonly db: Database) {}
+  constructor(db: Database) {
+    this.#prepared = new PreparedStatements(db);
+  }
 
   #stmt(sql: string): Statement {
-    let stmt = this.#cache.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare(sql);
-      stmt.safeIntegers(true);
-      this.#cache.set(sql, stmt);
-    }
-    return stmt;
+    return this.#prepared.get(sql, true);
   }
 
   #patch(table: string, key: string, columns: Record<string, string>, id: string, patch: Record<string, unknown>, now: number): void {

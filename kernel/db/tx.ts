@@ -1,13 +1,22 @@
 import type { Db } from './open.js';
+import type { StorageHealth } from './storage-health.js';
 
 /**
  * The one transaction helper. Work registered with `afterCommit` while `fn` runs (sending the outbox,
  * publishing events) runs only once the transaction has committed, and never if it rolled back.
+ * A transaction the disk refuses (full, read-only, failing) rolls back whole and is reported to `storage`.
  */
 export class TxRunner {
   #pending: (() => void)[] | null = null;
+  /** Built once: better-sqlite3 builds a wrapper and its four variants per `transaction()` call. */
+  readonly #transaction;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    db: Db,
+    readonly storage: StorageHealth | null = null,
+  ) {
+    this.#transaction = db.transaction((fn: () => unknown) => fn());
+  }
 
   run<T>(fn: () => T): T {
     if (this.#pending) return fn(); // nested: joins the outer transaction
@@ -15,7 +24,10 @@ export class TxRunner {
     this.#pending = pending;
     let result: T;
     try {
-      result = this.db.transaction(fn).immediate();
+      result = this.#transaction.immediate(fn) as T;
+    } catch (err) {
+      this.storage?.failed(err);
+      throw err;
     } finally {
       this.#pending = null;
     }

@@ -4,6 +4,7 @@ import type { AuthInfo, HttpMethod, Logger, RouteRequest } from '../../sdk/index
 import { RawReply, Reply } from '../../sdk/index.js';
 import { ApiError } from '../errors.js';
 import type { TrustedProxies } from '../net/proxies.js';
+import type { HealthReport } from '../db/storage-health.js';
 import { grants } from '../auth/scopes.js';
 import type { RequestVerifier } from '../auth/verifier.js';
 import type { AuthFailureLimiter } from '../auth/failure-limiter.js';
@@ -42,6 +43,10 @@ export interface HttpDeps {
   version: string;
   /** Whether `/p/<plugin>/...` may be served now (node-wide ceiling and the plugin's own switch). */
   publicRoutesOpen(plugin: string): boolean;
+  /** What `/healthz` answers (always 200: the node serves, degraded or not). */
+  health(): HealthReport;
+  /** The answer to a failure that is not an ApiError but has one of its own (a refused disk write); null: a 500. */
+  knownFailure(err: unknown): ApiError | null;
 }
 
 export interface HttpMetrics {
@@ -101,7 +106,7 @@ export class HttpServerApp {
       await next();
     } catch (err) {
       dropUnreadBodyLater(ctx.req);
-      const apiErr = err instanceof ApiError ? err : null;
+      const apiErr = err instanceof ApiError ? err : this.deps.knownFailure(err);
       if (!apiErr) this.deps.log.error('unhandled error', { request_id: requestId, path: ctx.path, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       const e = apiErr ?? new ApiError('internal_error', 500, 'Internal server error');
       failure = e.code;
@@ -123,7 +128,7 @@ export class HttpServerApp {
     const path = normalizePath(ctx.path);
     if (path !== ctx.path) ctx.path = path;
     if (ctx.path === '/healthz') {
-      ctx.body = successBody({ status: 'ok' }, ctx.state.requestId as string);
+      ctx.body = successBody(this.deps.health(), ctx.state.requestId as string);
       return;
     }
     if (ctx.path.startsWith('/api/')) {

@@ -1,6 +1,6 @@
 import type { Logger, NodeAddresses, PeerHandler, PeerSender } from '../../sdk/index.js';
 import { PeerRefusal } from '../../sdk/index.js';
-import { GroupCommit } from '../db/group-commit.js';
+import { GroupCommit, type GroupCommitWatch } from '../db/group-commit.js';
 import type { Db } from '../db/open.js';
 import { decryptAtRest, encryptAtRest } from '../crypto/at-rest.js';
 import { SlidingWindowLimiter } from '../auth/rate-limiter.js';
@@ -92,10 +92,11 @@ export class PeerInbound {
     /** Messages per minute one sending key may have handled (p2pRateLimitPerMinute). */
     private readonly perKeyPerMinute: () => number,
     private readonly log: Logger,
+    watch: GroupCommitWatch = {},
   ) {
     this.#replay = db.prepare('SELECT 1 FROM peer_replay WHERE sender = ? AND nonce = ?').pluck();
     this.#replayPut = db.prepare('INSERT OR IGNORE INTO peer_replay (sender, nonce, ts) VALUES (?, ?, ?)');
-    this.#writes = new GroupCommit(db);
+    this.#writes = new GroupCommit(db, watch);
     this.#seenGet = db.prepare('SELECT reply FROM peer_seen WHERE sender = ? AND mid = ?');
     this.#seenPut = db.prepare('INSERT OR IGNORE INTO peer_seen (sender, mid, reply, at) VALUES (?, ?, ?, ?)');
     this.#pruneReplay = db.prepare('DELETE FROM peer_replay WHERE ts < ?');
@@ -171,10 +172,10 @@ export class PeerInbound {
     // No await since the check above: no other envelope with this nonce can have been recorded in between.
     const replayId = replayKey(sender.pubkeyHash, header.nonce);
     this.#pendingReplay.add(replayId);
-    this.#writes.add(() => {
-      this.#replayPut.run(sender.pubkeyHash, header.nonce, header.ts);
-      this.#pendingReplay.delete(replayId);
-    });
+    this.#writes.add(
+      () => this.#replayPut.run(sender.pubkeyHash, header.nonce, header.ts),
+      () => this.#pendingReplay.delete(replayId),
+    );
     const keyWait = this.#addressed.has(sender.pubkeyHash) ? 0 : this.#byKey.take(sender.pubkeyHash, perKey, now);
     if (keyWait > 0) return tooMany(keyWait);
     const seenId = `${sender.pubkeyHash}:${header.mid}`;
@@ -198,11 +199,13 @@ export class PeerInbound {
     if (!stored && repeatable) {
       const sealedReply = encryptAtRest(this.#replyKey, JSON.stringify(reply), seenId);
       this.#pendingSeen.set(seenId, sealedReply);
-      this.#writes.add(() => {
-        this.#seenPut.run(sender.pubkeyHash, header.mid, sealedReply, now);
-        this.#trimSeen.run({ sender: sender.pubkeyHash, keep: MAX_STORED_REPLIES_PER_SENDER });
-        this.#pendingSeen.delete(seenId);
-      });
+      this.#writes.add(
+        () => {
+          this.#seenPut.run(sender.pubkeyHash, header.mid, sealedReply, now);
+          this.#trimSeen.run({ sender: sender.pubkeyHash, keep: MAX_STORED_REPLIES_PER_SENDER });
+        },
+        () => this.#pendingSeen.delete(seenId),
+      );
     }
     const wire = buildReplyEnvelope(
       this.identity,

@@ -93,6 +93,7 @@ export class PeerLayer {
       deps.retired,
       deps.perKeyPerMinute ?? (() => DEFAULT_MESSAGES_PER_KEY_PER_MINUTE),
       deps.log,
+      { storage: deps.tx.storage, log: deps.log },
     );
     this.#bodies = deps.bodies ?? new BodyReader();
     this.#clientAddress = deps.clientAddress ?? ((req) => normalizeIp(req.socket.remoteAddress ?? ''));

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger, OutboxHooks, PeerPayload, PeerReply, PeerTarget, QueuedPeerMessage } from '../../sdk/index.js';
 import { PeerDeliveryError } from '../../sdk/index.js';
 import type { Db } from '../db/open.js';
+import { storageRetryMs } from '../db/storage-health.js';
 import type { TxRunner } from '../db/tx.js';
 import type { PeerClient } from './client.js';
 
@@ -69,6 +70,9 @@ export class Outbox {
   #timerAt = Infinity;
   #kickQueued = false;
   #running = false;
+  /** Set while the outbox's own records cannot be written: nothing is attempted until then (or the disk recovers). */
+  #pausedUntil = 0;
+  #pauses = 0;
   readonly #insert;
   readonly #due;
   readonly #nextDue;
@@ -91,6 +95,10 @@ export class Outbox {
     this.#nextDue = db.prepare(`SELECT MIN(next_attempt_at) AS at FROM peer_outbox WHERE status = 'pending'`);
     this.#setStatus = db.prepare('UPDATE peer_outbox SET status = ?, last_error = ?, attempts = ?, updated_at = ? WHERE id = ?');
     this.#reschedule = db.prepare('UPDATE peer_outbox SET attempts = ?, next_attempt_at = ?, last_error = ?, updated_at = ? WHERE id = ?');
+    tx.storage?.onRecovered(() => {
+      this.#pausedUntil = 0;
+      this.kick();
+    });
   }
 
   hooks(type: string, hooks: OutboxHooks): void {
@@ -155,7 +163,30 @@ export class Outbox {
 
   #pump(): void {
     if (!this.#running || this.#held) return;
+    try {
+      this.#pumpDue();
+    } catch (err) {
+      this.#pause(err);
+    }
+  }
+
+  /**
+   * The outbox could not read or record its own rows (the disk is full, read-only or failing): a message whose
+   * outcome was not recorded is still pending, and sending it again at once would only repeat the exchange. Nothing
+   * is attempted for a backoff, or until the disk takes writes again; the message is then resent and the peer answers
+   * it from its record.
+   */
+  #pause(err: unknown): void {
+    const onDisk = this.tx.storage?.failed(err) ?? null;
+    const wait = storageRetryMs(++this.#pauses);
+    this.#pausedUntil = Date.now() + wait;
+    this.log.error('outbox paused: its records could not be written', { error: err instanceof Error ? err.message : String(err), storage: onDisk, retry_in_ms: wait });
+    this.#armTimer();
+  }
+
+  #pumpDue(): void {
     const now = Date.now();
+    if (now < this.#pausedUntil) return this.#armTimer();
     for (const row of this.#due.all(now) as Row[]) {
       if (this.#inFlight.size >= MAX_IN_FLIGHT) break;
       if (this.#inFlight.has(row.id)) continue;
@@ -164,7 +195,12 @@ export class Outbox {
       if (this.#busyRecipients.has(who)) continue;
       this.#inFlight.add(row.id);
       this.#busyRecipients.add(who);
-      const attempt: Promise<void> = this.#attempt(row, target).finally(() => {
+      const attempt: Promise<void> = this.#attempt(row, target).then(
+        () => {
+          this.#pauses = 0;
+        },
+        (err: unknown) => this.#pause(err),
+      ).finally(() => {
         this.#inFlight.delete(row.id);
         this.#busyRecipients.delete(who);
         this.#attempts.delete(attempt);
@@ -176,7 +212,7 @@ export class Outbox {
   }
 
   #armTimer(): void {
-    const next = (this.#nextDue.get() as { at: number | null }).at;
+    const next = this.#pausedUntil > Date.now() ? this.#pausedUntil : (this.#nextDue.get() as { at: number | null }).at;
     if (next === null || !this.#running) return;
     const at = Math.max(next, Date.now() + 5);
     if (this.#timer && this.#timerAt <= at) return;
