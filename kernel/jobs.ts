@@ -37,6 +37,8 @@ export class JobRunner implements JobsMechanism {
   constructor(
     private readonly log: Logger,
     private readonly clock: Clock = systemClock,
+    /** Told of every run and whether it succeeded (metrics). */
+    private readonly ran: (job: string, ok: boolean) => void = () => {},
   ) {}
 
   register(owner: string, def: JobDefinition): string {
@@ -172,9 +174,11 @@ export class JobRunner implements JobsMechanism {
         try {
           await slot.def.run();
           slot.lastError = null;
+          this.ran(`${slot.owner}.${slot.def.name}`, true);
         } catch (err) {
           slot.lastError = err instanceof Error ? err.message : String(err);
           this.log.error(`job ${slot.owner}.${slot.def.name} failed`, { error: slot.lastError });
+          this.ran(`${slot.owner}.${slot.def.name}`, false);
         }
       } while (slot.again && this.#running);
     };

@@ -3,6 +3,7 @@ import Koa, { type Context } from 'koa';
 import type { AuthInfo, HttpMethod, Logger, RouteRequest } from '../../sdk/index.js';
 import { RawReply, Reply } from '../../sdk/index.js';
 import { ApiError } from '../errors.js';
+import { withRequestId } from '../log.js';
 import type { TrustedProxies } from '../net/proxies.js';
 import { grants } from '../auth/scopes.js';
 import type { RequestVerifier } from '../auth/verifier.js';
@@ -26,6 +27,15 @@ export interface HttpDeps {
   trustedProxies(): TrustedProxies | null;
   /** Whether `/p/<plugin>/...` may be served now (node-wide ceiling and the plugin's own switch). */
   publicRoutesOpen(plugin: string): boolean;
+  /** Told of every answered request: its route template (`unmatched` when no route took it), for metrics. */
+  answered(request: AnsweredRequest): void;
+}
+
+export interface AnsweredRequest {
+  route: string;
+  method: string;
+  status: number;
+  seconds: number;
 }
 
 export interface HttpMetrics {
@@ -52,6 +62,7 @@ export class HttpServerApp {
   constructor(private readonly deps: HttpDeps) {
     this.koa.proxy = false;
     this.koa.silent = true;
+    this.koa.use((ctx, next) => this.#observe(ctx as Context, next));
     this.koa.use((ctx, next) => this.#envelope(ctx as Context, next));
     this.koa.use((ctx, next) => this.#front(ctx as Context, next));
     this.koa.use((ctx, next) => (this.#dispatchRoutes ? this.#dispatchRoutes(ctx, next) : next()));
@@ -68,10 +79,20 @@ export class HttpServerApp {
     return this.koa.callback();
   }
 
-  async #envelope(ctx: Context, next: Koa.Next): Promise<void> {
+  /** Outside everything else: the request id (answer header and every log line of the request) and the measurement. */
+  async #observe(ctx: Context, next: Koa.Next): Promise<void> {
     const requestId = newRequestId();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    const started = performance.now();
+    await withRequestId(requestId, next);
+    const matched = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
+    const route = matched ?? (ctx.path === '/healthz' ? '/healthz' : 'unmatched');
+    this.deps.answered({ route, method: ctx.method, status: ctx.status, seconds: (performance.now() - started) / 1000 });
+  }
+
+  async #envelope(ctx: Context, next: Koa.Next): Promise<void> {
+    const requestId = ctx.state.requestId;
     try {
       await next();
     } catch (err) {

@@ -8,7 +8,7 @@ import { BodyReader, dropUnreadBodyLater, overBudget } from '../http/body.js';
 import { REQUEST_TIMEOUT_MS } from '../net/listener.js';
 import { normalizeIp } from '../net/proxies.js';
 import type { Identity } from '../identity.js';
-import { PeerClient, TlsPins } from './client.js';
+import { PeerClient, TlsPins, type PeerMessageCounter } from './client.js';
 import { DeadLetterQueue } from './dlq.js';
 import { buildHello } from './envelope.js';
 import { MAX_BATCH_ENVELOPES } from './batcher.js';
@@ -69,6 +69,8 @@ export interface PeerLayerDeps {
    * without HTTPS; read for every hello, which signs it so that peers can re-pin safely.
    */
   tlsFingerprint?: () => string | null;
+  /** Told of every message sent or handled (metrics). */
+  counted?: PeerMessageCounter;
 }
 
 /** The node-to-node message layer: inbound endpoint, client, outbox and dead letter queue. */
@@ -91,12 +93,13 @@ export class PeerLayer {
       deps.retired,
       deps.perKeyPerMinute ?? (() => DEFAULT_MESSAGES_PER_KEY_PER_MINUTE),
       deps.log,
+      deps.counted,
     );
     this.#bodies = deps.bodies ?? new BodyReader();
     this.#clientAddress = deps.clientAddress ?? ((req) => normalizeIp(req.socket.remoteAddress ?? ''));
     this.transports = createPeerTransports({ torSocks: deps.torSocks, settings: deps.settings });
     const pins = new TlsPins(deps.db);
-    this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, pins, deps.log);
+    this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, pins, deps.log, deps.counted);
     this.routes = new PeerRouteFetch(pins);
     this.dlq = new DeadLetterQueue(deps.db, deps.log);
     this.outbox = new Outbox(deps.db, deps.tx, this.client, (m, type, reason, address) => this.dlq.park(m, type, reason, address), deps.log);
