@@ -32,6 +32,22 @@ describe('GET /metrics', () => {
     expect(sample(a, 'wallet_node_payment_amount_total', { direction: 'out', kind: 'direct', currency: 'VWL' })).toBeCloseTo(amountBefore + 2.5, 8);
     const b = (await scrape(B.node.baseUrl)).text;
     expect(sample(b, 'wallet_node_payments_total', { direction: 'in', kind: 'direct', status: 'completed' })).toBeGreaterThanOrEqual(1);
+    // B extends 1000 to A, and A owes it what it paid: the line's utilisation on B.
+    const line = { contact: A.node.identity.pubkeyHash.slice(0, 16), currency: 'VWL' };
+    expect(sample(b, 'wallet_node_contact_line_utilisation_ratio', line)).toBeCloseTo(Number(amountBefore + 2.5) / 1000, 10);
+  });
+
+  it('plugins register their families: DLQ depth, backup age, route discoveries', async () => {
+    const a = (await scrape(A.node.baseUrl)).text;
+    expect(sample(a, 'wallet_node_dlq_pending')).toBe(0);
+    expect(a).toMatch(/^# TYPE wallet_node_dlq_pending gauge$/m);
+    expect(a).toMatch(/^# TYPE wallet_node_backup_last_success_timestamp_seconds gauge$/m);
+    expect(a).toMatch(/^# TYPE wallet_node_route_discoveries_total counter$/m);
+    expect(sample(a, 'wallet_node_backup_last_success_timestamp_seconds')).toBe(0);
+    await ok(A, 'POST', '/api/v1/backup/create', {});
+    const newest = (await ok(A, 'GET', '/api/v1/backup/list')).backups[0];
+    const after = sample((await scrape(A.node.baseUrl)).text, 'wallet_node_backup_last_success_timestamp_seconds');
+    expect(after).toBe(Date.parse(newest.created_at) / 1000);
   });
 
   it('serves the text exposition with HTTP answers by route template, peer messages and process metrics', async () => {
