@@ -1,5 +1,6 @@
 import type { Clock, JobDefinition, JobsMechanism, Logger, ProcessorState } from '../sdk/index.js';
 import { systemClock } from './clock.js';
+import { outsideRequest } from './log.js';
 
 interface JobSlot {
   owner: string;
@@ -182,7 +183,7 @@ export class JobRunner implements JobsMechanism {
         }
       } while (slot.again && this.#running);
     };
-    slot.busy = run().finally(() => {
+    slot.busy = outsideRequest(run).finally(() => {
       slot.busy = null;
     });
     return slot.busy;

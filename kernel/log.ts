@@ -14,6 +14,14 @@ export function withRequestId<T>(requestId: string, fn: () => T): T {
   return requestScope.run(requestId, fn);
 }
 
+/**
+ * Runs background work (a job, a batch of outgoing messages) outside any request: started from a request, it would
+ * otherwise carry that request's id into everything it later does for others, timers it arms included.
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return requestScope.exit(fn);
+}
+
 /** A UTF-16 unit as a JSON escape: what stays valid JSON for any unsafe character, astral ones as surrogate pairs. */
 const jsonEscape = (ch: string): string => ch.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
