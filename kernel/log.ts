@@ -41,9 +41,10 @@ export function formatLine(format: LogFormat, entry: LogEntry): string {
     };
     return escapeUnsafeText(JSON.stringify(record), jsonEscape) + '\n';
   }
-  const id = entry.request_id ? ` (${entry.request_id})` : '';
   const fields = entry.fields ? ' ' + JSON.stringify(entry.fields) : '';
-  return escapeUnsafeText(`${entry.at} ${entry.level} [${entry.source}]${id} ${entry.message}${fields}`) + '\n';
+  // Last, so the line reads as it always did; not twice when the caller passed it among its fields already.
+  const id = entry.request_id && entry.fields?.request_id !== entry.request_id ? ` request_id=${entry.request_id}` : '';
+  return escapeUnsafeText(`${entry.at} ${entry.level} [${entry.source}] ${entry.message}${fields}${id}`) + '\n';
 }
 
 /**

@@ -19,10 +19,10 @@ describe('log lines', () => {
     expect(parsed).toEqual({ time: entry.at, level: 'WARNING', component: 'contacts', message: entry.message, request_id: 'r1', fields: { reason: hostile } });
   });
 
-  it('text: one line with the characters shown as escapes, and the request id after the component', () => {
+  it('text: one line with the characters shown as escapes, and the request id at its end', () => {
     const line = formatLine('text', entry);
-    expect(line.endsWith('\n')).toBe(true);
+    expect(line.endsWith(' request_id=r1\n')).toBe(true);
     expect(RAW_UNSAFE.test(line.slice(0, -1))).toBe(false);
-    expect(line).toContain('[contacts] (r1) refused: paid\\x1b[2J\\x0d\\x0aERROR [kernel] forged\\u202egnp.exe');
+    expect(line).toContain('[contacts] refused: paid\\x1b[2J\\x0d\\x0aERROR [kernel] forged\\u202egnp.exe');
   });
 });
