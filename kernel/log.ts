@@ -7,10 +7,13 @@ const RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARNING: 30, ERROR
 
 export type LogFormat = 'text' | 'json';
 
-/** The REST request being served, so every line logged on its behalf, by whichever module, names it. */
-const requestScope = new AsyncLocalStorage<string>();
+/**
+ * The REST request being served, so every line logged on its behalf, by whichever module, names it. The scope holds a
+ * reader rather than the id: the scope opens before the HTTP pipeline gives the request its id.
+ */
+const requestScope = new AsyncLocalStorage<() => string | undefined>();
 
-export function withRequestId<T>(requestId: string, fn: () => T): T {
+export function inRequest<T>(requestId: () => string | undefined, fn: () => T): T {
   return requestScope.run(requestId, fn);
 }
 
@@ -64,7 +67,7 @@ export class LogSink {
 
   write(level: LogLevel, source: string, message: string, fields?: Record<string, unknown>): void {
     if (RANK[level] < RANK[this.level]) return;
-    const requestId = requestScope.getStore();
+    const requestId = requestScope.getStore()?.();
     const entry: LogEntry = {
       at: new Date().toISOString(),
       level,

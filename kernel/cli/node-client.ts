@@ -148,7 +148,7 @@ export class NodeClient extends RestVerbs {
 
   /**
    * The rows of a paged list route (Document 1's `limit` and `offset`), read `pageSize` at a time as the caller
-   * iterates: `field` names the list in `data` (`transactions`, `contacts`...). Ends at the first short page.
+   * iterates: `field` names the list in `data`. Ends at the first short page.
    */
   async *pages<T = Record<string, unknown>>(path: string, field: string, query: Query = {}, pageSize = 100): AsyncGenerator<T> {
     for (let offset = 0; ; offset += pageSize) {

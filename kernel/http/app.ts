@@ -3,7 +3,7 @@ import Koa, { type Context } from 'koa';
 import type { AuthInfo, HttpMethod, Logger, RouteRequest } from '../../sdk/index.js';
 import { RawReply, Reply } from '../../sdk/index.js';
 import { ApiError } from '../errors.js';
-import { withRequestId } from '../log.js';
+import { inRequest } from '../log.js';
 import type { TrustedProxies } from '../net/proxies.js';
 import { grants } from '../auth/scopes.js';
 import type { RequestVerifier } from '../auth/verifier.js';
@@ -79,20 +79,22 @@ export class HttpServerApp {
     return this.koa.callback();
   }
 
-  /** Outside everything else: the request id (answer header and every log line of the request) and the measurement. */
+  /**
+   * Outside everything else: the request's scope, so every log line written while serving it carries the request id
+   * #envelope gives it, and its measurement once the answer (an error envelope included) is settled.
+   */
   async #observe(ctx: Context, next: Koa.Next): Promise<void> {
-    const requestId = newRequestId();
-    ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
     const started = performance.now();
-    await withRequestId(requestId, next);
+    await inRequest(() => ctx.state.requestId as string | undefined, next);
     const matched = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
     const route = matched ?? (ctx.path === '/healthz' ? '/healthz' : 'unmatched');
     this.deps.answered({ route, method: ctx.method, status: ctx.status, seconds: (performance.now() - started) / 1000 });
   }
 
   async #envelope(ctx: Context, next: Koa.Next): Promise<void> {
-    const requestId = ctx.state.requestId;
+    const requestId = newRequestId();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
     try {
       await next();
     } catch (err) {
