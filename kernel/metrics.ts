@@ -91,6 +91,8 @@ export class MetricsRegistry {
         registers: [],
         collect() {
           this.reset();
+          // reset() leaves a label-less gauge at 0: a reader with nothing to say (no backup yet, a failure) means absent.
+          if (labelNames.length === 0) this.remove();
           let kept = 0;
           try {
             // The reader sorts what matters first: past the cap the rest of this scrape is left out.
