@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { LogFormat } from './log.js';
 import { parseTrustedProxies, type TrustedProxies } from './net/proxies.js';
 
 /** Everything the node reads from its environment. Bad values fail fast, naming the variable. */
@@ -20,6 +21,10 @@ export interface NodeConfig {
   /** A 24-word mnemonic to restore from on first start (RESTORE or the file named by RESTORE_FILE). */
   restoreMnemonic: string | null;
   environment: string;
+  /** The bearer token that grants `GET /metrics` from any address (NODE_METRICS_TOKEN); null: listed addresses only. */
+  metricsToken: string | null;
+  /** LOG_FORMAT: `text` (default) or `json`, one object per line. */
+  logFormat: LogFormat;
 }
 
 export class ConfigError extends Error {
@@ -75,6 +80,21 @@ export function parseHostname(value: string): string | null {
   return `${url.protocol}//${url.host}`;
 }
 
+const MIN_TOKEN_LENGTH = 16;
+
+function readMetricsToken(env: Env): string | null {
+  const token = env.NODE_METRICS_TOKEN?.trim();
+  if (!token) return null;
+  if (token.length < MIN_TOKEN_LENGTH) throw new ConfigError('NODE_METRICS_TOKEN', `must be at least ${MIN_TOKEN_LENGTH} characters`);
+  return token;
+}
+
+function readLogFormat(env: Env): LogFormat {
+  const raw = env.LOG_FORMAT?.trim().toLowerCase() || 'text';
+  if (raw !== 'text' && raw !== 'json') throw new ConfigError('LOG_FORMAT', `expected text or json, got "${env.LOG_FORMAT}"`);
+  return raw;
+}
+
 function readRestore(env: Env): string | null {
   const direct = env.RESTORE?.trim();
   const file = env.RESTORE_FILE?.trim();
@@ -118,6 +138,8 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     trustedProxies,
     restoreMnemonic: readRestore(env),
     environment: env.NODE_ENV?.trim() || 'production',
+    metricsToken: readMetricsToken(env),
+    logFormat: readLogFormat(env),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Clock, JobDefinition, JobsMechanism, Logger, ProcessorState } from '../sdk/index.js';
 import { systemClock } from './clock.js';
+import { outsideRequest } from './log.js';
 
 interface JobSlot {
   owner: string;
@@ -37,6 +38,8 @@ export class JobRunner implements JobsMechanism {
   constructor(
     private readonly log: Logger,
     private readonly clock: Clock = systemClock,
+    /** Told of every run and whether it succeeded (metrics). */
+    private readonly ran: (job: string, ok: boolean) => void = () => {},
   ) {}
 
   register(owner: string, def: JobDefinition): string {
@@ -172,13 +175,15 @@ export class JobRunner implements JobsMechanism {
         try {
           await slot.def.run();
           slot.lastError = null;
+          this.ran(`${slot.owner}.${slot.def.name}`, true);
         } catch (err) {
           slot.lastError = err instanceof Error ? err.message : String(err);
           this.log.error(`job ${slot.owner}.${slot.def.name} failed`, { error: slot.lastError });
+          this.ran(`${slot.owner}.${slot.def.name}`, false);
         }
       } while (slot.again && this.#running);
     };
-    slot.busy = run().finally(() => {
+    slot.busy = outsideRequest(run).finally(() => {
       slot.busy = null;
     });
     return slot.busy;

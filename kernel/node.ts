@@ -24,9 +24,12 @@ import { HttpServerApp } from './http/app.js';
 import { BodyReader } from './http/body.js';
 import { clientIp } from './http/client-ip.js';
 import { RouteTable } from './http/route-table.js';
+import { ScrapeEndpoint } from './http/scrape.js';
 import { loadOrCreateIdentity, type Identity } from './identity.js';
 import { JobRunner } from './jobs.js';
 import { LogSink } from './log.js';
+import { kernelMetrics } from './kernel-metrics.js';
+import { MetricsRegistry } from './metrics.js';
 import { kernelMigrations } from './migrations.js';
 import { createDualListener } from './net/listener.js';
 import { createOutbound } from './net/outbound.js';
@@ -130,10 +133,10 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     builtins: options.builtins,
     env,
     restoreMnemonic: config.restoreMnemonic,
-    logs: new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false),
+    logs: new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false, config.logFormat),
   });
   const identity = loadOrCreateIdentity(config.dataDir, config.restoreMnemonic ? { restoreMnemonic: config.restoreMnemonic } : {});
-  const logs = new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false);
+  const logs = new LogSink(join(config.dataDir, 'node.log'), options.echoLogs ?? false, config.logFormat);
   const log = logs.logger('kernel');
   const db: Db = openDatabase(join(config.dataDir, DATABASE_FILE));
   const faultFile = env.NODE_TEST_STORAGE_FAULT_FILE;
@@ -160,13 +163,22 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   };
   refreshProxies();
   settings.onChange('trustedProxies', refreshProxies);
+  let scrapers: TrustedProxies | null = null;
+  const refreshScrapers = (): void => {
+    const parsed = parseTrustedProxies(settings.get<string[]>('metricsAllowedAddresses'));
+    scrapers = typeof parsed === 'string' ? null : parsed;
+  };
+  refreshScrapers();
+  settings.onChange('metricsAllowedAddresses', refreshScrapers);
+  const metrics = new MetricsRegistry(logs.logger('metrics'));
+  const measured = kernelMetrics(metrics, config.dataDir);
 
   const keys = new ApiKeyStore(db, identity.storageKey('api-key-secrets'), `wn${identity.pubkeyHash.slice(0, 8)}`);
   const nonces = new NonceStore(db, SIGNATURE_WINDOW_SECONDS, { storage, log: logs.logger('auth') });
   const verifier = new RequestVerifier(keys, nonces, new SlidingWindowLimiter(), () => settings.get<boolean>('rateLimitEnabled'));
   const events = new EventBus(logs.logger('events'));
   storage.onRecovered(() => events.publish(KERNEL_EVENTS.storageRecovered, {}));
-  const jobs = new JobRunner(logs.logger('jobs'), clock);
+  const jobs = new JobRunner(logs.logger('jobs'), clock, measured.jobRan);
   jobs.register('kernel', { name: 'nonce-prune', processor: 'cleanup', everyMs: 60_000, run: () => void nonces.prune(Date.now() / 1000) });
   jobs.register('kernel', { name: 'key-last-used', everyMs: 5_000, run: () => keys.flushLastUsed() });
   // Third-party plugins (isolated-vm); made before listening, so a bad NODE_PLUGINS_* value stops the start at once.
@@ -202,6 +214,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     checkResponses: config.testMode,
     health: () => storage.report(),
     knownFailure: (err) => storageRefusal(storage, err),
+    answered: measured.answered,
   });
 
   // One port serves HTTP and HTTPS (self-signed certificate, remade when the hostname setting names another host).
@@ -209,8 +222,14 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   // Peer traffic is answered before the REST pipeline; the layer exists once the listener's addresses are known.
   let peerEndpoint: PeerLayer | null = null;
   const rest = app.callback();
+  const scrape = new ScrapeEndpoint({
+    token: config.metricsToken,
+    allowed: () => scrapers,
+    clientAddress: (req) => clientIp(req.socket.remoteAddress, req.headers, proxies),
+    exposition: () => metrics.exposition(),
+  });
   const serve = (req: IncomingMessage, res: ServerResponse): void => {
-    if (!peerEndpoint?.serve(req, res)) void rest(req, res);
+    if (!peerEndpoint?.serve(req, res) && !scrape.serve(req, res)) void rest(req, res);
   };
   const listener = createDualListener(
     serve,
@@ -266,6 +285,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     torSocks: config.torSocks,
     tlsFingerprint: () => listener.fingerprint(),
     ...(options.network ? { httpTransport: options.network.transport(() => addresses().http ?? baseUrl) } : {}),
+    counted: measured.peerMessage,
   });
   peers.dlq.onChange(() => events.publish(KERNEL_EVENTS.dlqChanged, { pending: peers.dlq.pendingCount() }));
   peerEndpoint = peers;
@@ -367,6 +387,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
       jobs,
       settings,
       logs,
+      metrics,
       clock,
       identity: identityApi,
       kernel,

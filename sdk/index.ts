@@ -286,6 +286,43 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/**
+ * Prometheus families a plugin registers (`ctx.metrics`); the node serves them at its scrape endpoint (`GET /metrics`,
+ * docs/operations.md). Names get the node's prefix (`wallet_node_`); a family keeps its values across a plugin restart.
+ * Label values are whatever the plugin passes, so keep them few: past `maxSeries` distinct label sets (default 100)
+ * a new set is recorded under the value `_other` for every label.
+ */
+export interface MetricFamily {
+  /** snake_case, without the prefix; counters end in `_total` by Prometheus convention. */
+  name: string;
+  help: string;
+  labels?: readonly string[];
+  maxSeries?: number;
+}
+
+export type MetricLabels = Record<string, string>;
+
+export interface CounterMetric {
+  inc(labels?: MetricLabels, value?: number): void;
+}
+
+export interface HistogramMetric {
+  observe(labels: MetricLabels | undefined, value: number): void;
+}
+
+/** One series of a gauge read at scrape time. */
+export interface GaugeSample {
+  labels?: MetricLabels;
+  value: number;
+}
+
+export interface MetricsApi {
+  counter(family: MetricFamily): CounterMetric;
+  histogram(family: MetricFamily & { buckets: readonly number[] }): HistogramMetric;
+  /** A gauge whose series `read` returns at each scrape (keep it cheap); it stops being served when the plugin stops. */
+  gauge(family: MetricFamily, read: () => Iterable<GaugeSample>): void;
+}
+
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
@@ -568,6 +605,7 @@ export interface PluginContext {
   readonly identity: IdentityApi;
   readonly peer: PeerApi;
   readonly log: Logger;
+  readonly metrics: MetricsApi;
   readonly clock: Clock;
   /** Mechanisms of the kernel that only builtin plugins reach (key store, plugin host, lifecycle). */
   readonly kernel: KernelApi;
@@ -791,6 +829,8 @@ export interface LogEntry {
   level: LogLevel;
   source: string;
   message: string;
+  /** The REST request it was logged for (its X-Request-Id). */
+  request_id?: string;
   fields?: Record<string, unknown>;
 }
 

@@ -26,6 +26,11 @@ export default definePlugin({
       log: ctx.log,
     });
     backups.prepare();
+    // From the directory itself: a restart, or a backup another process wrote, shows at once.
+    ctx.metrics.gauge({ name: 'backup_last_success_timestamp_seconds', help: 'Creation time of the newest backup in the backup directory (Unix seconds)' }, () => {
+      const newest = backups.list()[0];
+      return newest ? [{ value: Date.parse(newest.created_at) / 1000 }] : [];
+    });
 
     const enabled = (): boolean => ctx.settings.get<boolean>('autoBackupEnabled');
     const retention = (): number => ctx.settings.get<number>('backupRetentionCount');

@@ -4,6 +4,7 @@ import { createService } from './service.js';
 import { PRIVATE_ADDRESSES_SETTING } from './address-trust.js';
 import { ContactsCore } from './core.js';
 import { registerMessages } from './messages.js';
+import { registerLineMetrics } from './metrics.js';
 import { PingService } from './ping.js';
 import { registerRoutes } from './routes.js';
 import { ContactStore, migrations } from './store.js';
@@ -41,6 +42,7 @@ export default definePlugin({
       });
     });
 
+    registerLineMetrics(ctx, store, core);
     const system = ctx.services.use<SystemService>('system');
     system.registerMetrics('contacts', () => ({
       accepted: store.count('accepted'),

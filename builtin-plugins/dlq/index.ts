@@ -11,5 +11,6 @@ export default definePlugin({
   setup(ctx) {
     registerDlqRoutes(ctx);
     ctx.services.use<SystemService>('system').registerMetrics('dlq', () => ({ pending_count: ctx.kernel.dlq.pendingCount() }));
+    ctx.metrics.gauge({ name: 'dlq_pending', help: 'Dead letters waiting for a retry or a decision' }, () => [{ value: ctx.kernel.dlq.pendingCount() }]);
   },
 });

@@ -5,6 +5,7 @@ import type { SystemService } from '../system/api.js';
 import { balanceProvider, chainProvider } from './chain.js';
 import { LedgerCore } from './core.js';
 import { LedgerDeadLetters } from './dead-letters.js';
+import { paymentMetrics } from './metrics.js';
 import { MSG } from './protocol.js';
 import { Receiver } from './receiver.js';
 import { SendQueue } from './sender.js';
@@ -17,6 +18,7 @@ export default definePlugin({
     const contacts = ctx.services.use<ContactsService>('contacts');
     const store = new LedgerStore(ctx.db.handle);
     const core = new LedgerCore(ctx, store, contacts);
+    core.onFinal(paymentMetrics(ctx));
     const deadLetters = new LedgerDeadLetters(core);
     const queue = new SendQueue(core, deadLetters);
     deadLetters.register(queue);

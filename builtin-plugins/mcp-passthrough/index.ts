@@ -20,6 +20,7 @@ import { registerOperatorRoutes } from './routes.js';
 import { TokenCipher } from './secrets.js';
 import { McpStore, migrations } from './store.js';
 import { UpstreamAgents } from './upstream/call.js';
+import { inferenceMetrics } from './metrics.js';
 import { coreProviderPresets, PresetRegistry } from './upstream/presets.js';
 
 /** Bootstrap keys never used, bound or funded are removed this long after their creation (Document 2). */
@@ -80,7 +81,7 @@ export default definePlugin({
       ctx.log,
       now,
     );
-    const inference = new Inference(config, presets, keys, billing, agents, timeoutMs, now, new Sellers(offers, resale, federation, contacts, now));
+    const inference = new Inference(config, presets, keys, billing, agents, timeoutMs, now, inferenceMetrics(ctx), new Sellers(offers, resale, federation, contacts, now));
     const api = new CustomerApi(store, config, inference, contacts, ctx.identity, () => ctx.kernel.node);
     const sessions = new Sessions(now, ctx.log);
     const endpoint = new McpEndpoint(keys, sessions, api, ctx.manifest.version, ctx.log, now);

@@ -38,6 +38,7 @@ import type { KeyRow, ModelRow, ProviderRow, UsageRow } from './store.js';
 import { callUpstream, type CallOptions, type CallOutcome, type UpstreamAgents } from './upstream/call.js';
 import type { ChatMessage, ProviderPreset } from './upstream/protocol.js';
 import type { PresetRegistry } from './upstream/presets.js';
+import type { InferenceMetrics } from './metrics.js';
 
 /** Document 2: the plugin pool request timeout. */
 export const REQUEST_TIMEOUT_MS = 125_000;
@@ -146,6 +147,7 @@ export class Inference {
     private readonly agents: UpstreamAgents,
     private readonly timeoutMs: number,
     private readonly now: () => number,
+    private readonly metrics: InferenceMetrics,
     private readonly sellers: SellerSource | null = null,
   ) {}
 
@@ -316,6 +318,7 @@ export class Inference {
       for (const [i, c] of tries.entries()) {
         used = c;
         const options = { cancel: io.cancel, deadline: deadline.signal, ...(io.onDelta ? { onDelta: io.onDelta } : {}) };
+        const triedAt = performance.now();
         outcome =
           c.kind === 'seller'
             ? await this.sellers!.call(c, { messages: args.messages, maxOutputTokens: outputOf(c) }, options)
@@ -332,6 +335,7 @@ export class Inference {
                 },
                 options,
               );
+        this.metrics.attempt(candidateName(c), modelOf(c), outcome.failure?.code ?? 'ok', (performance.now() - triedAt) / 1000);
         const produced = outcome.text.length > 0 || outcome.deltas > 0;
         const retryable = outcome.failure && !produced && outcome.failure.code !== 'cancelled' && outcome.failure.code !== 'upstream_timeout';
         if (!retryable || i === tries.length - 1) break;
@@ -354,13 +358,15 @@ export class Inference {
       transferBytes: o.requestBytes + o.responseBytes,
     };
     const billable = !o.failure || produced;
+    const status = !o.failure ? 'ok' : o.failure.code === 'cancelled' ? 'cancelled' : 'error';
+    const billed = billable ? charge(used.rates, metered) : 0n;
     let settled: ReturnType<Billing['settle']>;
     try {
       settled = this.billing.settle(reservation, {
         keyId: key.id,
         callId: io.callId ?? randomUUID(),
         tool: io.tool,
-        status: !o.failure ? 'ok' : o.failure.code === 'cancelled' ? 'cancelled' : 'error',
+        status,
         model: modelOf(used),
         providerId: used.kind === 'provider' ? used.provider.id : null,
         route: used.kind === 'provider' ? 'local' : 'seller',
@@ -370,7 +376,7 @@ export class Inference {
         outputTokens: billable ? metered.outputTokens : 0,
         transferBytes: metered.transferBytes,
         estimated: billable && estimated,
-        charge: billable ? charge(used.rates, metered) : 0n,
+        charge: billed,
         currency: key.currency,
         // A resold call costs what the seller charged (unknown when its answer never came: recorded as 0, see docs).
         cost: used.kind === 'provider' ? (billable ? charge(costRates(used.model), metered) : 0n) : (resold?.sellerCharge ?? 0n),
@@ -384,6 +390,15 @@ export class Inference {
     } finally {
       releaseSellerHold();
     }
+    this.metrics.call({
+      provider: candidateName(used),
+      model: modelOf(used),
+      status,
+      inputTokens: billable ? metered.inputTokens : 0,
+      outputTokens: billable ? metered.outputTokens : 0,
+      charge: billed,
+      currency: key.currency,
+    });
     if (used.kind === 'seller' && resold) this.sellers!.pay(used, resold);
     if (o.failure && !produced) {
       throw new ToolFailure(o.failure.code, o.failure.message, {

@@ -3,7 +3,7 @@
  * choice (fast: the first route; best-fee: the cheapest once every branch answered), approval when
  * autoAcceptTransaction is off (Document 1, "Routing behavior"), and the first leg.
  */
-import { ApiError, formatMinor, PeerRefusal, type InboundPeerMessage, type Minor, type PluginContext } from '../../sdk/index.js';
+import { ApiError, formatMinor, PeerRefusal, type CounterMetric, type InboundPeerMessage, type Minor, type PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import { ROUTING_EVENTS } from './api.js';
 import type { LedgerService, LedgerTx, LegStatement, PaymentRouter, RoutedOutcome, RoutedPayment } from '../ledger/api.js';
@@ -33,6 +33,8 @@ const nowMicros = (ms: number): number => {
 export class Payments implements PaymentRouter {
   readonly #waiters = new Map<string, Waiter[]>();
   #legs: Legs | null = null;
+  /** Route searches this node originated, by how they ended: `found` (a route was chosen or offered for approval) or `no_route`. */
+  readonly #searches: CounterMetric;
 
   constructor(
     private readonly ctx: PluginContext,
@@ -40,7 +42,9 @@ export class Payments implements PaymentRouter {
     private readonly ledger: LedgerService,
     private readonly contacts: ContactsService,
     private readonly discovery: Discovery,
-  ) {}
+  ) {
+    this.#searches = ctx.metrics.counter({ name: 'route_discoveries_total', help: 'Route discoveries this node originated, by outcome (found, no_route)', labels: ['outcome'] });
+  }
 
   attach(legs: Legs): void {
     this.#legs = legs;
@@ -157,6 +161,7 @@ export class Payments implements PaymentRouter {
     const payment = this.store.payment(hash);
     if (!payment || payment.status !== 'searching') return;
     if (this.store.candidates(hash).length === 0) {
+      this.#searches.inc({ outcome: 'no_route' });
       this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'failed', failureReason: 'no_route: every branch answered without a route within maxFee' }, this.ctx.clock.now()));
       this.#fail(hash, new ApiError('no_route', 400, `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee`));
       return;
@@ -166,6 +171,7 @@ export class Payments implements PaymentRouter {
 
   /** The route is chosen (fast: the first; best-fee: the cheapest), or waits for the operator's approval. */
   #decide(payment: PaymentRow): void {
+    this.#searches.inc({ outcome: 'found' });
     const candidates = this.store.candidates(payment.hash);
     if (this.ctx.settings.get('autoAcceptTransaction') === false) {
       this.ctx.db.tx(() => this.store.patchPayment(payment.hash, { status: 'awaiting_approval' }, this.ctx.clock.now()));

@@ -1,17 +1,7 @@
 import { CliError, type CliApi, type CliQuery } from '../../sdk/cli.js';
 import type { ResolvedCredentials } from './credentials.js';
-import { SignedClient, type ApiResponse } from './rest-client.js';
-
-/** Requests that take longer than this are abandoned (a node that accepts but never answers). */
-const REQUEST_TIMEOUT_MS = 60_000;
-
-interface Envelope {
-  success?: boolean;
-  data?: unknown;
-  error?: ({ code?: unknown; message?: unknown } & Record<string, unknown>) | string;
-  /** Some validation failures carry their message beside a string `error` (Document 1, convention 8). */
-  message?: unknown;
-}
+import { apiErrorOf, NodeApiError, NodeClient, NodeUnreachableError, REQUEST_TIMEOUT_MS, RestVerbs, unreachable, type CallOptions } from './node-client.js';
+import type { ApiResponse } from './rest-client.js';
 
 /** What the command line says about a few node errors so the operator knows what to do. */
 function hint(code: string, source: string): string {
@@ -26,15 +16,17 @@ function hint(code: string, source: string): string {
 }
 
 /**
- * The REST API as commands see it: signed calls that return `data` of the success envelope or throw CliError
- * with the node's error code (`status` = HTTP status, other fields of `error` kept). Credentials are resolved at
- * the first call, so commands that need no node (help) work without them.
+ * The REST API as commands see it: the client library's NodeClient (`wallet-node/client`), with its errors turned
+ * into CliError (the node's code, `status` = HTTP status, the error's other fields kept, a hint where one helps).
+ * Credentials are resolved at the first call, so commands that need no node (help) work without them.
  */
-export class CliApiClient implements CliApi {
-  #client: SignedClient | null = null;
+export class CliApiClient extends RestVerbs implements CliApi {
+  #client: NodeClient | null = null;
   #creds: ResolvedCredentials | null = null;
 
-  constructor(private readonly credentials: () => ResolvedCredentials) {}
+  constructor(private readonly credentials: () => ResolvedCredentials) {
+    super();
+  }
 
   get resolved(): ResolvedCredentials | null {
     return this.#creds;
@@ -46,8 +38,8 @@ export class CliApiClient implements CliApi {
     return this.#creds;
   }
 
-  #signed(): SignedClient {
-    this.#client ??= new SignedClient(this.creds());
+  #node(): NodeClient {
+    this.#client ??= new NodeClient(this.creds());
     return this.#client;
   }
 
@@ -55,49 +47,29 @@ export class CliApiClient implements CliApi {
     return this.creds().baseUrl;
   }
 
-  async raw(
-    method: string,
-    path: string,
-    options: { query?: CliQuery; body?: unknown; timeoutMs?: number } = {},
-  ): Promise<ApiResponse> {
-    const client = this.#signed();
-    const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
-    const signal = AbortSignal.timeout(timeoutMs);
-    try {
-      return await client.request(method, path, { ...(options.query ? { query: options.query } : {}), body: options.body, signal });
-    } catch (err) {
-      throw this.#transportError(err, timeoutMs);
-    }
-  }
-
-  #transportError(err: unknown, timeoutMs: number): CliError {
-    const base = this.#signed().credentials.baseUrl;
-    const e = err as Error & { cause?: { code?: string } };
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-      return new CliError('NODE_TIMEOUT', `the node at ${base} did not answer within ${Math.round(timeoutMs / 1000)} s`);
-    }
-    const cause = e.cause?.code ? ` (${e.cause.code})` : '';
-    return new CliError('NODE_UNREACHABLE', `cannot reach the node at ${base}${cause}: is wallet-node running?`);
+  async raw(method: string, path: string, options: { query?: CliQuery; body?: unknown; timeoutMs?: number } = {}): Promise<ApiResponse> {
+    return this.#cli(() => this.#node().raw(method, path, options));
   }
 
   async stream(path: string, query?: CliQuery): Promise<{ headers: Headers; body: AsyncIterable<Uint8Array> }> {
-    const client = this.#signed();
+    const node = this.#node();
     // One deadline for the answer and then for each chunk: a long transfer is fine, a stalled one is not.
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+    const lost = (err: unknown): CliError => this.#fromClient(unreachable(err, node.baseUrl, REQUEST_TIMEOUT_MS));
     let res: Response;
     try {
-      res = await client.open('GET', path, { ...(query ? { query } : {}), signal: controller.signal });
+      res = await node.signed.open('GET', path, { ...(query ? { query } : {}), signal: controller.signal });
     } catch (err) {
       clearTimeout(timer);
-      throw this.#transportError(err, REQUEST_TIMEOUT_MS);
+      throw lost(err);
     }
     if (res.status !== 200 || !res.body) {
       let text: string;
       try {
         text = await res.text();
       } catch (err) {
-        throw this.#transportError(err, REQUEST_TIMEOUT_MS);
+        throw lost(err);
       } finally {
         clearTimeout(timer);
       }
@@ -107,61 +79,44 @@ export class CliApiClient implements CliApi {
       } catch {
         // not an envelope: reported as text
       }
-      throw this.#failure({ status: res.status, headers: res.headers, body: parsed });
+      throw this.#fromClient(apiErrorOf({ status: res.status, headers: res.headers, body: parsed }));
     }
     const source = res.body;
-    const chunks = async function* (api: CliApiClient): AsyncGenerator<Uint8Array> {
+    const chunks = async function* (): AsyncGenerator<Uint8Array> {
       try {
         for await (const chunk of source) {
           timer.refresh();
           yield chunk;
         }
       } catch (err) {
-        throw api.#transportError(err, REQUEST_TIMEOUT_MS);
+        throw lost(err);
       } finally {
         clearTimeout(timer);
         if (!controller.signal.aborted) controller.abort();
       }
     };
-    return { headers: res.headers, body: chunks(this) };
+    return { headers: res.headers, body: chunks() };
   }
 
-  async request<T>(method: string, path: string, options: { query?: CliQuery; body?: unknown } = {}): Promise<T> {
-    const res = await this.raw(method, path, options);
-    const env = (res.body && typeof res.body === 'object' ? res.body : {}) as Envelope;
-    if (res.status < 400 && env.success !== false) {
-      return (env.success === true ? env.data : res.body) as T;
+  override async request<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+    return this.#cli(() => this.#node().request<T>(method, path, options));
+  }
+
+  async #cli<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw this.#cliError(err);
     }
-    throw this.#failure(res);
   }
 
-  /** A failed answer as the command line reports it: the node's code and message, the HTTP status, the other fields. */
-  #failure(res: ApiResponse): CliError {
-    const env = (res.body && typeof res.body === 'object' ? res.body : {}) as Envelope;
-    const error: Record<string, unknown> = env.error && typeof env.error === 'object' ? env.error : {};
-    const code = typeof error.code === 'string' ? error.code : typeof env.error === 'string' ? env.error : `http_${res.status}`;
-    const message =
-      typeof error.message === 'string'
-        ? error.message
-        : typeof env.message === 'string'
-          ? env.message
-          : typeof res.body === 'string' && res.body
-            ? res.body.slice(0, 200)
-            : `HTTP ${res.status}`;
-    const { code: _code, message: _message, ...rest } = error;
-    return new CliError(code, message + hint(code, this.creds().source), { status: res.status, ...rest });
+  #cliError(err: unknown): unknown {
+    return err instanceof NodeApiError || err instanceof NodeUnreachableError ? this.#fromClient(err) : err;
   }
 
-  get<T = unknown>(path: string, query?: CliQuery): Promise<T> {
-    return this.request<T>('GET', path, query ? { query } : {});
-  }
-  post<T = unknown>(path: string, body?: unknown, query?: CliQuery): Promise<T> {
-    return this.request<T>('POST', path, { body: body ?? {}, ...(query ? { query } : {}) });
-  }
-  put<T = unknown>(path: string, body?: unknown, query?: CliQuery): Promise<T> {
-    return this.request<T>('PUT', path, { body: body ?? {}, ...(query ? { query } : {}) });
-  }
-  delete<T = unknown>(path: string, query?: CliQuery): Promise<T> {
-    return this.request<T>('DELETE', path, query ? { query } : {});
+  /** The client library's errors as the command line reports them. */
+  #fromClient(err: NodeApiError | NodeUnreachableError): CliError {
+    if (err instanceof NodeUnreachableError) return new CliError(err.code, err.message);
+    return new CliError(err.code, err.message + hint(err.code, this.creds().source), { status: err.status, ...err.details });
   }
 }

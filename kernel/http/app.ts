@@ -3,6 +3,7 @@ import Koa, { type Context } from 'koa';
 import type { AuthInfo, HttpMethod, Logger, RouteRequest } from '../../sdk/index.js';
 import { RawReply, Reply } from '../../sdk/index.js';
 import { ApiError } from '../errors.js';
+import { inRequest } from '../log.js';
 import type { TrustedProxies } from '../net/proxies.js';
 import type { HealthReport } from '../db/storage-health.js';
 import { grants } from '../auth/scopes.js';
@@ -47,6 +48,15 @@ export interface HttpDeps {
   health(): HealthReport;
   /** The answer to a failure that is not an ApiError but has one of its own (a refused disk write); null: a 500. */
   knownFailure(err: unknown): ApiError | null;
+  /** Told of every answered request: its route template (`unmatched` when no route took it), for metrics. */
+  answered(request: AnsweredRequest): void;
+}
+
+export interface AnsweredRequest {
+  route: string;
+  method: string;
+  status: number;
+  seconds: number;
 }
 
 export interface HttpMetrics {
@@ -78,6 +88,7 @@ export class HttpServerApp {
   constructor(private readonly deps: HttpDeps) {
     this.koa.proxy = false;
     this.koa.silent = true;
+    this.koa.use((ctx, next) => this.#observe(ctx as Context, next));
     this.koa.use((ctx, next) => this.#envelope(ctx as Context, next));
     this.koa.use((ctx, next) => this.#front(ctx as Context, next));
     this.koa.use((ctx, next) => (this.#dispatchRoutes ? this.#dispatchRoutes(ctx, next) : next()));
@@ -93,6 +104,18 @@ export class HttpServerApp {
 
   callback(): ReturnType<Koa['callback']> {
     return this.koa.callback();
+  }
+
+  /**
+   * Outside everything else: the request's scope, so every log line written while serving it carries the request id
+   * #envelope gives it, and its measurement once the answer (an error envelope included) is settled.
+   */
+  async #observe(ctx: Context, next: Koa.Next): Promise<void> {
+    const started = performance.now();
+    await inRequest(() => ctx.state.requestId as string | undefined, next);
+    const matched = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
+    const route = matched ?? (ctx.path === '/healthz' ? '/healthz' : 'unmatched');
+    this.deps.answered({ route, method: ctx.method, status: ctx.status, seconds: (performance.now() - started) / 1000 });
   }
 
   async #envelope(ctx: Context, next: Koa.Next): Promise<void> {

@@ -19,6 +19,12 @@ const HELLO_PATH = '/peer/v1/hello';
 const HELLO_REUSE_MS = 60_000;
 const MAX_REMEMBERED_HELLOS = 1024;
 
+/**
+ * Told of every message sent or handled, for metrics: `type` is the body's type (on the way in, one a plugin handles,
+ * else `unknown`), `result` one of few words (`ok`, `refused`, `error`, or a delivery error's code), never a peer's text.
+ */
+export type PeerMessageCounter = (direction: 'in' | 'out', type: string, result: string) => void;
+
 /** Pins of self-signed HTTPS certificates, per address, taken on first use (replaced only by a re-pin). */
 export class TlsPins {
   readonly #set;
@@ -71,6 +77,7 @@ export class PeerClient {
     private readonly transports: PeerTransports,
     private readonly pins: TlsPins,
     private readonly log: Logger,
+    private readonly counted: PeerMessageCounter = () => {},
   ) {}
 
   /** Transports taken down (node-cli out, tests): every exchange fails as a peer that cannot be reached. */
@@ -180,6 +187,17 @@ export class PeerClient {
    * `repeatable` asks the receiver to record its reply so a retry is answered without handling it twice.
    */
   async request(target: PeerTarget, payload: PeerPayload, mid: string, repeatable = false): Promise<PeerReply & { address: string }> {
+    try {
+      const reply = await this.#request(target, payload, mid, repeatable);
+      this.counted('out', payload.type, reply.ok ? 'ok' : 'refused');
+      return reply;
+    } catch (err) {
+      this.counted('out', payload.type, err instanceof PeerDeliveryError ? err.code : 'error');
+      throw err;
+    }
+  }
+
+  async #request(target: PeerTarget, payload: PeerPayload, mid: string, repeatable: boolean): Promise<PeerReply & { address: string }> {
     let { pubkeyHash, sealingKey } = target;
     // Only a key hash the caller brought may justify a re-pin, not one learned from a hello on the way.
     const expected = pubkeyHash ?? null;

@@ -5,6 +5,7 @@ import type { Db } from '../db/open.js';
 import { decryptAtRest, encryptAtRest } from '../crypto/at-rest.js';
 import { SlidingWindowLimiter } from '../auth/rate-limiter.js';
 import type { Identity } from '../identity.js';
+import type { PeerMessageCounter } from './client.js';
 import { buildReplyEnvelope, EnvelopeError, inspectEnvelope, openInspected, PEER_WINDOW_SECONDS, type OpenedEnvelope } from './envelope.js';
 
 export interface InboundResult {
@@ -93,6 +94,7 @@ export class PeerInbound {
     private readonly perKeyPerMinute: () => number,
     private readonly log: Logger,
     watch: GroupCommitWatch = {},
+    private readonly counted: PeerMessageCounter = () => {},
   ) {
     this.#replay = db.prepare('SELECT 1 FROM peer_replay WHERE sender = ? AND nonce = ?').pluck();
     this.#replayPut = db.prepare('INSERT OR IGNORE INTO peer_replay (sender, nonce, ts) VALUES (?, ?, ?)');
@@ -225,6 +227,13 @@ export class PeerInbound {
 
   /** Null when the handler failed unexpectedly: nothing is recorded, so the sender's retry runs it again. */
   async #dispatch(type: string, payload: Record<string, unknown>, sender: PeerSender, messageId: string, now: number): Promise<StoredReply | null> {
+    const reply = await this.#handled(type, payload, sender, messageId, now);
+    const known = this.#handlers.has(type);
+    this.counted('in', known ? type : 'unknown', !reply ? 'error' : reply.ok ? 'ok' : known ? 'refused' : 'unknown_type');
+    return reply;
+  }
+
+  async #handled(type: string, payload: Record<string, unknown>, sender: PeerSender, messageId: string, now: number): Promise<StoredReply | null> {
     const refusal = (r: PeerRefusal): StoredReply => ({ ok: false, data: r.data ?? {}, error: { code: r.code, message: r.message } });
     const entry = this.#handlers.get(type);
     if (!entry) return refusal(new PeerRefusal('unknown_type', `this node does not handle "${type}" messages`));

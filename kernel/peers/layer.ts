@@ -8,7 +8,7 @@ import { BodyReader, dropUnreadBodyLater, overBudget } from '../http/body.js';
 import { REQUEST_TIMEOUT_MS } from '../net/listener.js';
 import { normalizeIp } from '../net/proxies.js';
 import type { Identity } from '../identity.js';
-import { PeerClient, TlsPins } from './client.js';
+import { PeerClient, TlsPins, type PeerMessageCounter } from './client.js';
 import { DeadLetterQueue } from './dlq.js';
 import { buildHello } from './envelope.js';
 import { MAX_BATCH_ENVELOPES } from './batcher.js';
@@ -71,6 +71,8 @@ export interface PeerLayerDeps {
   tlsFingerprint?: () => string | null;
   /** Reaches peers through this instead of sockets (http and https addresses; Tor stays as it is). */
   httpTransport?: Transport;
+  /** Told of every message sent or handled (metrics). */
+  counted?: PeerMessageCounter;
 }
 
 /** The node-to-node message layer: inbound endpoint, client, outbox and dead letter queue. */
@@ -94,6 +96,7 @@ export class PeerLayer {
       deps.perKeyPerMinute ?? (() => DEFAULT_MESSAGES_PER_KEY_PER_MINUTE),
       deps.log,
       { storage: deps.tx.storage, log: deps.log },
+      deps.counted,
     );
     this.#bodies = deps.bodies ?? new BodyReader();
     this.#clientAddress = deps.clientAddress ?? ((req) => normalizeIp(req.socket.remoteAddress ?? ''));
@@ -103,7 +106,7 @@ export class PeerLayer {
       ...(deps.httpTransport ? { http: deps.httpTransport } : {}),
     });
     const pins = new TlsPins(deps.db);
-    this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, pins, deps.log);
+    this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, pins, deps.log, deps.counted);
     this.routes = new PeerRouteFetch(pins);
     this.dlq = new DeadLetterQueue(deps.db, deps.log);
     this.outbox = new Outbox(deps.db, deps.tx, this.client, (m, type, reason, address) => this.dlq.park(m, type, reason, address), deps.log);

@@ -5,6 +5,7 @@ import type { Db } from '../db/open.js';
 import { storageRetryMs } from '../db/storage-health.js';
 import type { TxRunner } from '../db/tx.js';
 import type { PeerClient } from './client.js';
+import { outsideRequest } from '../log.js';
 
 /** Attempts before a message is parked in the dead letter queue (DELIVERY_MAX_RETRIES). */
 export const DELIVERY_MAX_RETRIES = 5;
@@ -150,10 +151,12 @@ export class Outbox {
   kick(): void {
     if (!this.#running || this.#kickQueued) return;
     this.#kickQueued = true;
-    setImmediate(() => {
-      this.#kickQueued = false;
-      this.#pump();
-    });
+    outsideRequest(() =>
+      setImmediate(() => {
+        this.#kickQueued = false;
+        this.#pump();
+      }),
+    );
   }
 
   /** Sends one stored message now (operator retry from the dead letter queue). */

@@ -15,6 +15,7 @@ import type { TxRunner } from '../db/tx.js';
 import type { EventBus } from '../events.js';
 import type { JobRunner } from '../jobs.js';
 import type { LogSink } from '../log.js';
+import type { MetricsRegistry } from '../metrics.js';
 import type { SettingsRegistry } from '../settings.js';
 import type { RouteTable } from '../http/route-table.js';
 import type { PeerLayer } from '../peers/layer.js';
@@ -29,6 +30,7 @@ export interface ContextDeps {
   jobs: JobRunner;
   settings: SettingsRegistry;
   logs: LogSink;
+  metrics: MetricsRegistry;
   clock: Clock;
   identity: NodeIdentityApi;
   kernel: KernelApi;
@@ -138,6 +140,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       }),
       peer: peer.api,
       log: deps.logs.logger(name),
+      metrics: deps.metrics.forOwner(name),
       clock: deps.clock,
       kernel: deps.kernel,
       sandbox: deps.sandbox.bridgeFor(name),
@@ -151,6 +154,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
     const teardown = async (reason: StopReason): Promise<void> => {
       // a plugin whose setup failed must leave no route behind in the generation being built
       table.removeOwner(name);
+      deps.metrics.releaseOwner(name);
       for (const hook of stopHooks.reverse()) await hook(reason);
       for (const off of unsubscribes) off();
       peer.release();

@@ -44,6 +44,7 @@ const TABLE: Record<string, Row> = {
   api_cors_allowed_origins: { valid: 'https://a.example, https://b.example', expect: 'https://a.example,https://b.example', invalid: { origin: 'x' } },
   rate_limit_enabled: { valid: false, expect: false, invalid: 'sometimes' },
   trusted_proxies: { valid: '10.0.0.1, 10.0.1.0/24', expect: ['10.0.0.1', '10.0.1.0/24'], invalid: '0.0.0.0/0' },
+  metrics_allowed_addresses: { valid: '127.0.0.1, 192.0.2.0/24', expect: ['127.0.0.1', '192.0.2.0/24'], invalid: 'localhost' },
   log_level: { valid: 'debug', expect: 'DEBUG', invalid: 'LOUD' },
   log_max_entries: { valid: 500, expect: 500, invalid: 5 },
   default_transport_mode: { valid: 'HTTP', expect: 'http', invalid: 'pigeon' },
