@@ -9,6 +9,8 @@ const WRITE = { scope: 'backup:write' };
 export interface BackupPolicyView {
   enabled(): boolean;
   retention(): number;
+  /** Applies retention now (the settings' count and scope). */
+  prune(): ReturnType<Backups['cleanup']>;
   /** The next daily backup (ms), or null when none is scheduled. */
   nextScheduled(): number | null;
   setEnabled(enabled: boolean): void;
@@ -106,6 +108,6 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
     method: 'POST',
     path: '/api/v1/backup/cleanup',
     access: WRITE,
-    handler: () => backups.cleanup(policy.retention()),
+    handler: () => policy.prune(),
   });
 }
