@@ -132,7 +132,7 @@ export const systemSettings: readonly SettingDefinition[] = [
 
   // Display
   int('maxOutput', 5, 0, 10_000, 'display', 'Lines shown by listing commands; 0 means unlimited'),
-  int('displayDecimals', 2, 0, 8, 'display', 'Decimals shown by the GUI (truncated, never rounded); the API and CLI keep 8'),
+  int('displayDecimals', 2, 0, 8, 'display', 'Decimals the GUI shows (cut, never rounded); the API and node-cli always show all 8'),
   { key: 'displayDateFormat', type: 'enum', default: DEFAULT_DATE_FORMAT, options: DATE_FORMATS, category: 'display',
     description: 'How dates are displayed (UTC); one of the whitelisted formats' },
 
