@@ -1,5 +1,6 @@
 import type { SettingDefinition } from '../sdk/index.js';
 import { parseHostname } from './config.js';
+import { normalizeOriginList, originListProblem } from './net/origins.js';
 import { parseTrustedProxies } from './net/proxies.js';
 
 const days = (key: string, def: number, description: string): SettingDefinition => ({
@@ -16,8 +17,8 @@ export const kernelSettings: readonly SettingDefinition[] = [
     normalize: (v) => (v === '' ? '' : parseHostname(String(v))) },
   { key: 'apiEnabled', type: 'boolean', default: true, category: 'api', description: 'Serve the REST API (health stays up when off)' },
   { key: 'apiCorsAllowedOrigins', type: 'string', default: '', category: 'api',
-    description: 'Comma-separated origins allowed by CORS; * allows any; empty allows none',
-    normalize: (v) => String(v).split(',').map((s) => s.trim()).filter(Boolean).join(',') },
+    description: 'Comma-separated origins (scheme://host[:port]) allowed by CORS; * allows any; empty allows none',
+    validate: (v) => originListProblem(String(v)), normalize: (v) => normalizeOriginList(String(v)) },
   { key: 'rateLimitEnabled', type: 'boolean', default: true, category: 'api', description: 'Enforce per-key request rate limits' },
   // Failed authentications per client address (kernel/auth/failure-limiter.ts)
   { key: 'rateLimitMaxAttempts', type: 'integer', default: 10, min: 1, max: 100_000, category: 'rate_limits',

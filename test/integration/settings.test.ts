@@ -41,7 +41,7 @@ const TABLE: Record<string, Row> = {
   name: { valid: 'Test node', expect: 'Test node', invalid: 'x'.repeat(65) },
   hostname: { valid: 'http://node.example:8080/', expect: 'http://node.example:8080', invalid: 'ftp://node.example' },
   api_enabled: { invalid: 'maybe' },
-  api_cors_allowed_origins: { valid: 'https://a.example, https://b.example', expect: 'https://a.example,https://b.example', invalid: { origin: 'x' } },
+  api_cors_allowed_origins: { valid: 'https://a.example, HTTPS://B.example:8443/', expect: 'https://a.example,https://b.example:8443', invalid: 'not a url' },
   rate_limit_enabled: { valid: false, expect: false, invalid: 'sometimes' },
   trusted_proxies: { valid: '10.0.0.1, 10.0.1.0/24', expect: ['10.0.0.1', '10.0.1.0/24'], invalid: '0.0.0.0/0' },
   log_level: { valid: 'debug', expect: 'DEBUG', invalid: 'LOUD' },
@@ -226,6 +226,19 @@ describe('system settings: update rules', () => {
     const broken = await t.admin.put<Envelope>(SETTINGS, '{"default_fee":');
     expect(broken.status).toBe(400);
     expect(broken.body.error?.code).toBe('invalid_json');
+  });
+
+  it('refuses CORS origins that are not scheme://host[:port] or *, naming them', async () => {
+    for (const bad of ['not a url', 'https://a.example/app', 'a.example', 'https://a.example:99999', 'https://user@a.example', '*.example']) {
+      const res = await t.admin.put<Envelope>(SETTINGS, { api_cors_allowed_origins: `https://ok.example,${bad}` });
+      expect({ bad, status: res.status, code: res.body.error?.code }).toEqual({ bad, status: 400, code: 'validation_error' });
+      expect(res.body.error?.errors).toEqual([{ setting: 'api_cors_allowed_origins', message: expect.stringContaining(JSON.stringify(bad)) }]);
+    }
+    const good = await t.admin.put<Envelope<{ updated: Record<string, unknown> }>>(SETTINGS, {
+      api_cors_allowed_origins: '*, http://192.168.1.20:3000, https://[2001:db8::1]:8443, app://x',
+    });
+    expect(good.body.data.updated).toEqual({ api_cors_allowed_origins: '*,http://192.168.1.20:3000,https://[2001:db8::1]:8443,app://x' });
+    expect((await t.admin.put<Envelope>(SETTINGS, { api_cors_allowed_origins: '' })).status).toBe(200);
   });
 
   it('keeps fee percents to 8 decimals', async () => {
