@@ -13,7 +13,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, RAW_DISPLAY, defineCliCommands, provideCliDisplay, type CliApi, type CliContext, type CliDisplay } from '../../sdk/cli.js';
-import { DATE_FORMATS, formatDate } from './display.js';
+import { dateFormatProblem, formatDate } from './display.js';
 
 interface SettingsView {
   settings: Record<string, unknown>;
@@ -77,7 +77,7 @@ export function parseApiTime(value: string): Date | null {
  */
 export function displayFrom(settings: Record<string, unknown>): CliDisplay {
   const format = String(settings.display_date_format);
-  const dated = (DATE_FORMATS as readonly string[]).includes(format);
+  const dated = dateFormatProblem(format) === null;
   return {
     amount: RAW_DISPLAY.amount,
     date: (v) => {

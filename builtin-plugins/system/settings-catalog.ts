@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { SettingDefinition } from '../../sdk/index.js';
 import { normalizeCurrency, sameCurrency } from '../../sdk/currency.js';
-import { DATE_FORMATS, DEFAULT_DATE_FORMAT } from './display.js';
+import { DEFAULT_DATE_FORMAT, dateFormatProblem } from './display.js';
 
 /**
  * The settings of Document 2 that the kernel does not declare itself (see kernel/settings-catalog.ts), plus
@@ -133,8 +133,9 @@ export const systemSettings: readonly SettingDefinition[] = [
   // Display
   int('maxOutput', 5, 0, 10_000, 'display', 'Lines shown by listing commands; 0 means unlimited'),
   int('displayDecimals', 2, 0, 8, 'display', 'Decimals the GUI shows (cut, never rounded); the API and node-cli always show all 8'),
-  { key: 'displayDateFormat', type: 'enum', default: DEFAULT_DATE_FORMAT, options: DATE_FORMATS, category: 'display',
-    description: 'How dates are displayed (UTC); one of the whitelisted formats' },
+  { key: 'displayDateFormat', type: 'string', default: DEFAULT_DATE_FORMAT, category: 'display',
+    description: 'Date format string (UTC): tokens YYYY MM MMM DD HH hh mm ss SSS A, other letters in [brackets]; or unix',
+    validate: (v) => dateFormatProblem(String(v)) },
 
   // Analytics
   flag('analyticsEnabled', false, 'analytics', 'Send one anonymous usage heartbeat per day over Tor', 'NODE_ANALYTICS_ENABLED'),

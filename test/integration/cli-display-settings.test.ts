@@ -73,6 +73,11 @@ describe('node-cli display settings', () => {
     const slashed = `${at.getUTCFullYear()}/${pad(at.getUTCMonth() + 1)}/${pad(at.getUTCDate())} ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}:${pad(at.getUTCSeconds())}`;
     expect(rowWith((await cli(A, ['history'])).stdout, 'display test')[0]).toBe(slashed);
 
+    // Any format string of the usual tokens, literal letters in brackets (Document 2: "Date format string").
+    await ok(A, 'PUT', '/api/v1/system/settings', { display_date_format: 'DD.MM.YYYY [um] HH:mm' });
+    const german = `${pad(at.getUTCDate())}.${pad(at.getUTCMonth() + 1)}.${at.getUTCFullYear()} um ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}`;
+    expect(rowWith((await cli(A, ['history'])).stdout, 'display test')[0]).toBe(german);
+
     await ok(A, 'PUT', '/api/v1/system/settings', { display_date_format: 'unix' });
     expect(rowWith((await cli(A, ['history'])).stdout, 'display test')[0]).toBe(String(Math.floor(at.getTime() / 1000)));
 

@@ -92,7 +92,7 @@ const TABLE: Record<string, Row> = {
   rate_limit_block_seconds: { valid: 600, expect: 600, invalid: 0 },
   max_output: { valid: 0, expect: 0, invalid: -1 },
   display_decimals: { valid: 8, expect: 8, invalid: 9 },
-  display_date_format: { valid: 'yyyy-mm-dd hh:mm:ss', expect: 'YYYY-MM-DD HH:mm:ss', invalid: '%Y-%m-%d' },
+  display_date_format: { valid: 'YYYY-MM-DD [at] HH:mm', expect: 'YYYY-MM-DD [at] HH:mm', invalid: '%Y-%m-%d' },
   analytics_consent_asked: { valid: true, expect: true, invalid: 'x' },
   analytics_enabled: { valid: 'yes', expect: true, invalid: 'sure' },
   analytics_opt_in_at: { invalid: '2024-01-01T00:00:00Z' },
@@ -239,6 +239,28 @@ describe('system settings: update rules', () => {
     });
     expect(good.body.data.updated).toEqual({ api_cors_allowed_origins: '*,http://192.168.1.20:3000,https://[2001:db8::1]:8443,app://x' });
     expect((await t.admin.put<Envelope>(SETTINGS, { api_cors_allowed_origins: '' })).status).toBe(200);
+  });
+
+  it('takes any date format string built from the tokens, and refuses others saying why', async () => {
+    for (const format of ['YYYY-MM-DD', 'DD.MM.YYYY [um] HH:mm', 'MMM DD, YYYY hh:mm:ss A', 'YYYY-MM-DDTHH:mm:ss.SSSZ', 'HH:mm', 'unix']) {
+      const res = await t.admin.put<Envelope<{ updated: Record<string, unknown> }>>(SETTINGS, { display_date_format: format });
+      expect({ format, status: res.status, updated: res.body.data?.updated }).toEqual({ format, status: 200, updated: { display_date_format: format } });
+    }
+    const refusals: [string, RegExp][] = [
+      ['%Y-%m-%d', /"Y" at position 2 is no token/],
+      ['yyyy-mm-dd', /"y" at position 1 is no token.*case matters/],
+      ['d/m/Y H:i:s', /"d" at position 1/],
+      ['YYYY [open', /"\[" at position 6/],
+      ['-- :: --', /has no token/],
+      [`YYYY${'-'.repeat(61)}`, /at most 64 characters/],
+    ];
+    for (const [format, why] of refusals) {
+      const res = await t.admin.put<Envelope>(SETTINGS, { display_date_format: format });
+      expect({ format, status: res.status, code: res.body.error?.code }).toEqual({ format, status: 400, code: 'validation_error' });
+      expect(res.body.error?.errors?.[0]).toEqual({ setting: 'display_date_format', message: expect.stringMatching(why) });
+    }
+    expect((await readSettings(t)).settings.display_date_format).toBe('unix');
+    await t.admin.put(SETTINGS, { display_date_format: 'DD/MM/YYYY HH:mm:ss' });
   });
 
   it('keeps fee percents to 8 decimals', async () => {
