@@ -19,7 +19,8 @@ export const kernelSettings: readonly SettingDefinition[] = [
   { key: 'apiCorsAllowedOrigins', type: 'string', default: '', category: 'api',
     description: 'Comma-separated origins (scheme://host[:port]) allowed by CORS; * allows any; empty allows none',
     validate: (v) => originListProblem(String(v)), normalize: (v) => normalizeOriginList(String(v)) },
-  { key: 'rateLimitEnabled', type: 'boolean', default: true, category: 'api', description: 'Enforce per-key request rate limits' },
+  { key: 'rateLimitEnabled', type: 'boolean', default: true, category: 'api',
+    description: "Enforce each API key's requests per minute (its rate_limit_per_minute). Off lifts only that limit: the block of client addresses that keep failing authentication (rateLimitMaxAttempts) and the peer message limit (p2pRateLimitPerMinute) stay, as they guard against attackers, not clients" },
   // Failed authentications per client address (kernel/auth/failure-limiter.ts)
   { key: 'rateLimitMaxAttempts', type: 'integer', default: 10, min: 1, max: 100_000, category: 'rate_limits',
     description: 'Failed authentications one client address may make per window; the last one blocks it' },
