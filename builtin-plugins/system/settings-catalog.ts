@@ -114,7 +114,7 @@ export const systemSettings: readonly SettingDefinition[] = [
 
   // Contacts
   flag('contactStatusEnabled', true, 'contacts', 'Ping contacts periodically to learn their status and available credit'),
-  flag('contactStatusSyncOnPing', true, 'contacts', 'Reconcile chain heads with a contact when pinging it'),
+  flag('contactStatusSyncOnPing', true, 'contacts', 'Let a ping start a chain sync when heads differ: after our pings, and at the contact for them (request_sync)'),
   flag('autoAcceptRestoredContact', true, 'contacts', 'Accept a known contact that reappears after a restore without asking'),
 
   // Chain drops (environment variables of Document 1 override these)

@@ -45,6 +45,8 @@ const COVERED: Record<string, Entry> = {
   p2p_expiration: 'test/integration/routing-crash.test.ts',
   // 'counts messages per sending key with p2pRateLimitPerMinute': at 5 the sixth message is refused.
   p2p_rate_limit_per_minute: 'test/integration/edge-peer-limits.test.ts',
+  // 'contactStatusSyncOnPing false: a ping that shows the chains disagree pulls nothing, on either side'.
+  contact_status_sync_on_ping: 'test/integration/chain-sync.test.ts',
   // 'with contact_status_enabled=false a run pings nobody'.
   contact_status_enabled: 'test/integration/contacts-status-cycle.test.ts',
   auto_chain_drop_propose: { file: 'test/integration/chain-drop.test.ts', mentions: 'NODE_AUTO_CHAIN_DROP_PROPOSE' },
