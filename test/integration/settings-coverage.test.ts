@@ -49,6 +49,7 @@ const COVERED: Record<string, Entry> = {
   contact_status_sync_on_ping: 'test/integration/chain-sync.test.ts',
   // 'with contact_status_enabled=false a run pings nobody'.
   contact_status_enabled: 'test/integration/contacts-status-cycle.test.ts',
+  auto_accept_restored_contact: 'test/integration/contacts-restored.test.ts',
   auto_chain_drop_propose: { file: 'test/integration/chain-drop.test.ts', mentions: 'NODE_AUTO_CHAIN_DROP_PROPOSE' },
   auto_chain_drop_accept: 'test/integration/chain-drop.test.ts',
   auto_chain_drop_accept_guard: 'test/integration/chain-drop.test.ts',
