@@ -43,6 +43,7 @@ const COVERED: Record<string, Entry> = {
   auto_reject_unknown_currency: 'test/integration/contacts.test.ts',
   max_p2p_level: 'test/integration/routing.test.ts',
   p2p_expiration: 'test/integration/routing-crash.test.ts',
+  hop_budget_randomized: 'test/integration/routing-hop-budget.test.ts',
   // 'counts messages per sending key with p2pRateLimitPerMinute': at 5 the sixth message is refused.
   p2p_rate_limit_per_minute: 'test/integration/edge-peer-limits.test.ts',
   // 'contactStatusSyncOnPing false: a ping that shows the chains disagree pulls nothing, on either side'.
