@@ -239,6 +239,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     log: logs.logger('peers'),
     settings: (key) => settings.get(key),
     torSocks: config.torSocks,
+    now: () => clock.now(),
     tlsFingerprint: () => listener.fingerprint(),
   });
   peers.dlq.onChange(() => events.publish(KERNEL_EVENTS.dlqChanged, { pending: peers.dlq.pendingCount() }));

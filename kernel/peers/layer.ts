@@ -53,6 +53,8 @@ export interface PeerLayerDeps {
   /** The settings registry's `get` (transport timeouts, fallbacks, Tor circuit settings). */
   settings: (key: string) => unknown;
   torSocks: { host: string; port: number };
+  /** The node's clock (ms): Tor circuit cooldowns count on it, so a test shifts it past one instead of waiting. */
+  now?: () => number;
   retired: () => boolean;
   /**
    * Reads message bodies. The node shares its REST pipeline's, so that one in-flight budget per client address
@@ -94,7 +96,7 @@ export class PeerLayer {
     );
     this.#bodies = deps.bodies ?? new BodyReader();
     this.#clientAddress = deps.clientAddress ?? ((req) => normalizeIp(req.socket.remoteAddress ?? ''));
-    this.transports = createPeerTransports({ torSocks: deps.torSocks, settings: deps.settings });
+    this.transports = createPeerTransports({ torSocks: deps.torSocks, settings: deps.settings, ...(deps.now ? { now: deps.now } : {}) });
     const pins = new TlsPins(deps.db);
     this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, pins, deps.log);
     this.routes = new PeerRouteFetch(pins);

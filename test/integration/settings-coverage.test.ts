@@ -33,6 +33,12 @@ const COVERED: Record<string, Entry> = {
   rate_limit_enabled: 'test/integration/auth-access.test.ts',
   trusted_proxies: 'test/integration/auth-http.test.ts',
   default_transport_mode: 'test/integration/wallet.test.ts',
+  // A node's pings to an onion through the tests' SOCKS proxy; the node's clock ends a cooldown.
+  http_transport_timeout_seconds: 'test/integration/transport-settings.test.ts',
+  tor_transport_timeout_seconds: 'test/integration/transport-settings.test.ts',
+  tor_circuit_max_failures: 'test/integration/transport-settings.test.ts',
+  tor_circuit_cooldown_seconds: 'test/integration/transport-settings.test.ts',
+  tor_failure_transport_fallback: 'test/integration/transport-settings.test.ts',
   max_fee: 'test/integration/contacts-fee-bounds.test.ts',
   default_fee: 'test/integration/contacts-fee-bounds.test.ts',
   min_fee: 'test/integration/contacts-fee-bounds.test.ts',
