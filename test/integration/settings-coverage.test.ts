@@ -39,6 +39,7 @@ const COVERED: Record<string, Entry> = {
   tor_circuit_max_failures: 'test/integration/transport-settings.test.ts',
   tor_circuit_cooldown_seconds: 'test/integration/transport-settings.test.ts',
   tor_failure_transport_fallback: 'test/integration/transport-settings.test.ts',
+  tor_fallback_require_encrypted: 'test/integration/transport-settings.test.ts',
   max_fee: 'test/integration/contacts-fee-bounds.test.ts',
   default_fee: 'test/integration/contacts-fee-bounds.test.ts',
   min_fee: 'test/integration/contacts-fee-bounds.test.ts',

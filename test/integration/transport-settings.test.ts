@@ -5,7 +5,9 @@
  * transports themselves are tested in transport.test.ts; here a test fails when the node ignores the setting.
  * Alice's clock is movable, so a circuit cooldown ends at once.
  */
+import Database from 'better-sqlite3';
 import net from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../sdk/index.js';
 import { startFakeSocks, type FakeSocks } from '../support/fake-socks.js';
@@ -67,10 +69,27 @@ describe('transport settings', () => {
     expect(await ping()).toMatchObject({ online_status: 'offline', message: expect.stringMatching(/tor_cooldown|unreachable/) });
   });
 
+  it('torFallbackRequireEncrypted: with no https address for Bob, the fallback takes his http one only when off', async () => {
+    // Alice forgets Bob's https address (edited with her node stopped); his http and onion ones stay.
+    await A.stop();
+    const db = new Database(join(A.dataDir, 'node.db'));
+    try {
+      db.prepare('UPDATE contacts SET addr_https = NULL WHERE pubkey_hash = ?').run(B.node.identity.pubkeyHash);
+    } finally {
+      db.close();
+    }
+    await A.restart();
+    expect((await ok(A, 'GET', '/api/v1/contacts/Bob')).contact.addresses).toMatchObject({ https: null, http: expect.any(String) });
+    await settings({ tor_failure_transport_fallback: true, tor_fallback_require_encrypted: true });
+    expect(await ping()).toMatchObject({ online_status: 'offline' });
+    await settings({ tor_fallback_require_encrypted: false });
+    expect(await ping()).toMatchObject({ online_status: 'online' });
+  });
+
   it('torTransportTimeoutSeconds: a circuit that never opens fails after the setting\'s time', async () => {
     socks.hang.add(onionOf(B));
     clock.shift(3_600_000);
-    await settings({ tor_transport_timeout_seconds: 10 });
+    await settings({ tor_transport_timeout_seconds: 10, tor_failure_transport_fallback: false });
     // The default would be 45 s (and the ping would outlast this test).
     expect((await ping()).message).toMatch(/^Contact is offline \(timeout: .*\.onion.*within 10000 ms\)$/);
   }, 30_000);
