@@ -69,6 +69,8 @@ const COVERED: Record<string, Entry> = {
   // The nightly jobs archive rows two days old at a retention of 1 day; ignored (30 and 180 days) nothing moves.
   payment_requests_archive_retention_days: 'test/integration/chain-archival.test.ts',
   transactions_archive_retention_days: 'test/integration/chain-archival.test.ts',
+  // Dead letters a day old go when the retention drops to 1 day, on a node clock moved ahead.
+  cleanup_dlq_retention_days: 'test/integration/dlq.test.ts',
   rate_limit_max_attempts: 'test/integration/auth-abuse.test.ts',
   // 'rateLimitWindowSeconds: failures older than the window no longer count' (a 1 s window).
   rate_limit_window_seconds: 'test/integration/auth-abuse.test.ts',
