@@ -3,6 +3,8 @@
  * an operator retry delivers them once the node is back; nothing arrives twice. Retries are shortened with
  * NODE_PEER_RETRY_BASE_MS (kernel/peers/outbox.ts).
  */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, ok, waitFor, hashOf } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
@@ -136,6 +138,28 @@ describe('dead letter queue of contact notices', () => {
     await waitFor(() => dlqItems(A, 'resolved,abandoned'), (d) => d.count === 0, 'the old dead letters deleted');
     offset = 0;
     await ok(A, 'PUT', '/api/v1/system/settings', { cleanup_dlq_retention_days: 90 });
+  });
+
+  it('cleanupDeliveryRetentionDays: delivered messages and stored replies older than it are deleted', async () => {
+    const rows = (): { sent: number; replies: number } => {
+      const db = new Database(join(A.dataDir, 'node.db'), { readonly: true });
+      try {
+        const sent = db.prepare(`SELECT COUNT(*) AS n FROM peer_outbox WHERE status IN ('delivered', 'refused', 'dead')`).get() as { n: number };
+        const replies = db.prepare('SELECT COUNT(*) AS n FROM peer_seen').get() as { n: number };
+        return { sent: sent.n, replies: replies.n };
+      } finally {
+        db.close();
+      }
+    };
+    const before = rows();
+    expect(before.sent).toBeGreaterThan(0);
+    expect(before.replies).toBeGreaterThan(0);
+    // Two days on (the default keeps them 30 days): a retention of 1 day deletes them, at once.
+    offset = 2 * 86_400_000;
+    await ok(A, 'PUT', '/api/v1/system/settings', { cleanup_delivery_retention_days: 1 });
+    await waitFor(async () => rows(), (r) => r.sent === 0 && r.replies === 0, 'the old deliveries deleted');
+    offset = 0;
+    await ok(A, 'PUT', '/api/v1/system/settings', { cleanup_delivery_retention_days: 30 });
   });
 
   it('a request queued while the peer is down and a crossing request from it accept each other', async () => {
