@@ -3,10 +3,9 @@
  * an operator retry delivers them once the node is back; nothing arrives twice. Retries are shortened with
  * NODE_PEER_RETRY_BASE_MS (kernel/peers/outbox.ts).
  */
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, ok, waitFor, hashOf } from '../support/api.js';
+import { queryCount } from '../support/db.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
 process.env.NODE_PEER_RETRY_BASE_MS = '10';
@@ -141,16 +140,10 @@ describe('dead letter queue of contact notices', () => {
   });
 
   it('cleanupDeliveryRetentionDays: delivered messages and stored replies older than it are deleted', async () => {
-    const rows = (): { sent: number; replies: number } => {
-      const db = new Database(join(A.dataDir, 'node.db'), { readonly: true });
-      try {
-        const sent = db.prepare(`SELECT COUNT(*) AS n FROM peer_outbox WHERE status IN ('delivered', 'refused', 'dead')`).get() as { n: number };
-        const replies = db.prepare('SELECT COUNT(*) AS n FROM peer_seen').get() as { n: number };
-        return { sent: sent.n, replies: replies.n };
-      } finally {
-        db.close();
-      }
-    };
+    const rows = (): { sent: number; replies: number } => ({
+      sent: queryCount(A.dataDir, `SELECT COUNT(*) FROM peer_outbox WHERE status IN ('delivered', 'refused', 'dead')`),
+      replies: queryCount(A.dataDir, 'SELECT COUNT(*) FROM peer_seen'),
+    });
     const before = rows();
     expect(before.sent).toBeGreaterThan(0);
     expect(before.replies).toBeGreaterThan(0);

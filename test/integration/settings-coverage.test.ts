@@ -72,6 +72,7 @@ const COVERED: Record<string, Entry> = {
   // Dead letters a day old go when the retention drops to 1 day, on a node clock moved ahead.
   cleanup_dlq_retention_days: 'test/integration/dlq.test.ts',
   cleanup_delivery_retention_days: 'test/integration/dlq.test.ts',
+  cleanup_rp2p_retention_days: 'test/integration/routing-retention.test.ts',
   rate_limit_max_attempts: 'test/integration/auth-abuse.test.ts',
   // 'rateLimitWindowSeconds: failures older than the window no longer count' (a 1 s window).
   rate_limit_window_seconds: 'test/integration/auth-abuse.test.ts',
