@@ -32,6 +32,9 @@ const COVERED: Record<string, Entry> = {
   api_cors_allowed_origins: 'test/integration/auth-http.test.ts',
   rate_limit_enabled: 'test/integration/auth-access.test.ts',
   trusted_proxies: 'test/integration/auth-http.test.ts',
+  log_level: 'test/integration/system-log-settings.test.ts',
+  log_max_entries: 'test/integration/system-log-settings.test.ts',
+  default_currency: 'test/integration/contacts-default-currency.test.ts',
   default_transport_mode: 'test/integration/wallet.test.ts',
   // A node's pings to an onion through the tests' SOCKS proxy; the node's clock ends a cooldown.
   http_transport_timeout_seconds: 'test/integration/transport-settings.test.ts',
