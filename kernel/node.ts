@@ -283,6 +283,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     log: logs.logger('peers'),
     settings: (key) => settings.get(key),
     torSocks: config.torSocks,
+    now: () => clock.now(),
     tlsFingerprint: () => listener.fingerprint(),
     ...(options.network ? { httpTransport: options.network.transport(() => addresses().http ?? baseUrl) } : {}),
     counted: measured.peerMessage,
@@ -294,12 +295,14 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     processor: 'cleanup',
     everyMs: 3_600_000,
     run: () => {
-      const now = Date.now();
+      const now = clock.now();
       const deliveryDays = settings.get<number>('cleanupDeliveryRetentionDays');
       peers.inbound.prune(now, deliveryDays * 86_400_000);
       peers.dlq.cleanup(now, settings.get<number>('cleanupDlqRetentionDays'), deliveryDays);
     },
   });
+  // A shorter retention applies at once, not at the next hourly run.
+  for (const key of ['cleanupDeliveryRetentionDays', 'cleanupDlqRetentionDays']) settings.onChange(key, () => jobs.kick('kernel.peer-retention'));
 
   const node: NodeInfo = {
     version: nodeVersion(),

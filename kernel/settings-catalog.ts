@@ -1,5 +1,6 @@
 import type { SettingDefinition } from '../sdk/index.js';
 import { parseHostname } from './config.js';
+import { normalizeOriginList, originListProblem } from './net/origins.js';
 import { parseTrustedProxies } from './net/proxies.js';
 
 const days = (key: string, def: number, description: string): SettingDefinition => ({
@@ -16,9 +17,10 @@ export const kernelSettings: readonly SettingDefinition[] = [
     normalize: (v) => (v === '' ? '' : parseHostname(String(v))) },
   { key: 'apiEnabled', security: true, type: 'boolean', default: true, category: 'api', description: 'Serve the REST API (health stays up when off)' },
   { key: 'apiCorsAllowedOrigins', security: true, type: 'string', default: '', category: 'api',
-    description: 'Comma-separated origins allowed by CORS; * allows any; empty allows none',
-    normalize: (v) => String(v).split(',').map((s) => s.trim()).filter(Boolean).join(',') },
-  { key: 'rateLimitEnabled', security: true, type: 'boolean', default: true, category: 'api', description: 'Enforce per-key request rate limits' },
+    description: 'Comma-separated origins (scheme://host[:port]) allowed by CORS; * allows any; empty allows none',
+    validate: (v) => originListProblem(String(v)), normalize: (v) => normalizeOriginList(String(v)) },
+  { key: 'rateLimitEnabled', security: true, type: 'boolean', default: true, category: 'api',
+    description: "Enforce each API key's requests per minute (its rate_limit_per_minute). Off lifts only that limit: the block of client addresses that keep failing authentication (rateLimitMaxAttempts) and the peer message limit (p2pRateLimitPerMinute) stay, as they guard against attackers, not clients" },
   // Failed authentications per client address (kernel/auth/failure-limiter.ts)
   { key: 'rateLimitMaxAttempts', security: true, type: 'integer', default: 10, min: 1, max: 100_000, category: 'rate_limits',
     description: 'Failed authentications one client address may make per window; the last one blocks it' },

@@ -136,7 +136,7 @@ export default defineCliCommands({
             ['daily backups', data.enabled ? 'enabled' : 'disabled'],
             ['next', data.next_scheduled ? show.date(data.next_scheduled) : null],
             ['backups', data.backup_count],
-            ['kept per kind', data.retention_count],
+            ['kept', data.retention_count],
             ['last', data.last_backup_file ? `${data.last_backup_file} (${show.date(data.last_backup)})` : null],
             ['directory', data.backup_directory],
           ]),
@@ -145,7 +145,7 @@ export default defineCliCommands({
 
     backup
       .command('cleanup')
-      .summary('delete old backups, keeping the newest of each kind (backupRetentionCount)')
+      .summary('delete old backups, keeping the newest (backupRetentionCount, backupRetentionScope)')
       .action(async () => {
         const data = await ctx.api.post<{ message: string; deleted_count: number; deleted_files: string[] }>('/api/v1/backup/cleanup');
         ctx.out.success(data, () => {

@@ -8,7 +8,7 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ApiError, type Clock, type Logger, type SnapshotMechanism } from '../../sdk/index.js';
 import { BackupFormatError, FORMAT_VERSION, openBackup, peekCreatedAt, readHeader, sealBackup } from './format.js';
-import { automaticFileName, groupOf, humanSize, isBackupFileName, namedFileName, namedFileProblem, type BackupGroup, type BackupKind } from './names.js';
+import { automaticFileName, groupOf, humanSize, isBackupFileName, namedFileName, namedFileProblem, type BackupGroup, type BackupKind, type RetentionScope } from './names.js';
 
 /** The directory, mode 700: NODE_BACKUP_DIR (absolute, or relative to the working directory) or `<data dir>/backups`. */
 export function backupDirectory(dataDir: string, configured: string | undefined): string {
@@ -266,11 +266,14 @@ export class Backups {
     return { message: `Backup ${filename} deleted`, filename };
   }
 
-  /** Keeps the newest `keep` backups of each group (daily and manual, archive, named); deletes the rest. */
-  cleanup(keep: number): { message: string; deleted_count: number; deleted_files: string[] } {
-    const groups = new Map<BackupGroup, BackupFile[]>();
+  /**
+   * Keeps the newest `keep` backups and deletes the rest: of all backups together (`all`, Document 1's "keeps most
+   * recent 3"), or of each group apart (`kind`: daily and manual, archive, named).
+   */
+  cleanup(keep: number, scope: RetentionScope): { message: string; deleted_count: number; deleted_files: string[] } {
+    const groups = new Map<BackupGroup | 'all', BackupFile[]>();
     for (const file of this.list()) {
-      const group = groupOf(file.filename);
+      const group = scope === 'kind' ? groupOf(file.filename) : 'all';
       groups.set(group, [...(groups.get(group) ?? []), file]);
     }
     const deleted: string[] = [];
@@ -284,9 +287,10 @@ export class Backups {
         }
       }
     }
-    if (deleted.length) this.deps.log.info('old backups deleted', { count: deleted.length, keep });
+    if (deleted.length) this.deps.log.info('old backups deleted', { count: deleted.length, keep, scope });
+    const kept = scope === 'kind' ? ' of each kind' : '';
     return {
-      message: deleted.length ? `Deleted ${deleted.length} old backup(s); the newest ${keep} of each kind are kept` : `Nothing to delete: at most ${keep} of each kind`,
+      message: deleted.length ? `Deleted ${deleted.length} old backup(s); the newest ${keep}${kept} are kept` : `Nothing to delete: at most ${keep}${kept}`,
       deleted_count: deleted.length,
       deleted_files: deleted,
     };

@@ -3,12 +3,14 @@ import { BACKUPS_SERVICE, type BackupsService } from './api.js';
 import { Backups, backupDirectory, KEY_LABEL } from './core.js';
 import { DIRECTORY_VARIABLE, recoverFromBackup } from './recovery.js';
 import { registerBackupRoutes } from './routes.js';
+import type { RetentionScope } from './names.js';
 import { backupSettings, nextDailyRun } from './settings.js';
 
 /**
  * Backups: encrypted, authenticated full snapshots of the node's state (format.ts), written on demand, every day at
  * backupCronHour:backupCronMinute UTC and before a clean shutdown while autoBackupEnabled, kept backupRetentionCount
- * per kind, verified on demand, and restored only by boot recovery into an empty data directory (recovery.ts).
+ * (of all, or of each kind: backupRetentionScope), verified on demand, and restored only by boot recovery into an
+ * empty data directory (recovery.ts).
  * Rules and shapes: docs/api/backups.md.
  *
  * Job (id `backups.daily`): the daily backup, then retention; its schedule follows the settings as they change.
@@ -34,9 +36,10 @@ export default definePlugin({
 
     const enabled = (): boolean => ctx.settings.get<boolean>('autoBackupEnabled');
     const retention = (): number => ctx.settings.get<number>('backupRetentionCount');
+    const prune = () => backups.cleanup(retention(), ctx.settings.get<RetentionScope>('backupRetentionScope'));
     const automatic = async (kind: 'backup' | 'archive') => {
       const made = await backups.create({ kind }, 'wait');
-      backups.cleanup(retention());
+      prune();
       return made;
     };
 
@@ -63,6 +66,7 @@ export default definePlugin({
     registerBackupRoutes(ctx, backups, {
       enabled,
       retention,
+      prune,
       nextScheduled: () => {
         const armed = ctx.jobs.nextRun('daily');
         if (armed !== null || !enabled() || !ctx.kernel.jobs.running()) return armed;

@@ -14,8 +14,10 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const FILE = /^[A-Za-z0-9_-]{1,64}\.node\.enc$/;
 
 export type BackupKind = 'backup' | 'archive';
-/** Retention keeps the newest N of each group. */
+/** The groups retention keeps apart when backupRetentionScope is `kind`. */
 export type BackupGroup = BackupKind | 'named';
+/** backupRetentionScope: the newest N of all backups (Document 1), or of each group. */
+export type RetentionScope = 'all' | 'kind';
 
 export const NAME_PATTERN = NAME.source;
 

@@ -9,6 +9,8 @@ const WRITE = { scope: 'backup:write' };
 export interface BackupPolicyView {
   enabled(): boolean;
   retention(): number;
+  /** Applies retention now (the settings' count and scope). */
+  prune(): ReturnType<Backups['cleanup']>;
   /** The next daily backup (ms), or null when none is scheduled. */
   nextScheduled(): number | null;
   setEnabled(enabled: boolean): void;
@@ -109,6 +111,6 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
     path: '/api/v1/backup/cleanup',
     access: WRITE,
     confirm: true,
-    handler: () => backups.cleanup(policy.retention()),
+    handler: () => policy.prune(),
   });
 }

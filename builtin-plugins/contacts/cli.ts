@@ -81,6 +81,16 @@ function numeric(flag: string, value: string | undefined): string | undefined {
   return value.trim();
 }
 
+
+/** A decline the node recorded but could not send (`notice: not_delivered`): the operator hears why. */
+interface DeliveryNotice {
+  notice?: 'not_delivered';
+  notice_reason?: string;
+}
+
+function warnNotDelivered(ctx: CliContext, data: DeliveryNotice): void {
+  if (data.notice === 'not_delivered') ctx.out.warn(`Not delivered: ${data.notice_reason ?? 'the contact cannot be reached'}`);
+}
 async function viewContact(ctx: CliContext, reference: string): Promise<ContactView> {
   return (await ctx.api.get<{ contact: ContactView }>(`/api/v1/contacts/${enc(reference)}`)).contact;
 }
@@ -197,7 +207,7 @@ async function applyDecisions(ctx: CliContext, reference: string, decisions: Dec
   } else if (name !== undefined) {
     ctx.out.warn('--name is used only for a pending contact; rename with: node-cli contact update <contact> --name N');
   }
-  const data = await ctx.api.post<{ accepted: string[]; declined: string[]; deferred?: string[]; errors: { currency: string | null; code: string; message: string }[] }>(
+  const data = await ctx.api.post<{ accepted: string[]; declined: string[]; deferred?: string[]; errors: { currency: string | null; code: string; message: string }[] } & DeliveryNotice>(
     `/api/v1/contacts/${hash}/decisions`,
     body,
   );
@@ -208,6 +218,7 @@ async function applyDecisions(ctx: CliContext, reference: string, decisions: Dec
     for (const e of data.errors) ctx.out.line(`Failed ${e.currency ?? '?'}: ${e.code}: ${e.message}`);
     if (!data.accepted.length && !data.declined.length && !data.errors.length) ctx.out.line('Nothing changed.');
   });
+  warnNotDelivered(ctx, data);
   if (data.errors.length) throw new CliError('DECISION_FAILED', `${data.errors.length} decision(s) failed`, { errors: data.errors, accepted: data.accepted, declined: data.declined });
 }
 
@@ -298,8 +309,9 @@ export default defineCliCommands({
       .argument('<contact>')
       .action(async (reference: string) => {
         const { hash } = await hashOf(ctx, reference);
-        const data = await ctx.api.post<{ message: string; declined: string[] }>(`/api/v1/contacts/${hash}/decline`);
+        const data = await ctx.api.post<{ message: string; declined: string[] } & DeliveryNotice>(`/api/v1/contacts/${hash}/decline`);
         ctx.out.success(data, data.message);
+        warnNotDelivered(ctx, data);
       });
 
     contact
@@ -474,8 +486,9 @@ export default defineCliCommands({
         .argument('<currency>')
         .action(async (reference: string, code: string) => {
           const { hash } = await hashOf(ctx, reference);
-          const data = await ctx.api.post<{ message: string; currency: string }>(`/api/v1/contacts/${hash}/${path}`, { currency: code });
+          const data = await ctx.api.post<{ message: string; currency: string } & DeliveryNotice>(`/api/v1/contacts/${hash}/${path}`, { currency: code });
           ctx.out.success(data, data.message);
+          warnNotDelivered(ctx, data);
         });
     }
 

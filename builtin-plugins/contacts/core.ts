@@ -265,7 +265,17 @@ export class ContactsCore {
 
   enqueueCurrencyDecline(c: ContactRow, currency: string, reason: CurrencyDeclinePayload['reason']): void {
     const payload: CurrencyDeclinePayload = { type: MSG.currencyDecline, currency, reason };
-    this.ctx.peer.enqueue(this.target(c), payload);
+    if (!this.undeliverable(c)) this.ctx.peer.enqueue(this.target(c), payload);
+  }
+
+  /**
+   * Why no message can reach this contact, or null. A requester whose claimed addresses are all loopback or private
+   * holds none while peerPrivateAddressesAllowed is off (address-trust.ts): a notice to it would only wait in the
+   * outbox and end in the dead letter queue, so it is not queued, and the route says so.
+   */
+  undeliverable(c: ContactRow): string | null {
+    if (Object.values(this.addresses(c)).some(Boolean)) return null;
+    return 'no address of this contact is trusted (a requester may name only loopback or private addresses, which are not trusted while peer_private_addresses_allowed is off): the decision is recorded here and the contact is not told';
   }
 
   /** Tells a contact our addresses changed; the new ones travel in the signed envelope header. */
@@ -276,7 +286,7 @@ export class ContactsCore {
 
   enqueueDecline(c: ContactRow): void {
     const payload: DeclinePayload = { type: MSG.decline };
-    this.ctx.peer.enqueue(this.target(c), payload);
+    if (!this.undeliverable(c)) this.ctx.peer.enqueue(this.target(c), payload);
   }
 
   // ---- local transitions

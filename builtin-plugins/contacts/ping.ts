@@ -79,8 +79,11 @@ export class PingService {
     }
   }
 
-  /** Our chains with the contact checked against the heads it reported; each that does not agree is announced. */
-  verify(pubkeyHash: string | null, remote: Record<string, string | null>): Record<string, boolean> {
+  /**
+   * Our chains with the contact checked against the heads it reported; each that does not agree is announced (chain
+   * sync pulls it) when `announce`: the pinger's contactStatusSyncOnPing, which its ping carries as `request_sync`.
+   */
+  verify(pubkeyHash: string | null, remote: Record<string, string | null>, announce: boolean): Record<string, boolean> {
     const provider = this.core.chainProvider;
     if (!pubkeyHash || !provider) return {};
     let status: Record<string, boolean>;
@@ -91,15 +94,15 @@ export class PingService {
       return {};
     }
     for (const [currency, ok] of Object.entries(status)) {
-      if (!ok) this.core.ctx.events.publish(CONTACT_EVENTS.chainMismatch, { pubkey_hash: pubkeyHash, currency });
+      if (!ok && announce) this.core.ctx.events.publish(CONTACT_EVENTS.chainMismatch, { pubkey_hash: pubkeyHash, currency });
     }
     return status;
   }
 
   /** The pong for a known, unblocked contact. */
-  pong(c: ContactRow, remoteHeads: Record<string, string | null>): PongData {
+  pong(c: ContactRow, remoteHeads: Record<string, string | null>, sync: boolean): PongData {
     const rows = this.core.store.currencies(c.id);
-    const chainStatus = this.verify(c.pubkey_hash, remoteHeads);
+    const chainStatus = this.verify(c.pubkey_hash, remoteHeads, sync);
     const available: Record<string, string> = {};
     const credit: Record<string, string> = {};
     for (const row of rows) {
@@ -126,13 +129,14 @@ export class PingService {
       const p = m.payload as PingPayload;
       const remoteHeads = wireHeads(p.heads);
       let c = this.core.findSender(m.sender);
-      if (!c) return this.#fromUnknown(m, remoteHeads, wireCodes(p.known_currencies));
+      const sync = p.request_sync !== false;
+      if (!c) return this.#fromUnknown(m, remoteHeads, wireCodes(p.known_currencies), sync);
       if (c.status === 'blocked') throw new PeerRefusal('blocked', 'this node does not accept messages from you');
       c = ctx.db.tx(() => {
         const learned = this.core.learn(c!, m.sender);
         return store.update(learned.id, { last_seen_at: this.core.nowIso(), online_status: 'online' });
       });
-      return { ...this.pong(c, remoteHeads) };
+      return { ...this.pong(c, remoteHeads, sync) };
     });
   }
 
@@ -145,7 +149,7 @@ export class PingService {
    * sync: the rows are kept, which is how a node restored from its seed gets its chains back). Otherwise the ping is refused with `unknown_contact` and the operator
    * decides through the pending list.
    */
-  async #fromUnknown(m: InboundPeerMessage, heads: Record<string, string | null>, known: string[]): Promise<Record<string, unknown>> {
+  async #fromUnknown(m: InboundPeerMessage, heads: Record<string, string | null>, known: string[], sync: boolean): Promise<Record<string, unknown>> {
     const { ctx, store } = this.core;
     const autoReject = ctx.settings.get<boolean>('autoRejectUnknownCurrency');
     const allowed = this.core.allowed();
@@ -196,7 +200,7 @@ export class PingService {
       if (shared) ctx.db.afterCommit(() => ctx.events.publish(CONTACT_EVENTS.accepted, { pubkey_hash: m.sender.pubkeyHash }));
       return created;
     });
-    if (c.status === 'accepted') return { ...this.pong(c, heads) };
+    if (c.status === 'accepted') return { ...this.pong(c, heads, sync) };
     throw new PeerRefusal('unknown_contact', 'this node does not know your key yet; a pending contact request was recorded', { restored_pending: true });
   }
 
@@ -204,10 +208,11 @@ export class PingService {
   async ping(contact: ContactRow): Promise<PingResult> {
     const { ctx, store } = this.core;
     const rows = store.currencies(contact.id);
+    const sync = ctx.settings.get<boolean>('contactStatusSyncOnPing') !== false;
     const payload: PingPayload = {
       type: MSG.ping,
       heads: this.heads(contact.pubkey_hash),
-      request_sync: ctx.settings.get<boolean>('contactStatusSyncOnPing') !== false,
+      request_sync: sync,
       known_currencies: knownCurrencies(rows),
     };
     const now = this.core.nowIso();
@@ -247,7 +252,7 @@ export class PingService {
     const available = (typeof pong.available_credit === 'object' && pong.available_credit !== null ? pong.available_credit : {}) as Record<string, unknown>;
     const credit = (typeof pong.credit_limit === 'object' && pong.credit_limit !== null ? pong.credit_limit : {}) as Record<string, unknown>;
     const peerKnown = wireCodes(pong.known_currencies);
-    const localStatus = this.verify(contact.pubkey_hash ?? reply.sender.pubkeyHash, wireHeads(pong.heads));
+    const localStatus = this.verify(contact.pubkey_hash ?? reply.sender.pubkeyHash, wireHeads(pong.heads), sync);
     const chainValid = pong.chain_valid !== false && allTrue(remoteStatus) && allTrue(localStatus);
     const changes: string[] = [];
     ctx.db.tx(() => {

@@ -68,7 +68,7 @@ export interface PingPayload {
   type: typeof MSG.ping;
   /** Our chain head with the recipient per currency (null: empty chain). */
   heads: Record<string, string | null>;
-  /** contactStatusSyncOnPing: whether the responder may start a chain sync when heads differ. */
+  /** The pinger's contactStatusSyncOnPing: whether the responder may start a chain sync when heads differ (absent: yes). */
   request_sync: boolean;
   /** Currencies we hold with the recipient: accepted rows and pending incoming ones. */
   known_currencies: string[];

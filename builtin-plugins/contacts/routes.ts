@@ -42,6 +42,12 @@ const page = (q: Record<string, unknown>, cap: number): { limit: number; offset:
   offset: typeof q.offset === 'number' ? q.offset : 0,
 });
 
+/** `notice: not_delivered` and why, when a decline recorded here cannot reach the contact; else nothing. */
+function deliveryNotice(core: ContactsCore, c: ContactRow): { notice?: 'not_delivered'; notice_reason?: string } {
+  const reason = core.undeliverable(c);
+  return reason ? { notice: 'not_delivered', notice_reason: reason } : {};
+}
+
 const label = (c: ContactRow): string => c.name ?? primaryAddress(c) ?? c.pubkey_hash ?? `contact ${c.id}`;
 
 export function registerRoutes(core: ContactsCore, pinger: PingService): void {
@@ -396,7 +402,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
           errors.push(decisionError(a.currency, err, ctx.log));
         }
       }
-      return { accepted, declined, deferred, errors };
+      return { accepted, declined, deferred, errors, ...(declined.length ? deliveryNotice(core, c) : {}) };
     },
   });
 
@@ -427,6 +433,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
       return {
         message: declined.length ? `Contact request from ${label(c)} declined (${declined.join(', ')})` : `Nothing pending from ${label(c)}`,
         declined,
+        ...(declined.length ? deliveryNotice(core, c) : {}),
       };
     },
   });
@@ -501,7 +508,9 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
       if (row.status === 'declined') return { message: `${row.currency} was already declined`, currency: row.currency };
       ctx.db.tx(() => core.declineRow(c, row, true));
       const verb = row.direction === 'incoming' ? 'declined' : 'withdrawn';
-      return { message: `${row.currency} request ${verb}; ${label(c)} is notified`, currency: row.currency };
+      const notice = deliveryNotice(core, c);
+      const told = notice.notice ? 'is not notified (no trusted address)' : 'is notified';
+      return { message: `${row.currency} request ${verb}; ${label(c)} ${told}`, currency: row.currency, ...notice };
     },
   });
 

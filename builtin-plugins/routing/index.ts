@@ -74,6 +74,8 @@ export default definePlugin({
         if (pruned.candidates || pruned.notes) ctx.log.info('old route candidates and notes removed', pruned);
       },
     });
+    // A shorter retention applies at once, not at the next hourly run.
+    ctx.settings.onChange('cleanupRp2pRetentionDays', () => ctx.jobs.kick('retention'));
 
     ctx.onStop(() => {
       offFinal();

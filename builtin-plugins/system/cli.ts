@@ -13,7 +13,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, RAW_DISPLAY, defineCliCommands, provideCliDisplay, type CliApi, type CliContext, type CliDisplay } from '../../sdk/cli.js';
-import { DATE_FORMATS, formatDate } from './display.js';
+import { dateFormatProblem, formatDate } from './display.js';
 
 interface SettingsView {
   settings: Record<string, unknown>;
@@ -64,21 +64,6 @@ export function settingRows(view: SettingsView): SettingRow[] {
     .sort((a, b) => a.category.localeCompare(b.category) || a.name.localeCompare(b.name));
 }
 
-const DECIMAL = /^([+-]?)(\d+)(?:\.(\d*))?$/;
-
-/**
- * An amount with at most `decimals` decimals, cut and never rounded (Document 2, displayDecimals): 1.23456789 at 3
- * is 1.234. Trailing zeros are dropped as the API drops them; a negative amount keeps its sign even when what is
- * left reads 0 (-0.001 at 2 is -0), because a debt below the shown precision is still a debt.
- */
-export function truncateAmount(value: string, decimals: number): string {
-  const m = DECIMAL.exec(value.trim());
-  if (!m) return value;
-  const [, sign, whole, frac = ''] = m;
-  const kept = frac.slice(0, decimals).replace(/0+$/, '');
-  return `${sign === '-' ? '-' : ''}${whole}${kept ? `.${kept}` : ''}`;
-}
-
 /** A timestamp of the API as a Date: ISO 8601, or `YYYY-MM-DD HH:MM:SS` without a zone, which the API means as UTC. */
 export function parseApiTime(value: string): Date | null {
   const text = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
@@ -86,14 +71,15 @@ export function parseApiTime(value: string): Date | null {
   return Number.isNaN(ms) ? null : new Date(ms);
 }
 
-/** Human output after the node's displayDecimals and displayDateFormat; --json output never comes here. */
+/**
+ * Human output after the node's displayDateFormat; --json output never comes here. Amounts keep all 8 decimals:
+ * displayDecimals is the GUI's (Document 2, currency rule 2; docs/decisions.md).
+ */
 export function displayFrom(settings: Record<string, unknown>): CliDisplay {
-  const decimals = Number(settings.display_decimals);
   const format = String(settings.display_date_format);
-  const cut = Number.isInteger(decimals) && decimals >= 0 && decimals <= 8;
-  const dated = (DATE_FORMATS as readonly string[]).includes(format);
+  const dated = dateFormatProblem(format) === null;
   return {
-    amount: (v) => (cut && (typeof v === 'string' || typeof v === 'number') && v !== '' ? truncateAmount(String(v), decimals) : RAW_DISPLAY.amount(v)),
+    amount: RAW_DISPLAY.amount,
     date: (v) => {
       const when = dated && typeof v === 'string' ? parseApiTime(v) : null;
       return when ? formatDate(when, format) : RAW_DISPLAY.date(v);

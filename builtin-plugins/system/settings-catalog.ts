@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { SettingDefinition } from '../../sdk/index.js';
 import { normalizeCurrency, sameCurrency } from '../../sdk/currency.js';
-import { DATE_FORMATS, DEFAULT_DATE_FORMAT } from './display.js';
+import { DEFAULT_DATE_FORMAT, dateFormatProblem } from './display.js';
 
 /**
  * The settings of Document 2 that the kernel does not declare itself (see kernel/settings-catalog.ts), plus
@@ -114,7 +114,7 @@ export const systemSettings: readonly SettingDefinition[] = [
 
   // Contacts
   flag('contactStatusEnabled', true, 'contacts', 'Ping contacts periodically to learn their status and available credit'),
-  flag('contactStatusSyncOnPing', true, 'contacts', 'Reconcile chain heads with a contact when pinging it'),
+  flag('contactStatusSyncOnPing', true, 'contacts', 'Let a ping start a chain sync when heads differ: after our pings, and at the contact for them (request_sync)'),
   flag('autoAcceptRestoredContact', true, 'contacts', 'Accept a known contact that reappears after a restore without asking'),
 
   // Chain drops (environment variables of Document 1 override these)
@@ -132,9 +132,10 @@ export const systemSettings: readonly SettingDefinition[] = [
 
   // Display
   int('maxOutput', 5, 0, 10_000, 'display', 'Lines shown by listing commands; 0 means unlimited'),
-  int('displayDecimals', 2, 0, 8, 'display', 'Decimals shown by the GUI (truncated, never rounded); the API and CLI keep 8'),
-  { key: 'displayDateFormat', type: 'enum', default: DEFAULT_DATE_FORMAT, options: DATE_FORMATS, category: 'display',
-    description: 'How dates are displayed (UTC); one of the whitelisted formats' },
+  int('displayDecimals', 2, 0, 8, 'display', 'Decimals the GUI shows (cut, never rounded); the API and node-cli always show all 8'),
+  { key: 'displayDateFormat', type: 'string', default: DEFAULT_DATE_FORMAT, category: 'display',
+    description: 'Date format string (UTC): tokens YYYY MM MMM DD HH hh mm ss SSS A, other letters in [brackets]; or unix',
+    validate: (v) => dateFormatProblem(String(v)) },
 
   // Analytics
   flag('analyticsEnabled', false, 'analytics', 'Send one anonymous usage heartbeat per day over Tor', 'NODE_ANALYTICS_ENABLED'),

@@ -53,6 +53,8 @@ export interface PeerLayerDeps {
   /** The settings registry's `get` (transport timeouts, fallbacks, Tor circuit settings). */
   settings: (key: string) => unknown;
   torSocks: { host: string; port: number };
+  /** The node's clock (ms): Tor circuit cooldowns count on it, so a test shifts it past one instead of waiting. */
+  now?: () => number;
   retired: () => boolean;
   /**
    * Reads message bodies. The node shares its REST pipeline's, so that one in-flight budget per client address
@@ -104,6 +106,7 @@ export class PeerLayer {
       torSocks: deps.torSocks,
       settings: deps.settings,
       ...(deps.httpTransport ? { http: deps.httpTransport } : {}),
+      ...(deps.now ? { now: deps.now } : {}),
     });
     const pins = new TlsPins(deps.db);
     this.client = new PeerClient(deps.identity, deps.addresses, deps.settings, this.transports, pins, deps.log, deps.counted);

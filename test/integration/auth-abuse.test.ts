@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kernelSettings } from '../../kernel/settings-catalog.js';
 import { ok } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
@@ -97,6 +98,21 @@ describe('blocking client addresses that keep failing authentication', () => {
     expect(blocked.headers.get('retry-after')).toBe('1');
     await sleep(1_100);
     expect((await valid('203.0.113.50')).status).toBe(200);
+  });
+
+  it('rateLimitEnabled false lifts the per-key limit only: failing addresses are still blocked, as the catalogue says', async () => {
+    const description = kernelSettings.find((d) => d.key === 'rateLimitEnabled')!.description;
+    expect(description).toMatch(/Off lifts only that limit: the block of client addresses that keep failing authentication \(rateLimitMaxAttempts\)/);
+    await limits(3, 60, 300);
+    await ok(t, 'PUT', '/api/v1/system/settings', { rate_limit_enabled: false });
+    try {
+      await fail('203.0.113.70', 3);
+      const blocked = await valid('203.0.113.70');
+      expect(blocked.status).toBe(429);
+      expect(blocked.body.error.code).toBe('rate_limit_exceeded');
+    } finally {
+      await ok(t, 'PUT', '/api/v1/system/settings', { rate_limit_enabled: true });
+    }
   });
 
   it('logs one line per address and window, then the block with the count of what went unlogged', async () => {

@@ -1,7 +1,7 @@
 /**
  * Backups on one node, through the REST API: every route of Document 1 with its scopes, the files (names, modes,
  * directory), file names refused on every route (no path traversal), a changed byte anywhere making a backup
- * invalid, older and foreign formats refused by version, retention per kind, enable/disable across a restart, the
+ * invalid, older and foreign formats refused by version, retention (of all, or per kind), enable/disable across a restart, the
  * daily job at the configured minute (the node's clock shifted, not mocked), and the backup before a clean shutdown.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -220,8 +220,27 @@ describe('backup routes, files and scopes', () => {
     for (const f of files(dir)) if (f !== name) rmSync(join(dir, f));
   });
 
-  it('retention keeps exactly the newest N of each kind: daily, archive, named', async () => {
-    await ok(t, 'PUT', '/api/v1/system/settings', { backup_retention_count: 2 });
+  it('cleanup keeps the most recent 3 backups of all kinds together by default (Document 1)', async () => {
+    const dir = backupDir(t);
+    for (const f of files(dir)) rmSync(join(dir, f));
+    const made: string[] = [];
+    for (const name of ['before_upgrade', undefined, undefined, undefined]) {
+      clock.shift(1000);
+      made.push((await ok(t, 'POST', '/api/v1/backup/create', name ? { name } : undefined)).filename);
+    }
+    // The oldest is a named backup: it counts like any other.
+    const cleanup = await ok(t, 'POST', '/api/v1/backup/cleanup');
+    expect(cleanup).toEqual({ message: expect.any(String), deleted_count: 1, deleted_files: ['before_upgrade.node.enc'] });
+    expect(files(dir)).toEqual(made.slice(1).sort());
+    // An archive backup prunes across kinds as well.
+    clock.shift(1000);
+    const archive = (await ok(t, 'POST', '/api/v1/plugins/archiver/archive')).filename;
+    expect(files(dir)).toEqual([...made.slice(2), archive].sort());
+    expect(await ok(t, 'GET', '/api/v1/backup/status')).toMatchObject({ backup_count: 3, retention_count: 3 });
+  });
+
+  it('with backup_retention_scope kind, retention keeps exactly the newest N of each kind: daily, archive, named', async () => {
+    await ok(t, 'PUT', '/api/v1/system/settings', { backup_retention_count: 2, backup_retention_scope: 'kind' });
     const dir = backupDir(t);
     for (const f of files(dir)) rmSync(join(dir, f));
     // Archive backups apply retention themselves, as the daily ones do.
@@ -249,7 +268,7 @@ describe('backup routes, files and scopes', () => {
     expect([...cleanup.deleted_files].sort()).toEqual([daily[0], daily[1], named[0]].sort());
     expect(files(dir)).toEqual([...archives.slice(1), ...daily.slice(2), ...named.slice(1)].sort());
     expect((await ok(t, 'POST', '/api/v1/backup/cleanup')).deleted_count).toBe(0);
-    await ok(t, 'PUT', '/api/v1/system/settings', { backup_retention_count: 3 });
+    await ok(t, 'PUT', '/api/v1/system/settings', { backup_retention_count: 3, backup_retention_scope: 'all' });
   });
 
   it('disable and enable persist across a restart; next_scheduled is null while disabled', async () => {

@@ -6,6 +6,7 @@
  * stored.
  */
 import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
@@ -91,6 +92,28 @@ describe('transaction-chain sync', () => {
     await ok(B, 'POST', `/api/v1/contacts/ping/${hashOf(A)}`);
     await waitFor(() => ok(A, 'GET', '/api/v1/chain/verify'), (r) => r.ok === true, "Alice's chain whole again");
     expect(await balanceWithBob()).toEqual(before);
+  });
+
+  it('contactStatusSyncOnPing false: a ping that shows the chains disagree pulls nothing, on either side', async () => {
+    await edit(A, [[`DELETE FROM ledger_tx WHERE txid = ?`, txids[2]]]);
+    const pulls = (): number => readFileSync(join(A.dataDir, 'node.log'), 'utf8').split('\n').filter((l) => l.includes('chain sync after a ping')).length;
+    const before = pulls();
+    try {
+      await ok(A, 'PUT', '/api/v1/system/settings', { contact_status_sync_on_ping: false });
+      await ok(B, 'PUT', '/api/v1/system/settings', { contact_status_sync_on_ping: false });
+      // Bob's ping asks Alice not to sync (request_sync false); Alice's own ping does not sync either.
+      expect((await ok(B, 'POST', `/api/v1/contacts/ping/${hashOf(A)}`)).chain_valid).toBe(false);
+      expect((await ok(A, 'POST', `/api/v1/contacts/ping/${hashOf(B)}`)).chain_valid).toBe(false);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(pulls()).toBe(before);
+      expect((await ok(A, 'GET', '/api/v1/chain/verify')).ok).toBe(false);
+      // Alice's setting alone decides her own ping: on, it pulls.
+      await ok(A, 'PUT', '/api/v1/system/settings', { contact_status_sync_on_ping: true });
+      await ok(A, 'POST', `/api/v1/contacts/ping/${hashOf(B)}`);
+      await waitFor(() => ok(A, 'GET', '/api/v1/chain/verify'), (r) => r.ok === true, "Alice's chain whole again");
+    } finally {
+      for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_sync_on_ping: true });
+    }
   });
 
   it('a payment refused for a chain head this node lacks starts the pull; the next payment goes through', async () => {

@@ -1,6 +1,7 @@
 /**
- * displayDecimals and displayDateFormat (Document 2) in node-cli's human output: amounts are cut to the chosen
- * decimals, never rounded, and dates follow the chosen format; `--json` keeps the API's full values. Two real nodes
+ * displayDecimals and displayDateFormat (Document 2) in node-cli's human output: amounts keep all 8 decimals whatever
+ * displayDecimals says (currency rule 2: it is a GUI setting), and dates follow the chosen format; `--json` keeps the
+ * API's values. Two real nodes
  * in this process, node-cli run in-process with each node's cli.json.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -50,25 +51,16 @@ describe('node-cli display settings', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('displayDecimals cuts amounts in human output and never rounds; --json keeps all 8 decimals', async () => {
-    await ok(A, 'PUT', '/api/v1/system/settings', { display_decimals: 3 });
-    const balances = await cli(A, ['viewbalances']);
-    expect(balances.code).toBe(0);
-    expect(rowWith(balances.stdout, 'Bob')).toEqual(['Bob', 'VWL', '1.234', '0', '1.234']);
-    const history = await cli(A, ['history']);
-    expect(rowWith(history.stdout, 'display test')).toContain('1.234');
-    expect(history.stdout).not.toContain('1.23456789');
-    expect(history.stdout).not.toContain('1.235');
-
-    const json = await cli(A, ['viewbalances', '--json']);
-    expect(json.json.data.balances[0]).toMatchObject({ received: '1.23456789', net_balance: '1.23456789' });
-
-    await ok(A, 'PUT', '/api/v1/system/settings', { display_decimals: 0 });
-    expect(rowWith((await cli(A, ['viewbalances'])).stdout, 'Bob')).toEqual(['Bob', 'VWL', '1', '0', '1']);
-    // The sender's side is negative: cut toward zero, sign kept.
+  it('displayDecimals leaves node-cli amounts at full precision, human and --json alike (currency rule 2)', async () => {
+    for (const decimals of [0, 3]) {
+      await ok(A, 'PUT', '/api/v1/system/settings', { display_decimals: decimals });
+      expect(rowWith((await cli(A, ['viewbalances'])).stdout, 'Bob')).toEqual(['Bob', 'VWL', '1.23456789', '0', '1.23456789']);
+      expect(rowWith((await cli(A, ['history'])).stdout, 'display test')).toContain('1.23456789');
+    }
     await ok(B, 'PUT', '/api/v1/system/settings', { display_decimals: 4 });
-    expect(rowWith((await cli(B, ['overview'])).stdout, 'VWL')).toEqual(['VWL', '-1.2345']);
+    expect(rowWith((await cli(B, ['overview'])).stdout, 'VWL')).toEqual(['VWL', '-1.23456789']);
     expect((await cli(B, ['overview', '--json'])).json.data.balances[0].total_balance).toBe('-1.23456789');
+    expect((await cli(A, ['viewbalances', '--json'])).json.data.balances[0]).toMatchObject({ received: '1.23456789', net_balance: '1.23456789' });
   });
 
   it('displayDateFormat changes how history shows times; --json keeps the API timestamp', async () => {
@@ -80,6 +72,11 @@ describe('node-cli display settings', () => {
     await ok(A, 'PUT', '/api/v1/system/settings', { display_date_format: 'YYYY/MM/DD HH:mm:ss' });
     const slashed = `${at.getUTCFullYear()}/${pad(at.getUTCMonth() + 1)}/${pad(at.getUTCDate())} ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}:${pad(at.getUTCSeconds())}`;
     expect(rowWith((await cli(A, ['history'])).stdout, 'display test')[0]).toBe(slashed);
+
+    // Any format string of the usual tokens, literal letters in brackets (Document 2: "Date format string").
+    await ok(A, 'PUT', '/api/v1/system/settings', { display_date_format: 'DD.MM.YYYY [um] HH:mm' });
+    const german = `${pad(at.getUTCDate())}.${pad(at.getUTCMonth() + 1)}.${at.getUTCFullYear()} um ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}`;
+    expect(rowWith((await cli(A, ['history'])).stdout, 'display test')[0]).toBe(german);
 
     await ok(A, 'PUT', '/api/v1/system/settings', { display_date_format: 'unix' });
     expect(rowWith((await cli(A, ['history'])).stdout, 'display test')[0]).toBe(String(Math.floor(at.getTime() / 1000)));

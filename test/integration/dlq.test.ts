@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, ok, waitFor, hashOf } from '../support/api.js';
+import { queryCount } from '../support/db.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
 process.env.NODE_PEER_RETRY_BASE_MS = '10';
@@ -13,13 +14,18 @@ const listRow = async (t: TestNode, hash: string, currency: string) =>
   (await ok(t, 'GET', `/api/v1/contacts/${hash}/currencies`)).currencies.find((r: any) => r.currency.toLowerCase() === currency.toLowerCase());
 const dlqItems = (t: TestNode, status?: string) => ok(t, 'GET', '/api/v1/system/dlq', undefined, status ? { status } : undefined);
 
+/** The node's clock, real time from wherever a test moves it. */
+let offset = 0;
+const clock = { now: () => Date.now() + offset };
+
 describe('dead letter queue of contact notices', () => {
   let A: TestNode;
   let B: TestNode;
   let bPort: number;
 
   beforeAll(async () => {
-    [A, B] = await Promise.all([startTestNode(), startTestNode()]);
+    // A's clock is movable: the retention of resolved dead letters is tested by moving it days ahead.
+    [A, B] = await Promise.all([startTestNode({ clock }), startTestNode()]);
     for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { allowed_currencies: ['VWL', 'USD', 'Hours'] });
     await ok(A, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'Bob', credit_limit: 50 });
     await waitFor(() => ok(B, 'GET', '/api/v1/contacts/pending'), (p) => p.counts.incoming === 1, 'request on B');
@@ -117,6 +123,36 @@ describe('dead letter queue of contact notices', () => {
     expect([badId.status, badId.body.error.code]).toEqual([400, 'invalid_id']);
     const one = await ok(A, 'GET', `/api/v1/system/dlq/${items[0].id}`);
     expect(one.item.status).toBe('abandoned');
+  });
+
+  it('cleanupDlqRetentionDays: resolved and abandoned dead letters older than it are deleted', async () => {
+    const settled = (await dlqItems(A, 'resolved,abandoned')).count;
+    expect(settled).toBe(3);
+    // A day old at a retention of 2 days: kept (changing the setting runs the retention job at once).
+    offset = 86_400_000 + 60_000;
+    await ok(A, 'PUT', '/api/v1/system/settings', { cleanup_dlq_retention_days: 2 });
+    expect((await dlqItems(A, 'resolved,abandoned')).count).toBe(settled);
+    // At a retention of 1 day they go (the default, 90 days, would keep them).
+    await ok(A, 'PUT', '/api/v1/system/settings', { cleanup_dlq_retention_days: 1 });
+    await waitFor(() => dlqItems(A, 'resolved,abandoned'), (d) => d.count === 0, 'the old dead letters deleted');
+    offset = 0;
+    await ok(A, 'PUT', '/api/v1/system/settings', { cleanup_dlq_retention_days: 90 });
+  });
+
+  it('cleanupDeliveryRetentionDays: delivered messages and stored replies older than it are deleted', async () => {
+    const rows = (): { sent: number; replies: number } => ({
+      sent: queryCount(A.dataDir, `SELECT COUNT(*) FROM peer_outbox WHERE status IN ('delivered', 'refused', 'dead')`),
+      replies: queryCount(A.dataDir, 'SELECT COUNT(*) FROM peer_seen'),
+    });
+    const before = rows();
+    expect(before.sent).toBeGreaterThan(0);
+    expect(before.replies).toBeGreaterThan(0);
+    // Two days on (the default keeps them 30 days): a retention of 1 day deletes them, at once.
+    offset = 2 * 86_400_000;
+    await ok(A, 'PUT', '/api/v1/system/settings', { cleanup_delivery_retention_days: 1 });
+    await waitFor(async () => rows(), (r) => r.sent === 0 && r.replies === 0, 'the old deliveries deleted');
+    offset = 0;
+    await ok(A, 'PUT', '/api/v1/system/settings', { cleanup_delivery_retention_days: 30 });
   });
 
   it('a request queued while the peer is down and a crossing request from it accept each other', async () => {

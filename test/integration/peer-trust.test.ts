@@ -212,6 +212,30 @@ describe('peer trust', () => {
     await waitFor(() => ok(alice, 'GET', '/api/v1/contacts/Bob'), (d) => d.contact.status === 'accepted', 'the acceptance on Alice');
   });
 
+  it('a decline to a requester known only by an untrusted loopback address says it is not delivered, on every decline route and in node-cli', async () => {
+    const bob = await start({ NODE_PEER_PRIVATE_ADDRESSES: 'false' });
+    const [alice, carol, dave] = [await start(), await start(), await start()];
+    for (const t of [alice, bob]) await ok(t, 'PUT', '/api/v1/system/settings', { allowed_currencies: ['VWL', 'USD'] });
+    for (const t of [alice, carol, dave]) await ok(t, 'POST', '/api/v1/contacts', { address: bob.node.baseUrl, name: 'Bob' });
+    await ok(alice, 'POST', `/api/v1/contacts/${hashOf(bob)}/currencies`, { currency: 'USD' });
+    await waitFor(() => ok(bob, 'GET', '/api/v1/contacts/pending'), (p) => p.counts.incoming === 3 && p.pending.incoming.every((r: any) => r.currencies.length === (r.pubkey_hash === hashOf(alice) ? 2 : 1)), 'three requests on Bob');
+    const notice = { notice: 'not_delivered', notice_reason: expect.stringMatching(/no address .* trust.*peer_private_addresses_allowed/) };
+
+    expect(await ok(bob, 'POST', `/api/v1/contacts/${hashOf(alice)}/currency-decline`, { currency: 'USD' })).toEqual({ message: expect.any(String), currency: 'USD', ...notice });
+    expect(await ok(bob, 'POST', `/api/v1/contacts/${hashOf(alice)}/decline`)).toEqual({ message: expect.any(String), declined: ['VWL'], ...notice });
+    expect(await ok(bob, 'POST', `/api/v1/contacts/${hashOf(carol)}/decisions`, { decisions: [{ currency: 'VWL', action: 'decline' }] }))
+      .toEqual({ accepted: [], declined: ['VWL'], deferred: [], errors: [], ...notice });
+    const cli = await nodeCli(bob, ['contact', 'decline', hashOf(dave)]);
+    expect(cli).toMatchObject({ code: 0, body: { data: { declined: ['VWL'], ...notice } } });
+    // Nothing reached them: the requesters still wait.
+    for (const t of [alice, carol, dave]) expect((await ok(t, 'GET', '/api/v1/contacts/Bob')).contact.status).toBe('pending');
+    // Where an address is trusted, the same decline reaches the peer and carries no notice.
+    const eve = await start();
+    await ok(bob, 'POST', '/api/v1/contacts', { address: eve.node.baseUrl, name: 'Eve' });
+    await waitFor(() => ok(eve, 'GET', '/api/v1/contacts/pending'), (p) => p.counts.incoming === 1, 'the request on Eve');
+    await ok(eve, 'POST', `/api/v1/contacts/${hashOf(bob)}/currency-decline`, { currency: 'VWL' }).then((d) => expect(d.notice).toBeUndefined());
+  });
+
   it('accepting without a credit never gives the requester more than the default limit', async () => {
     const A = await start();
     const stranger = Identity.fromMnemonic(generateMnemonic());

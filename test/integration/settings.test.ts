@@ -41,7 +41,7 @@ const TABLE: Record<string, Row> = {
   name: { valid: 'Test node', expect: 'Test node', invalid: 'x'.repeat(65) },
   hostname: { valid: 'http://node.example:8080/', expect: 'http://node.example:8080', invalid: 'ftp://node.example' },
   api_enabled: { invalid: 'maybe' },
-  api_cors_allowed_origins: { valid: 'https://a.example, https://b.example', expect: 'https://a.example,https://b.example', invalid: { origin: 'x' } },
+  api_cors_allowed_origins: { valid: 'https://a.example, HTTPS://B.example:8443/', expect: 'https://a.example,https://b.example:8443', invalid: 'not a url' },
   rate_limit_enabled: { valid: false, expect: false, invalid: 'sometimes' },
   trusted_proxies: { valid: '10.0.0.1, 10.0.1.0/24', expect: ['10.0.0.1', '10.0.1.0/24'], invalid: '0.0.0.0/0' },
   metrics_allowed_addresses: { valid: '127.0.0.1, 192.0.2.0/24', expect: ['127.0.0.1', '192.0.2.0/24'], invalid: 'localhost' },
@@ -79,6 +79,7 @@ const TABLE: Record<string, Row> = {
   auto_chain_drop_accept_guard: { valid: false, expect: false, invalid: 'x' },
   auto_backup_enabled: { valid: false, expect: false, invalid: 'x' },
   backup_retention_count: { valid: 5, expect: 5, invalid: 0 },
+  backup_retention_scope: { valid: 'KIND', expect: 'kind', invalid: 'named' },
   backup_cron_hour: { valid: 23, expect: 23, invalid: 24 },
   backup_cron_minute: { valid: 30, expect: 30, invalid: 60 },
   cleanup_held_tx_retention_days: { valid: 14, expect: 14, invalid: 0 },
@@ -92,7 +93,7 @@ const TABLE: Record<string, Row> = {
   rate_limit_block_seconds: { valid: 600, expect: 600, invalid: 0 },
   max_output: { valid: 0, expect: 0, invalid: -1 },
   display_decimals: { valid: 8, expect: 8, invalid: 9 },
-  display_date_format: { valid: 'yyyy-mm-dd hh:mm:ss', expect: 'YYYY-MM-DD HH:mm:ss', invalid: '%Y-%m-%d' },
+  display_date_format: { valid: 'YYYY-MM-DD [at] HH:mm', expect: 'YYYY-MM-DD [at] HH:mm', invalid: '%Y-%m-%d' },
   analytics_consent_asked: { valid: true, expect: true, invalid: 'x' },
   analytics_enabled: { valid: 'yes', expect: true, invalid: 'sure' },
   analytics_opt_in_at: { invalid: '2024-01-01T00:00:00Z' },
@@ -114,7 +115,7 @@ const SYSTEM_DEFAULTS: Record<string, unknown> = {
   max_p2p_level: 6, p2p_expiration: 300, hop_budget_randomized: true, p2p_rate_limit_per_minute: 60,
   contact_status_enabled: true, contact_status_sync_on_ping: true, auto_accept_restored_contact: true,
   auto_chain_drop_propose: true, auto_chain_drop_accept: false, auto_chain_drop_accept_guard: true,
-  auto_backup_enabled: true, backup_retention_count: 3, backup_cron_hour: 0, backup_cron_minute: 0,
+  auto_backup_enabled: true, backup_retention_count: 3, backup_retention_scope: 'all', backup_cron_hour: 0, backup_cron_minute: 0,
   cleanup_held_tx_retention_days: 7, cleanup_rp2p_retention_days: 30,
   payment_requests_archive_retention_days: 180, payment_requests_archive_batch_size: 500,
   transactions_archive_retention_days: 30, transactions_archive_batch_size: 500,
@@ -226,6 +227,41 @@ describe('system settings: update rules', () => {
     const broken = await t.admin.put<Envelope>(SETTINGS, '{"default_fee":');
     expect(broken.status).toBe(400);
     expect(broken.body.error?.code).toBe('invalid_json');
+  });
+
+  it('refuses CORS origins that are not scheme://host[:port] or *, naming them', async () => {
+    for (const bad of ['not a url', 'https://a.example/app', 'a.example', 'https://a.example:99999', 'https://user@a.example', '*.example']) {
+      const res = await t.admin.put<Envelope>(SETTINGS, { api_cors_allowed_origins: `https://ok.example,${bad}` });
+      expect({ bad, status: res.status, code: res.body.error?.code }).toEqual({ bad, status: 400, code: 'validation_error' });
+      expect(res.body.error?.errors).toEqual([{ setting: 'api_cors_allowed_origins', message: expect.stringContaining(JSON.stringify(bad)) }]);
+    }
+    const good = await t.admin.put<Envelope<{ updated: Record<string, unknown> }>>(SETTINGS, {
+      api_cors_allowed_origins: '*, http://192.168.1.20:3000, https://[2001:db8::1]:8443, app://x',
+    });
+    expect(good.body.data.updated).toEqual({ api_cors_allowed_origins: '*,http://192.168.1.20:3000,https://[2001:db8::1]:8443,app://x' });
+    expect((await t.admin.put<Envelope>(SETTINGS, { api_cors_allowed_origins: '' })).status).toBe(200);
+  });
+
+  it('takes any date format string built from the tokens, and refuses others saying why', async () => {
+    for (const format of ['YYYY-MM-DD', 'DD.MM.YYYY [um] HH:mm', 'MMM DD, YYYY hh:mm:ss A', 'YYYY-MM-DDTHH:mm:ss.SSSZ', 'HH:mm', 'unix']) {
+      const res = await t.admin.put<Envelope<{ updated: Record<string, unknown> }>>(SETTINGS, { display_date_format: format });
+      expect({ format, status: res.status, updated: res.body.data?.updated }).toEqual({ format, status: 200, updated: { display_date_format: format } });
+    }
+    const refusals: [string, RegExp][] = [
+      ['%Y-%m-%d', /"Y" at position 2 is no token/],
+      ['yyyy-mm-dd', /"y" at position 1 is no token.*case matters/],
+      ['d/m/Y H:i:s', /"d" at position 1/],
+      ['YYYY [open', /"\[" at position 6/],
+      ['-- :: --', /has no token/],
+      [`YYYY${'-'.repeat(61)}`, /at most 64 characters/],
+    ];
+    for (const [format, why] of refusals) {
+      const res = await t.admin.put<Envelope>(SETTINGS, { display_date_format: format });
+      expect({ format, status: res.status, code: res.body.error?.code }).toEqual({ format, status: 400, code: 'validation_error' });
+      expect(res.body.error?.errors?.[0]).toEqual({ setting: 'display_date_format', message: expect.stringMatching(why) });
+    }
+    expect((await readSettings(t)).settings.display_date_format).toBe('unix');
+    await t.admin.put(SETTINGS, { display_date_format: 'DD/MM/YYYY HH:mm:ss' });
   });
 
   it('keeps fee percents to 8 decimals', async () => {

@@ -1,7 +1,9 @@
-/** An in-memory database with a plugin's migrations applied: for tests of a store over real SQLite. */
+/** Databases for tests: a plugin's migrations in memory, and counts read from a running node's database. */
 import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import type { Migration } from '../../sdk/index.js';
 
+/** An in-memory database with a plugin's migrations applied: for tests of a store over real SQLite. */
 export function migratedDatabase(migrations: readonly Migration[]): Database.Database {
   const db = new Database(':memory:');
   for (const m of migrations) {
@@ -9,4 +11,14 @@ export function migratedDatabase(migrations: readonly Migration[]): Database.Dat
     else m.up(db);
   }
   return db;
+}
+
+/** The one number a query of a node's database answers (`SELECT COUNT(*) ...`), through a second, read-only connection. */
+export function queryCount(dataDir: string, sql: string): number {
+  const db = new Database(join(dataDir, 'node.db'), { readonly: true });
+  try {
+    return Object.values(db.prepare(sql).get() as Record<string, number>)[0]!;
+  } finally {
+    db.close();
+  }
 }

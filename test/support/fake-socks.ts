@@ -6,6 +6,7 @@
  *   const socks = await startFakeSocks();
  *   socks.routes.set(onion, node.port);          // NODE_TOR_SOCKS=127.0.0.1:<socks.port>
  *   socks.hang.add(otherOnion);                  // never answers the CONNECT (for timeouts)
+ *   socks.cut();                                 // circuits collapse: the next request needs a new CONNECT
  */
 import net from 'node:net';
 
@@ -20,6 +21,8 @@ export interface FakeSocks {
   readonly connections: number;
   /** CONNECT requests seen, in order: the destination names (and ports). */
   readonly requests: ReadonlyArray<{ host: string; port: number; routed: boolean }>;
+  /** Ends every open connection, as collapsing circuits would; the proxy goes on accepting new ones. */
+  cut(): void;
   close(): Promise<void>;
 }
 
@@ -138,6 +141,9 @@ export async function startFakeSocks(): Promise<FakeSocks> {
       return connections;
     },
     requests,
+    cut: () => {
+      for (const socket of open) socket.destroy();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of open) socket.destroy();

@@ -12,7 +12,7 @@ import { walkCommandPath } from '../../../kernel/cli/program.js';
 import { Prompter } from '../../../kernel/cli/terminal.js';
 import { RAW_DISPLAY, cliDisplay, provideCliDisplay, type CliContext } from '../../../sdk/cli.js';
 import { escapeUnsafeText, hasUnsafeText } from '../../../sdk/text.js';
-import { displayFrom, parseApiTime, truncateAmount } from '../../../builtin-plugins/system/cli.js';
+import { displayFrom, parseApiTime } from '../../../builtin-plugins/system/cli.js';
 
 /** Clear screen, set the window title (OSC ... BEL), 8-bit CSI, right-to-left override, zero-width space. */
 const HOSTILE = 'pay\x1b[2J\x1b]0;owned\x07\u009b31m\u202eexe.txt\u200b!';
@@ -145,17 +145,6 @@ describe('command path', () => {
 });
 
 describe('display preferences', () => {
-  it('cut amounts to displayDecimals, never rounding', () => {
-    expect(truncateAmount('1.23456789', 3)).toBe('1.234');
-    expect(truncateAmount('1.239', 2)).toBe('1.23');
-    expect(truncateAmount('-1.99999999', 0)).toBe('-1');
-    expect(truncateAmount('-0.001', 2)).toBe('-0');
-    expect(truncateAmount('5', 2)).toBe('5');
-    expect(truncateAmount('1.20009', 3)).toBe('1.2');
-    expect(truncateAmount('12.5', 8)).toBe('12.5');
-    expect(truncateAmount('n/a', 2)).toBe('n/a');
-  });
-
   it('format API timestamps in displayDateFormat (UTC); zone-less timestamps are UTC', () => {
     expect(parseApiTime('2026-03-04 05:06:07')?.toISOString()).toBe('2026-03-04T05:06:07.000Z');
     expect(parseApiTime('2026-03-04T05:06:07.123Z')?.toISOString()).toBe('2026-03-04T05:06:07.123Z');
@@ -164,7 +153,8 @@ describe('display preferences', () => {
     expect(show.date('2026-03-04T05:06:07.000Z')).toBe('2026/03/04 05:06:07');
     expect(show.date('2026-03-04 05:06:07')).toBe('2026/03/04 05:06:07');
     expect(show.date(null)).toBe('-');
-    expect(show.amount('1.23456789')).toBe('1.234');
+    // displayDecimals is the GUI's: node-cli shows all 8 decimals.
+    expect(show.amount('1.23456789')).toBe('1.23456789');
     expect(show.amount(undefined)).toBe('-');
     expect(displayFrom({ display_decimals: 2, display_date_format: 'unix' }).date('1970-01-01T00:01:40Z')).toBe('100');
   });
@@ -180,7 +170,7 @@ describe('display preferences', () => {
     const human = { json: false, api: {} } as unknown as CliContext;
     provideCliDisplay(human, load);
     const [a, b] = await Promise.all([cliDisplay(human), cliDisplay(human)]);
-    expect(a.amount('2.99')).toBe('2.9');
+    expect(a.date('2026-03-04T05:06:07Z')).toBe('2026-03-04');
     expect(b).toBe(a);
     expect(load).toHaveBeenCalledTimes(1);
 

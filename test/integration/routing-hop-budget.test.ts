@@ -1,0 +1,48 @@
+/**
+ * hopBudgetRandomized (Document 2): the hop budget a payment's route requests start with. Off, it is maxP2pLevel;
+ * on, a random budget between half of it and all of it, so that relays cannot infer how far they are from the
+ * origin. The no_route answer names the budget the search had.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestNode, type TestNode } from '../support/node.js';
+import { call, connect, ok } from './ledger-support.js';
+
+describe('hop budget of a routed payment', () => {
+  let t: TestNode;
+  let relay: TestNode;
+  beforeAll(async () => {
+    [t, relay] = await Promise.all([startTestNode(), startTestNode()]);
+    for (const n of [t, relay]) await ok(n, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false, max_p2p_level: 10 });
+    // One contact to ask: it knows no route either, and says so.
+    await connect(t, relay);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([t, relay].map((n) => n?.destroy()));
+  });
+
+  /** The budgets of `n` payments to an address nobody reaches. */
+  const budgets = async (n: number): Promise<number[]> => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const res = await call(t, 'POST', '/api/v1/wallet/send', { address: 'http://127.0.0.1:9', amount: '1', currency: 'VWL' });
+      expect(res.body.error?.code).toBe('no_route');
+      const m = /within (\d+) hop\(s\)/.exec(res.body.error.message);
+      if (!m) throw new Error(`no budget in: ${res.body.error.message}`);
+      out.push(Number(m[1]));
+    }
+    return out;
+  };
+
+  it('hopBudgetRandomized false: every search starts with maxP2pLevel hops', async () => {
+    await ok(t, 'PUT', '/api/v1/system/settings', { hop_budget_randomized: false });
+    expect(await budgets(5)).toEqual([10, 10, 10, 10, 10]);
+  });
+
+  it('hopBudgetRandomized true: budgets vary between half of maxP2pLevel and all of it', async () => {
+    await ok(t, 'PUT', '/api/v1/system/settings', { hop_budget_randomized: true });
+    const seen = await budgets(16);
+    expect(seen.every((b) => b >= 5 && b <= 10)).toBe(true);
+    // Each is 10 with probability 0.7^5 (about 0.17): sixteen tens in a row would happen once in 10^12 runs.
+    expect(seen.some((b) => b < 10)).toBe(true);
+  });
+});
