@@ -111,6 +111,20 @@ async function showSeed(dataDir: string): Promise<void> {
   );
 }
 
+const DEFAULT_CLI = 'npx node-cli';
+
+/** A path as one shell word, so a hint can be pasted as it is. */
+const shellWord = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`);
+
+/**
+ * How the operator reaches this node with node-cli. A node on another data directory than the default (a second
+ * node on the machine) is named in every hint, the plugins' banner lines included (they cannot know the
+ * directory): a bare `npx node-cli` would drive the node of ./data.
+ */
+function cliCommand(dataDir: string): string {
+  return dataDir === resolve('./data') ? DEFAULT_CLI : `${DEFAULT_CLI} --data-dir ${shellWord(dataDir)}`;
+}
+
 async function startDaemon(dataDirFlag: string | null): Promise<void> {
   let config: NodeConfig;
   try {
@@ -137,7 +151,8 @@ async function startDaemon(dataDirFlag: string | null): Promise<void> {
   const [{ startNode }, { builtinPlugins }] = await Promise.all([import('../kernel/node.js'), import('../builtin-plugins/index.js')]);
   const node = await startNode(config, { builtins: builtinPlugins, echoLogs: true, lock });
   const a = node.addresses();
-  const seedCommand = `npx wallet-node seed --data-dir ${config.dataDir}`;
+  const cli = cliCommand(config.dataDir);
+  const seedCommand = `npx wallet-node seed --data-dir ${shellWord(config.dataDir)}`;
   process.stdout.write(
     [
       `wallet-node ${node.identity.pubkeyHash}`,
@@ -146,12 +161,15 @@ async function startDaemon(dataDirFlag: string | null): Promise<void> {
       `  https      ${a.https ?? '-'}`,
       `  tor        ${a.tor ?? '-'}`,
       `  data       ${config.dataDir}`,
-      `  CLI key    ${join(config.dataDir, CLI_CREDENTIALS_FILE)}  (used by: npx node-cli info)`,
+      `  CLI key    ${join(config.dataDir, CLI_CREDENTIALS_FILE)}  (used by: ${cli} info)`,
       `  seed       ${seedCommand}  (shows the 24 words; they are never logged)`,
       ...(firstStart && !config.restoreMnemonic
         ? ['', `New node: write its 24-word seed phrase down now and keep it offline. Show it with: ${seedCommand}`]
         : []),
-      ...node.banner().flatMap((line, i) => (i === 0 ? ['', line] : [line])),
+      ...node.banner().flatMap((line, i) => {
+        const hinted = line.replaceAll(DEFAULT_CLI, cli);
+        return i === 0 ? ['', hinted] : [hinted];
+      }),
       '',
     ].join('\n'),
   );

@@ -103,6 +103,13 @@ afterAll(async () => {
 describe('node-cli against a running wallet-node', () => {
   let nodeId = '';
 
+  it('the banner of a node outside ./data names its data directory in every node-cli hint', async () => {
+    await waitFor('the banner', () => (daemonLog.includes('CLI key') ? true : null));
+    const hints = daemonLog.split('\n').filter((l) => l.includes('node-cli '));
+    expect(hints.length).toBeGreaterThan(0);
+    for (const line of hints) expect(line).toContain(`npx node-cli --data-dir ${dataDir} `);
+  });
+
   it('info --json prints the public key hash, addresses and metadata', async () => {
     const { code, body } = await cliJson(['info']);
     expect(code).toBe(0);
