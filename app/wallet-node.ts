@@ -23,13 +23,14 @@ const USAGE = `Usage:
   wallet-node [--data-dir <dir>]         start the node (data directory: --data-dir, else NODE_DATA_DIR, else ./data)
   wallet-node seed [--data-dir <dir>]    show this node's 24-word seed phrase (on a terminal), or write it to a
                                          memory-only file (mode 600) deleted after ${SECRET_FILE_TTL_SECONDS} s
+  wallet-node --version                  print the release
   wallet-node help                       this text
 `;
 
 class UsageError extends Error {}
 
 interface Invocation {
-  command: 'start' | 'seed' | 'help';
+  command: 'start' | 'seed' | 'help' | 'version';
   dataDir: string | null;
 }
 
@@ -44,6 +45,8 @@ function parseArgs(args: readonly string[]): Invocation {
       dataDir = value;
     } else if (arg === '-h' || arg === '--help' || arg === 'help') {
       command = 'help';
+    } else if (arg === '-V' || arg === '--version') {
+      command = 'version';
     } else if ((arg === 'seed' || arg === 'start') && command === null) {
       command = arg;
     } else {
@@ -200,6 +203,11 @@ async function main(): Promise<void> {
   }
   if (invocation.command === 'help') {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (invocation.command === 'version') {
+    const { nodeVersion } = await import('../kernel/version.js');
+    process.stdout.write(`${nodeVersion()}\n`);
     return;
   }
   if (invocation.command === 'seed') {

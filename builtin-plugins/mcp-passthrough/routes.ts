@@ -4,6 +4,7 @@
  */
 import { ApiError, formatMinor, type PluginContext } from '../../sdk/index.js';
 import { topupMemo } from './billing.js';
+import { customerEndpoint, mcpClientConfig } from './client-config.js';
 import { modelView, SETTING_NAMES, type OperatorConfig } from './config.js';
 import type { Keys } from './keys.js';
 import { iso } from './keys.js';
@@ -136,9 +137,12 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
     handler: (req) => {
       const minted = keys.create(req.body);
       const view = keys.view(minted.key);
+      const endpoint = customerEndpoint(ctx.kernel.node.addresses);
       return {
         key_id: minted.key.id,
         token: minted.token,
+        endpoint,
+        client_config: endpoint ? mcpClientConfig(endpoint, minted.token) : null,
         label: minted.key.label,
         contact: view.contact,
         funding: {

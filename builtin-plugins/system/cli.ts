@@ -13,7 +13,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, RAW_DISPLAY, defineCliCommands, provideCliDisplay, type CliApi, type CliContext, type CliDisplay } from '../../sdk/cli.js';
-import { DATE_FORMATS, formatDate } from './display.js';
+import { formatDate } from './display.js';
 
 interface SettingsView {
   settings: Record<string, unknown>;
@@ -91,7 +91,8 @@ export function displayFrom(settings: Record<string, unknown>): CliDisplay {
   const decimals = Number(settings.display_decimals);
   const format = String(settings.display_date_format);
   const cut = Number.isInteger(decimals) && decimals >= 0 && decimals <= 8;
-  const dated = (DATE_FORMATS as readonly string[]).includes(format);
+  // Any format the node accepted, listed or built from the tokens; one the formatter leaves as it is has no token.
+  const dated = formatDate(new Date(0), format) !== format;
   return {
     amount: (v) => (cut && (typeof v === 'string' || typeof v === 'number') && v !== '' ? truncateAmount(String(v), decimals) : RAW_DISPLAY.amount(v)),
     date: (v) => {

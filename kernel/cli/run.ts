@@ -12,7 +12,7 @@ import { ArgvError, extractGlobalOptions } from './argv.js';
 import { resolveCredentials, resolveDataDir } from './credentials.js';
 import { LocalMachine } from './local.js';
 import { Output, type Metadata, type Writer } from './output.js';
-import { ROOT_HELP_FOOTER, commandPathName, createRootProgram, eachCommand, walkCommandPath } from './program.js';
+import { ROOT_HELP_FOOTER, closestCommand, commandPathName, createRootProgram, eachCommand, walkCommandPath } from './program.js';
 import { DEFAULT_RATE_RULE, RateStore, rateLimitedMessage } from './rate-limit.js';
 import { Prompter, withSpinner, type TerminalStreams } from './terminal.js';
 
@@ -42,6 +42,9 @@ export interface CliSetup {
 const NODE_ID_TIMEOUT_MS = 5_000;
 
 const HELP_EXIT_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+/** A line that names no command is a usage error, told apart from a command that ran and failed (1). */
+const EXIT_UNKNOWN_COMMAND = 2;
 
 export async function runCli(io: CliIo, setup: CliSetup): Promise<number> {
   let globals;
@@ -233,12 +236,8 @@ export async function runCli(io: CliIo, setup: CliSetup): Promise<number> {
       return 0;
     }
     const failure = renamed(describe(err), setup.contributions);
-    if (failure.code === 'COMMAND_NOT_FOUND' && !globals.json) {
-      const parent = (err as CliError & { parent?: Command }).parent ?? program;
-      io.stderr.write(helpOf(parent));
-    }
     out.finishError(failure.code, failure.message, failure.details, await metadata());
-    return 1;
+    return failure.code === 'COMMAND_NOT_FOUND' ? EXIT_UNKNOWN_COMMAND : 1;
   }
 }
 
@@ -247,11 +246,13 @@ function helpOf(cmd: Command): string {
   return cmd.parent ? cmd.helpInformation() : `${cmd.helpInformation()}\n${ROOT_HELP_FOOTER.trim()}\n`;
 }
 
+/** One line, not the help of the level: the closest command when one is close, else where the list is. */
 function commandNotFound(word: string, parent: Command): CliError {
-  const where = parent.parent ? ` of '${commandPathName(pathOf(parent))}'` : '';
-  const err = new CliError('COMMAND_NOT_FOUND', `Command '${word}' not found${where}`);
-  Object.defineProperty(err, 'parent', { value: parent, enumerable: false });
-  return err;
+  const path = commandPathName(pathOf(parent));
+  const where = parent.parent ? ` of '${path}'` : '';
+  const guess = closestCommand(parent, word);
+  const next = guess ? `did you mean "${guess}"?` : `run "node-cli help${path ? ` ${path}` : ''}" for the commands`;
+  return new CliError('COMMAND_NOT_FOUND', `Command '${word}' not found${where}; ${next}`, guess ? { suggestion: [path, guess].filter(Boolean).join(' ') } : undefined);
 }
 
 function pathOf(cmd: Command): Command[] {
