@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CommanderError, type Command } from 'commander';
-import { CliError, type CliApi, type CliContext, type CliContribution, type CliRateRule } from '../../sdk/cli.js';
+import { CliError, asksRateLimitOff, type CliApi, type CliContext, type CliContribution, type CliRateRule } from '../../sdk/cli.js';
 import { CliApiClient } from './api.js';
 import { ArgvError, extractGlobalOptions } from './argv.js';
 import { resolveCredentials, resolveDataDir } from './credentials.js';
@@ -36,6 +36,8 @@ export interface CliSetup {
   rateLimits?: Record<string, CliRateRule>;
   /** Asks the node for its public key hash (metadata.node_id, rate-limit key); null when it cannot tell. */
   identifyNode?: (api: CliApi, timeoutMs: number) => Promise<string | null>;
+  /** Whether the key `keyId` the CLI signs with holds the admin scope (`--rate-limit off`); absent: never. */
+  isAdminKey?: (api: CliApi, keyId: string) => Promise<boolean>;
 }
 
 /** How long the node-id lookup for metadata may take before it is given up (the command already ran). */
@@ -170,9 +172,18 @@ export async function runCli(io: CliIo, setup: CliSetup): Promise<number> {
     commandName = commandPathName(path);
     const top = path[0]?.name();
     if (!top || top === 'help') return;
-    api.creds(); // NO_CREDENTIALS before anything else
+    const creds = api.creds(); // NO_CREDENTIALS before anything else
+    if (asksRateLimitOff(action)) return waiveRateLimit(action, creds.keyId);
     await ctx.rateLimit(top);
   });
+  /** `--rate-limit off`: a script's run, on an admin key, that node-cli does not count. */
+  const waiveRateLimit = async (action: Command, keyId: string): Promise<void> => {
+    if (action.getOptionValue('rateLimit') !== 'off') throw new CliError('INVALID_PARAMS', '--rate-limit accepts only "off"');
+    if (!globals.json) throw new CliError('INVALID_PARAMS', '--rate-limit off is for scripts: add --json');
+    if (!(await setup.isAdminKey?.(api, keyId))) {
+      throw new CliError('PERMISSION_DENIED', '--rate-limit off needs an admin key; the key node-cli signs with is not one');
+    }
+  };
   program
     .command('help')
     .summary('show help for node-cli or one of its commands')
