@@ -26,6 +26,17 @@ export interface OperatorDeps {
   presets: PresetRegistry;
   /** The federation's state for `status`: learned offers and the sellers they come from. */
   federation: () => Record<string, unknown>;
+  /** Asks the contacts for their offers now rather than at the next scheduled refresh. */
+  refreshOffers: () => void;
+}
+
+/**
+ * Whether a configuration change makes the learned offers worth asking for at once: remote routing turned on (the
+ * node is about to resell them), another settlement currency (other contacts to ask), or a changed own catalogue
+ * (what the node buys from others depends on what it serves itself).
+ */
+function changesOffers(changed: readonly string[], config: OperatorConfig): boolean {
+  return changed.some((c) => (c === 'set.remote_routing' ? config.settings().remoteRouting : c === 'set.currency' || c === 'active' || c.startsWith('provider.')));
 }
 
 function providerSummaries(config: OperatorConfig): Record<string, unknown>[] {
@@ -78,7 +89,7 @@ export function configView(config: OperatorConfig): Record<string, unknown> {
 }
 
 export function registerOperatorRoutes(deps: OperatorDeps): void {
-  const { ctx, store, config, keys, sessions, presets } = deps;
+  const { ctx, store, config, keys, sessions, presets, refreshOffers } = deps;
 
   ctx.routes.plugin({
     method: 'GET',
@@ -113,6 +124,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
         throw new ApiError('validation_error', 400, 'configure needs at least one of set, provider, active', { field: 'body' });
       }
       const result = config.configure(req.body);
+      if (changesOffers(result.changed, config)) refreshOffers();
       return { ...configView(config), changed: result.changed, warnings: result.warnings };
     },
   });
