@@ -3,14 +3,15 @@
  * docs/plugins.md is run, as written, against real `wallet-node` processes, so the documents cannot drift from the
  * code. A block is a fence tagged sh, bash or shell (every line a command), or console (the `$ ` lines); the
  * systemd unit's ExecStart is started as the unit would. Each document runs in a fresh copy of the checkout (its own
- * data directories and ports), its blocks in document order in one `sh -e` each.
+ * data directories and ports; GIVEN the nodes it assumes), its blocks in document order, each stopping at its first
+ * failing command (`strict`).
  *
- * What the test changes in a block, and only that (PLACEHOLDERS, PATHS, ports): placeholders are filled from the
- * running nodes, the fixed ports 8080/8081 become free ones, and absolute server paths move under the scratch copy.
- * `npm start` runs in the background (it would hold the terminal), stopping first a node this test started on the
- * same port (the operator's Ctrl-C). The prose steps between blocks that the blocks rely on (build the plugin of the
- * tutorial, trust its author's key) are done by PROSE_STEPS. Blocks and commands that cannot run here are in SKIPPED,
- * each with its reason; an entry that no longer matches fails the test.
+ * What the test changes in a block, and only that (`prepare`): PLACEHOLDERS are filled from the running nodes, the
+ * fixed ports 8080/8081 become free ones, and absolute server paths move under the scratch copy. `npm start` runs in
+ * the background (it would hold the terminal), stopping first a node this test started on the same port (the
+ * operator's Ctrl-C). The prose steps between blocks that the blocks rely on (build the plugin of the tutorial, trust
+ * its author's key) are PROSE_STEPS. Blocks and commands that cannot run here are in SKIPPED_BLOCKS and
+ * SKIPPED_COMMANDS, each with its reason; an entry that no longer matches the documents fails the test.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -247,7 +248,7 @@ describe('the command blocks of the documents run', () => {
           expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'), `${doc}:${block.line}: the unit's node`).toContain('--no-node-snapshot');
         }
       }
-    }, 120_000);
+    }, 180_000);
   }
 
   it('every skipped block and command is still in the documents', () => {
