@@ -190,6 +190,7 @@ export default defineCliCommands({
         if (o.funding) body.funding = o.funding;
         const data = await ctx.api.post<any>(`${BASE}/key-create`, body);
         warnAll(ctx, data.warnings);
+        const show = await cliDisplay(ctx);
         ctx.out.success(data, () => {
           ctx.out.kv([
             ['key id', data.key_id],
@@ -197,7 +198,7 @@ export default defineCliCommands({
             ['endpoint', data.endpoint ?? 'none: the node has no address yet'],
             ['contact', data.contact?.name ?? data.contact?.pubkey_hash ?? 'none'],
             ['funding', `${data.funding.mode}; top up with a ${data.funding.currency} payment described ${data.funding.deposit_memo}`],
-            ['expires', data.expires_at ?? 'never'],
+            ['expires', data.expires_at ? show.date(data.expires_at) : 'never'],
           ]);
           ctx.out.line('The token is shown only now. Clients use it as: Authorization: Bearer <token>');
           if (data.client_config) {

@@ -130,6 +130,10 @@ describe('node-cli mcp', () => {
     const server = JSON.parse(printed).mcpServers['wallet-node'];
     expect(server).toMatchObject({ type: 'http', url: endpoint, headers: { Authorization: expect.stringMatching(/^Bearer mcp_/) } });
 
+    // Its expiry follows displayDateFormat, as every date of human output.
+    expect((await t.admin.put('/api/v1/system/settings', { display_date_format: 'unix' })).status).toBe(200);
+    expect((await cli(['mcp', 'key', 'create', 'tablet', '--ttl', '3600'])).stdout).toMatch(/expires\s+\d{10}\n/);
+
     const json = await cli(['mcp', 'key', 'create', 'phone', '--json']);
     expect(json.json.data.endpoint).toBe(endpoint);
     expect(json.json.data.client_config.mcpServers['wallet-node'].headers.Authorization).toBe(`Bearer ${json.json.data.token}`);
