@@ -2,7 +2,7 @@
  * `node-cli` entry (bin/node-cli.js). The kernel names no feature: every command comes from the registry of
  * builtin plugin contributions, which lists each plugin's `cli.ts`.
  */
-import { builtinCliContributions, builtinCliRateLimits, identifyNode } from '../builtin-plugins/cli-commands.js';
+import { builtinCliContributions, builtinCliRateLimits, identifyNode, isAdminKey } from '../builtin-plugins/cli-commands.js';
 import { nodeVersion } from '../kernel/version.js';
 import { runCli } from '../kernel/cli/run.js';
 
@@ -27,7 +27,7 @@ const code = await runCli(
     stderr: process.stderr,
     stdin: process.stdin,
   },
-  { version: nodeVersion(), contributions: builtinCliContributions, rateLimits: builtinCliRateLimits, identifyNode },
+  { version: nodeVersion(), contributions: builtinCliContributions, rateLimits: builtinCliRateLimits, identifyNode, isAdminKey },
 ).catch((err: unknown) => {
   process.stderr.write(`Error: ${err instanceof Error ? err.message : String(err)}\n`);
   return 1;

@@ -23,13 +23,14 @@ const USAGE = `Usage:
   wallet-node [--data-dir <dir>]         start the node (data directory: --data-dir, else NODE_DATA_DIR, else ./data)
   wallet-node seed [--data-dir <dir>]    show this node's 24-word seed phrase (on a terminal), or write it to a
                                          memory-only file (mode 600) deleted after ${SECRET_FILE_TTL_SECONDS} s
+  wallet-node --version                  print the release
   wallet-node help                       this text
 `;
 
 class UsageError extends Error {}
 
 interface Invocation {
-  command: 'start' | 'seed' | 'help';
+  command: 'start' | 'seed' | 'help' | 'version';
   dataDir: string | null;
 }
 
@@ -44,6 +45,8 @@ function parseArgs(args: readonly string[]): Invocation {
       dataDir = value;
     } else if (arg === '-h' || arg === '--help' || arg === 'help') {
       command = 'help';
+    } else if (arg === '-V' || arg === '--version') {
+      command = 'version';
     } else if ((arg === 'seed' || arg === 'start') && command === null) {
       command = arg;
     } else {
@@ -111,6 +114,20 @@ async function showSeed(dataDir: string): Promise<void> {
   );
 }
 
+const DEFAULT_CLI = 'npx node-cli';
+
+/** A path as one shell word, so a hint can be pasted as it is. */
+const shellWord = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`);
+
+/**
+ * How the operator reaches this node with node-cli. A node on another data directory than the default (a second
+ * node on the machine) is named in every hint, the plugins' banner lines included (they cannot know the
+ * directory): a bare `npx node-cli` would drive the node of ./data.
+ */
+function cliCommand(dataDir: string): string {
+  return dataDir === resolve('./data') ? DEFAULT_CLI : `${DEFAULT_CLI} --data-dir ${shellWord(dataDir)}`;
+}
+
 async function startDaemon(dataDirFlag: string | null): Promise<void> {
   let config: NodeConfig;
   try {
@@ -138,7 +155,8 @@ async function startDaemon(dataDirFlag: string | null): Promise<void> {
   const node = await startNode(config, { builtins: builtinPlugins, echoLogs: true, lock });
   node.guardProcess();
   const a = node.addresses();
-  const seedCommand = `npx wallet-node seed --data-dir ${config.dataDir}`;
+  const cli = cliCommand(config.dataDir);
+  const seedCommand = `npx wallet-node seed --data-dir ${shellWord(config.dataDir)}`;
   process.stdout.write(
     [
       `wallet-node ${node.identity.pubkeyHash}`,
@@ -147,12 +165,15 @@ async function startDaemon(dataDirFlag: string | null): Promise<void> {
       `  https      ${a.https ?? '-'}`,
       `  tor        ${a.tor ?? '-'}`,
       `  data       ${config.dataDir}`,
-      `  CLI key    ${join(config.dataDir, CLI_CREDENTIALS_FILE)}  (used by: npx node-cli info)`,
+      `  CLI key    ${join(config.dataDir, CLI_CREDENTIALS_FILE)}  (used by: ${cli} info)`,
       `  seed       ${seedCommand}  (shows the 24 words; they are never logged)`,
       ...(firstStart && !config.restoreMnemonic
         ? ['', `New node: write its 24-word seed phrase down now and keep it offline. Show it with: ${seedCommand}`]
         : []),
-      ...node.banner().flatMap((line, i) => (i === 0 ? ['', line] : [line])),
+      ...node.banner().flatMap((line, i) => {
+        const hinted = line.replaceAll(DEFAULT_CLI, cli);
+        return i === 0 ? ['', hinted] : [hinted];
+      }),
       '',
     ].join('\n'),
   );
@@ -183,6 +204,11 @@ async function main(): Promise<void> {
   }
   if (invocation.command === 'help') {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (invocation.command === 'version') {
+    const { nodeVersion } = await import('../kernel/version.js');
+    process.stdout.write(`${nodeVersion()}\n`);
     return;
   }
   if (invocation.command === 'seed') {

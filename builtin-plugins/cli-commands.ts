@@ -50,3 +50,9 @@ export async function identifyNode(api: CliApi, timeoutMs: number): Promise<stri
   const hash = (res.body as { data?: { public_key_hash?: unknown } } | null)?.data?.public_key_hash;
   return res.status === 200 && typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash) ? hash : null;
 }
+
+/** Whether `keyId` is an admin key: only admin keys may read a key's record (`GET /api/v1/keys/:key_id`). */
+export async function isAdminKey(api: CliApi, keyId: string): Promise<boolean> {
+  const res = await api.raw('GET', `/api/v1/keys/${encodeURIComponent(keyId)}`);
+  return res.status === 200;
+}

@@ -310,6 +310,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     get addresses() {
       return addresses();
     },
+    listener: { host: config.bind, port },
     dataDir: config.dataDir,
     startedAt: Date.now(),
     environment: config.environment,

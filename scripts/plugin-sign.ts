@@ -10,8 +10,8 @@
  *   npm run plugin:sign -- pack <plugin-folder> [<archive.tgz>]
  *                                                           the folder as an archive `node-cli plugin install` takes
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { generateAuthorKey, SIGNATURE_FILE, signPlugin, verifyPlugin } from '../kernel/plugins/sandbox/signature.js';
 
@@ -77,6 +77,7 @@ function main(argv: string[]): void {
     if (!file) throw new UsageError('keygen needs the file to write the private key to');
     if (existsSync(file)) throw new UsageError(`${file} exists; it is not overwritten`);
     const { privatePem, publicHex } = generateAuthorKey();
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 }); // ~/.wallet-node/ on a first key
     writeFileSync(file, privatePem, { mode: 0o600 });
     writeFileSync(`${file}.pub`, `${publicHex}\n`);
     process.stdout.write(`private key: ${file} (keep it secret)\npublic key:  ${publicHex} (also in ${file}.pub)\n`);

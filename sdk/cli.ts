@@ -190,8 +190,8 @@ export interface CliContext {
   rememberNodeId(nodeId: string): void;
   /**
    * Counts one use of a rate-limit bucket of this wallet (persisted across runs); throws `RATE_LIMITED` when over.
-   * The host already charges the bucket of the top-level command before every action; call this only to
-   * charge an extra bucket.
+   * The host already charges the bucket of the top-level command before every action (unless the run waives it:
+   * `offerRateLimitOff`); call this only to charge an extra bucket.
    */
   rateLimit(bucket: string, rule?: CliRateRule): Promise<void>;
   /**
@@ -206,6 +206,23 @@ export interface CliContext {
    * (how many rows are written so far, say).
    */
   progress<T>(label: string, work: (update: (label: string) => void) => Promise<T>): Promise<T>;
+}
+
+const waivable = new WeakSet<Command>();
+
+/**
+ * Lets scripts waive node-cli's own per-wallet rate limit for one run of `cmd` with `--rate-limit off` (scripted
+ * top-ups). The host honours it only with `--json` and an admin key, and charges nothing then; the node's per-key
+ * REST limit still applies. Returns `cmd`.
+ */
+export function offerRateLimitOff(cmd: Command): Command {
+  waivable.add(cmd);
+  return cmd.option('--rate-limit <mode>', "off: skip node-cli's own rate limit for this run (scripts: needs --json and an admin key)");
+}
+
+/** Whether this run of `cmd` asks to waive the rate limit (`--rate-limit off` on a command that offers it). */
+export function asksRateLimitOff(cmd: Command): boolean {
+  return waivable.has(cmd) && cmd.getOptionValue('rateLimit') !== undefined;
 }
 
 export interface CliContribution {

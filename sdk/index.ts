@@ -838,6 +838,8 @@ export interface NodeInfo {
   version: string;
   pubkeyHash: string;
   addresses: NodeAddresses;
+  /** Where the node's own listener is bound (NODE_BIND, and the port it got): HTTP and HTTPS share it. */
+  listener: { host: string; port: number };
   dataDir: string;
   startedAt: number;
   environment: string;

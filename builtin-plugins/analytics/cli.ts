@@ -8,7 +8,7 @@
  *   analytics decline    answer the question with "no thanks" while analytics are off (stops the banner notice)
  *   analytics preview    the heartbeat exactly as it would be sent now; sends nothing
  */
-import { defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import { cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
 
 const SETTINGS = '/api/v1/system/settings';
 
@@ -29,15 +29,17 @@ interface Status {
 
 async function status(ctx: CliContext): Promise<void> {
   const s = await ctx.api.get<Status>('/api/v1/plugins/analytics/status');
+  const show = await cliDisplay(ctx);
+  const when = (at: string | null): string | null => (at ? show.date(at) : null);
   ctx.out.success(s, () =>
     ctx.out.kv(
       [
         ['enabled', `${s.enabled ? 'yes' : 'no'}${s.decided_by_environment ? ' (set by NODE_ANALYTICS_ENABLED)' : ''}`],
-        ['consent', s.consent_pending ? 'not asked yet' : s.enabled ? `given ${s.opt_in_at ?? ''}`.trim() : 'declined or withdrawn'],
+        ['consent', s.consent_pending ? 'not asked yet' : s.enabled ? `given ${when(s.opt_in_at) ?? ''}`.trim() : 'declined or withdrawn'],
         ['collector', s.collector ?? 'not configured (analytics_url)'],
-        ['next heartbeat', s.next_heartbeat_at],
-        ['last submitted', s.last_submitted ? `${s.last_submitted} (${s.last_event})` : null],
-        ['last attempt', s.last_attempt ? `${s.last_attempt.at} ${s.last_attempt.event}: ${s.last_attempt.ok ? 'accepted' : s.last_attempt.error}` : null],
+        ['next heartbeat', when(s.next_heartbeat_at)],
+        ['last submitted', s.last_submitted ? `${when(s.last_submitted)} (${s.last_event})` : null],
+        ['last attempt', s.last_attempt ? `${when(s.last_attempt.at)} ${s.last_attempt.event}: ${s.last_attempt.ok ? 'accepted' : s.last_attempt.error}` : null],
       ],
       { title: 'Anonymous analytics' },
     ),

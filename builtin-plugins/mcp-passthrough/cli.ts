@@ -190,15 +190,22 @@ export default defineCliCommands({
         if (o.funding) body.funding = o.funding;
         const data = await ctx.api.post<any>(`${BASE}/key-create`, body);
         warnAll(ctx, data.warnings);
+        const show = await cliDisplay(ctx);
         ctx.out.success(data, () => {
           ctx.out.kv([
             ['key id', data.key_id],
             ['token', data.token],
+            ['endpoint', data.endpoint ?? 'none: the node has no address yet'],
             ['contact', data.contact?.name ?? data.contact?.pubkey_hash ?? 'none'],
             ['funding', `${data.funding.mode}; top up with a ${data.funding.currency} payment described ${data.funding.deposit_memo}`],
-            ['expires', data.expires_at ?? 'never'],
+            ['expires', data.expires_at ? show.date(data.expires_at) : 'never'],
           ]);
           ctx.out.line('The token is shown only now. Clients use it as: Authorization: Bearer <token>');
+          if (data.client_config) {
+            ctx.out.line();
+            ctx.out.line('MCP client configuration (for example .mcp.json):');
+            for (const line of JSON.stringify(data.client_config, null, 2).split('\n')) ctx.out.line(line);
+          }
         });
       });
     key

@@ -13,11 +13,12 @@
  *     by naming it, but it may be one supplied in the same request). Without `active.model` the current model stays
  *     when the provider has it, else none is active.
  */
-import { ApiError, formatMinor, parseDecimal, type Minor } from '../../sdk/index.js';
+import { ApiError, formatMinor, parseDecimal, type Minor, type NodeInfo } from '../../sdk/index.js';
 import { normalizeOrigin } from './origins.js';
 import type { TokenCipher } from './secrets.js';
 import type { McpStore, ModelRow, PricingMode, ProviderRow } from './store.js';
 import type { PresetRegistry } from './upstream/presets.js';
+import { ownAddressIn } from './upstream/self.js';
 
 export type Mode = 'pilot' | 'open';
 
@@ -252,6 +253,8 @@ export class OperatorConfig {
     private readonly presets: PresetRegistry,
     private readonly nodeCurrency: () => string,
     private readonly now: () => number,
+    /** This node's addresses and listener: an upstream must not be the node itself. */
+    private readonly ownNode: () => Pick<NodeInfo, 'addresses' | 'listener'>,
   ) {}
 
   /** Reads are served from memory: this class is the only writer, and drops the copy when it writes. */
@@ -339,6 +342,14 @@ export class OperatorConfig {
       if (p.endpoint !== undefined) endpoint = endpointOf(p.endpoint, 'provider.endpoint');
       else if (!existing || p.preset !== undefined) endpoint = endpoint ?? preset.defaultEndpoint ?? undefined;
       if (!endpoint) throw invalid('provider.endpoint', `preset ${preset.id} has no default endpoint: give provider.endpoint`, 'missing_field');
+      const self = ownAddressIn(endpoint, this.ownNode());
+      if (self) {
+        throw invalid(
+          'provider.endpoint',
+          `provider.endpoint ${endpoint} is this node itself (${self}): give the address of the model server (llama.cpp: llama-server --port 8081)`,
+          'endpoint_is_self',
+        );
+      }
       const label = p.label !== undefined ? text(p.label, 'provider.label', 100) : (existing?.label ?? preset.label);
       if (p.clear_token !== undefined && typeof p.clear_token !== 'boolean') throw invalid('provider.clear_token', 'provider.clear_token must be a boolean');
       if (p.token !== undefined && p.token !== null && (typeof p.token !== 'string' || p.token.length > 8192 || CONTROL.test(p.token))) {

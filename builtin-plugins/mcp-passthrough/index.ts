@@ -54,6 +54,7 @@ export default definePlugin({
       presets,
       () => ctx.settings.get<string>('defaultCurrency') ?? 'VWL',
       now,
+      () => ctx.kernel.node,
     );
     const keys = new Keys(store, config, contacts, now);
     const billing = new Billing(store, tx, contacts, ledger, ctx.log, now);
@@ -87,7 +88,16 @@ export default definePlugin({
     const endpoint = new McpEndpoint(keys, sessions, api, ctx.manifest.version, ctx.log, now);
 
     const verifier = new ProofVerifier(federation, contacts, ctx.identity, () => ctx.kernel.node.addresses, now);
-    registerOperatorRoutes({ ctx, store, config, keys, sessions, presets, federation: () => federationStatus(offers.fresh(), federation.owedCalls()) });
+    registerOperatorRoutes({
+      ctx,
+      store,
+      config,
+      keys,
+      sessions,
+      presets,
+      federation: () => federationStatus(offers.fresh(), federation.owedCalls()),
+      refreshOffers: () => ctx.jobs.kick('refresh-offers'),
+    });
     registerPublicRoutes({ ctx, store, keys, api, endpoint, log: ctx.log });
     registerFederationRoutes({ ctx, keys, config, contacts, store: federation, verifier, offers });
 

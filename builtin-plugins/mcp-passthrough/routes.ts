@@ -4,6 +4,7 @@
  */
 import { ApiError, formatMinor, type PluginContext } from '../../sdk/index.js';
 import { topupMemo } from './billing.js';
+import { customerEndpoint, mcpClientConfig } from './client-config.js';
 import { modelView, SETTING_NAMES, type OperatorConfig } from './config.js';
 import type { Keys } from './keys.js';
 import { iso } from './keys.js';
@@ -25,6 +26,17 @@ export interface OperatorDeps {
   presets: PresetRegistry;
   /** The federation's state for `status`: learned offers and the sellers they come from. */
   federation: () => Record<string, unknown>;
+  /** Asks the contacts for their offers now rather than at the next scheduled refresh. */
+  refreshOffers: () => void;
+}
+
+/**
+ * Whether a configuration change makes the learned offers worth asking for at once: remote routing turned on (the
+ * node is about to resell them), another settlement currency (other contacts to ask), or a changed own catalogue
+ * (what the node buys from others depends on what it serves itself).
+ */
+function changesOffers(changed: readonly string[], config: OperatorConfig): boolean {
+  return changed.some((c) => (c === 'set.remote_routing' ? config.settings().remoteRouting : c === 'set.currency' || c === 'active' || c.startsWith('provider.')));
 }
 
 function providerSummaries(config: OperatorConfig): Record<string, unknown>[] {
@@ -77,7 +89,7 @@ export function configView(config: OperatorConfig): Record<string, unknown> {
 }
 
 export function registerOperatorRoutes(deps: OperatorDeps): void {
-  const { ctx, store, config, keys, sessions, presets } = deps;
+  const { ctx, store, config, keys, sessions, presets, refreshOffers } = deps;
 
   ctx.routes.plugin({
     method: 'GET',
@@ -112,6 +124,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
         throw new ApiError('validation_error', 400, 'configure needs at least one of set, provider, active', { field: 'body' });
       }
       const result = config.configure(req.body);
+      if (changesOffers(result.changed, config)) refreshOffers();
       return { ...configView(config), changed: result.changed, warnings: result.warnings };
     },
   });
@@ -136,9 +149,12 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
     handler: (req) => {
       const minted = keys.create(req.body);
       const view = keys.view(minted.key);
+      const endpoint = customerEndpoint(ctx.kernel.node.addresses);
       return {
         key_id: minted.key.id,
         token: minted.token,
+        endpoint,
+        client_config: endpoint ? mcpClientConfig(endpoint, minted.token) : null,
         label: minted.key.label,
         contact: view.contact,
         funding: {

@@ -3,7 +3,7 @@
  * Every command is a signed REST call of the same node (docs/api/wallet.md lists the mapping).
  */
 import type { Command } from 'commander';
-import { CliError, cliDisplay, type CliContext, type CliDisplay } from '../../sdk/cli.js';
+import { CliError, cliDisplay, offerRateLimitOff, type CliContext, type CliDisplay } from '../../sdk/cli.js';
 
 interface Tx {
   txid: string;
@@ -136,20 +136,24 @@ export function balanceTable(ctx: CliContext, show: CliDisplay, rows: readonly B
 }
 
 export function registerPaymentCommands(program: Command, ctx: CliContext): void {
-  program
+  const send = program
     .command('send')
     .summary('pay a contact, or anyone reachable through your contacts')
     .description(
       'Sends <amount> <currency> to a contact named by name, address or public key hash. The node accepts the payment ' +
         `into its send queue at once; the command then follows it for up to ${OUTCOME_WAIT_MS / 1000} s and reports the ` +
         'outcome (completed, or rejected with the reason, e.g. insufficient credit). --best asks for best-fee routing ' +
-        '(experimental; ignored for direct payments and Tor recipients). Rate: 30 per 60 s.',
+        '(experimental; ignored for direct payments and Tor recipients).\n\n' +
+        'Rate: 30 per 60 s per wallet, then blocked 5 minutes. node-cli counts runs in cli-rate.json next to cli.json; ' +
+        'NODE_CLI_RATE_FILE=<file> keeps the count in another file. A script on an admin key skips the count for a ' +
+        'run with --json --rate-limit off (the node still limits each API key per minute).',
     )
     .argument('<address>', 'contact name, address or public key hash')
     .argument('<amount>', 'decimal amount, up to 8 decimals')
     .argument('<currency>', 'currency code')
     .argument('[description]', 'at most 255 characters, visible to the recipient')
-    .option('--best', 'best-fee routing (experimental)')
+    .option('--best', 'best-fee routing (experimental)');
+  offerRateLimitOff(send)
     .action(async (address: string, amount: string, currency: string, description: string | undefined, opts: { best?: boolean }) => {
       const sent = await asSend('Send failed', () =>
         withoutContacts(ctx, () =>

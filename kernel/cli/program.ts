@@ -83,6 +83,34 @@ export function walkCommandPath(program: Command, argv: readonly string[]): Path
   return { path, argv: out, unknown, needsHelp, helpFlag };
 }
 
+/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The subcommand of `parent` a mistyped word most likely meant, or null when none is close: a third of the word's
+ * letters may be wrong (at least one), so `snd` finds `send` and `frobnicate` finds nothing.
+ */
+export function closestCommand(parent: Command, word: string): string | null {
+  const typed = word.toLowerCase();
+  const limit = Math.max(1, Math.floor(typed.length / 3));
+  let best: { name: string; distance: number } | null = null;
+  for (const c of parent.commands) {
+    const distance = Math.min(...[c.name(), ...c.aliases()].map((n) => editDistance(typed, n)));
+    if (distance <= limit && (!best || distance < best.distance)) best = { name: c.name(), distance };
+  }
+  return best?.name ?? null;
+}
+
 export const commandPathName = (path: readonly Command[]): string => path.map((c) => c.name()).join(' ');
 
 /** Applies `fn` to a command and every command below it. */
@@ -97,7 +125,7 @@ Global options may appear anywhere on the line.
 Credentials: NODE_API_URL, NODE_API_KEY and NODE_API_SECRET when set, else cli.json in the data directory
 (--data-dir, NODE_DATA_DIR or ./data), which wallet-node writes when it starts.
 
-Exit codes: 0 success, 1 error. With --json: {success, data, metadata {timestamp, node_id, command}} or
+Exit codes: 0 success, 1 error, 2 unknown command. With --json: {success, data, metadata {timestamp, node_id, command}} or
 {success: false, error {code, message}, metadata}.
 
 Run "node-cli help <command>" for the options of a command.`;

@@ -6,13 +6,13 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CommanderError, type Command } from 'commander';
-import { CliError, type CliApi, type CliContext, type CliContribution, type CliRateRule } from '../../sdk/cli.js';
+import { CliError, asksRateLimitOff, type CliApi, type CliContext, type CliContribution, type CliRateRule } from '../../sdk/cli.js';
 import { CliApiClient } from './api.js';
 import { ArgvError, extractGlobalOptions } from './argv.js';
 import { resolveCredentials, resolveDataDir } from './credentials.js';
 import { LocalMachine } from './local.js';
 import { Output, type Metadata, type Writer } from './output.js';
-import { ROOT_HELP_FOOTER, commandPathName, createRootProgram, eachCommand, walkCommandPath } from './program.js';
+import { ROOT_HELP_FOOTER, closestCommand, commandPathName, createRootProgram, eachCommand, walkCommandPath } from './program.js';
 import { DEFAULT_RATE_RULE, RateStore, rateLimitedMessage } from './rate-limit.js';
 import { Prompter, withSpinner, type TerminalStreams } from './terminal.js';
 
@@ -36,12 +36,17 @@ export interface CliSetup {
   rateLimits?: Record<string, CliRateRule>;
   /** Asks the node for its public key hash (metadata.node_id, rate-limit key); null when it cannot tell. */
   identifyNode?: (api: CliApi, timeoutMs: number) => Promise<string | null>;
+  /** Whether the key `keyId` the CLI signs with holds the admin scope (`--rate-limit off`); absent: never. */
+  isAdminKey?: (api: CliApi, keyId: string) => Promise<boolean>;
 }
 
 /** How long the node-id lookup for metadata may take before it is given up (the command already ran). */
 const NODE_ID_TIMEOUT_MS = 5_000;
 
 const HELP_EXIT_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+/** A line that names no command is a usage error, told apart from a command that ran and failed (1). */
+const EXIT_UNKNOWN_COMMAND = 2;
 
 export async function runCli(io: CliIo, setup: CliSetup): Promise<number> {
   let globals;
@@ -167,9 +172,18 @@ export async function runCli(io: CliIo, setup: CliSetup): Promise<number> {
     commandName = commandPathName(path);
     const top = path[0]?.name();
     if (!top || top === 'help') return;
-    api.creds(); // NO_CREDENTIALS before anything else
+    const creds = api.creds(); // NO_CREDENTIALS before anything else
+    if (asksRateLimitOff(action)) return waiveRateLimit(action, creds.keyId);
     await ctx.rateLimit(top);
   });
+  /** `--rate-limit off`: a script's run, on an admin key, that node-cli does not count. */
+  const waiveRateLimit = async (action: Command, keyId: string): Promise<void> => {
+    if (action.getOptionValue('rateLimit') !== 'off') throw new CliError('INVALID_PARAMS', '--rate-limit accepts only "off"');
+    if (!globals.json) throw new CliError('INVALID_PARAMS', '--rate-limit off is for scripts: add --json');
+    if (!(await setup.isAdminKey?.(api, keyId))) {
+      throw new CliError('PERMISSION_DENIED', '--rate-limit off needs an admin key; the key node-cli signs with is not one');
+    }
+  };
   program
     .command('help')
     .summary('show help for node-cli or one of its commands')
@@ -233,12 +247,8 @@ export async function runCli(io: CliIo, setup: CliSetup): Promise<number> {
       return 0;
     }
     const failure = renamed(describe(err), setup.contributions);
-    if (failure.code === 'COMMAND_NOT_FOUND' && !globals.json) {
-      const parent = (err as CliError & { parent?: Command }).parent ?? program;
-      io.stderr.write(helpOf(parent));
-    }
     out.finishError(failure.code, failure.message, failure.details, await metadata());
-    return 1;
+    return failure.code === 'COMMAND_NOT_FOUND' ? EXIT_UNKNOWN_COMMAND : 1;
   }
 }
 
@@ -247,11 +257,13 @@ function helpOf(cmd: Command): string {
   return cmd.parent ? cmd.helpInformation() : `${cmd.helpInformation()}\n${ROOT_HELP_FOOTER.trim()}\n`;
 }
 
+/** One line, not the help of the level: the closest command when one is close, else where the list is. */
 function commandNotFound(word: string, parent: Command): CliError {
-  const where = parent.parent ? ` of '${commandPathName(pathOf(parent))}'` : '';
-  const err = new CliError('COMMAND_NOT_FOUND', `Command '${word}' not found${where}`);
-  Object.defineProperty(err, 'parent', { value: parent, enumerable: false });
-  return err;
+  const path = commandPathName(pathOf(parent));
+  const where = parent.parent ? ` of '${path}'` : '';
+  const guess = closestCommand(parent, word);
+  const next = guess ? `did you mean "${guess}"?` : `run "node-cli help${path ? ` ${path}` : ''}" for the commands`;
+  return new CliError('COMMAND_NOT_FOUND', `Command '${word}' not found${where}; ${next}`, guess ? { suggestion: [path, guess].filter(Boolean).join(' ') } : undefined);
 }
 
 function pathOf(cmd: Command): Command[] {

@@ -103,6 +103,13 @@ afterAll(async () => {
 describe('node-cli against a running wallet-node', () => {
   let nodeId = '';
 
+  it('the banner of a node outside ./data names its data directory in every node-cli hint', async () => {
+    await waitFor('the banner', () => (daemonLog.includes('CLI key') ? true : null));
+    const hints = daemonLog.split('\n').filter((l) => l.includes('node-cli '));
+    expect(hints.length).toBeGreaterThan(0);
+    for (const line of hints) expect(line).toContain(`npx node-cli --data-dir ${dataDir} `);
+  });
+
   it('info --json prints the public key hash, addresses and metadata', async () => {
     const { code, body } = await cliJson(['info']);
     expect(code).toBe(0);
@@ -252,14 +259,24 @@ describe('node-cli against a running wallet-node', () => {
     expect(Object.keys(body).sort()).toEqual(['data', 'success']);
   });
 
-  it('an unknown command exits 1 with help and COMMAND_NOT_FOUND', async () => {
-    const human = await cli(['frobnicate']);
-    expect(human.code).toBe(1);
-    expect(human.stderr).toContain('Usage: node-cli');
-    expect(human.stderr).toContain("Error: Command 'frobnicate' not found");
+  it('a mistyped command prints one line naming the closest command and exits 2', async () => {
+    const human = await cli(['snd']);
+    expect(human.code).toBe(2);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toBe('Error: Command \'snd\' not found; did you mean "send"?\n');
     const json = await cliJson(['frobnicate']);
-    expect(json.code).toBe(1);
+    expect(json.code).toBe(2);
     expect(json.body.error.code).toBe('COMMAND_NOT_FOUND');
+  });
+
+  it('wallet-node --version prints the release of package.json', async () => {
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const run = await new Promise<Run>((done) =>
+      execFile(process.execPath, [DAEMON, '--version'], { env: cleanEnv(), cwd: workDir, timeout: 20_000 }, (err, stdout, stderr) =>
+        done({ code: err ? Number(err.code) : 0, stdout, stderr }),
+      ),
+    );
+    expect(run).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
   it('shutdown stops the processors and start resumes them', async () => {

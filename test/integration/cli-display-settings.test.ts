@@ -83,4 +83,13 @@ describe('node-cli display settings', () => {
 
     expect((await cli(A, ['history', '--json'])).json.data.transactions[0].timestamp).toBe(timestamp);
   });
+
+  it('analytics status shows its times in displayDateFormat too; --json keeps ISO 8601', async () => {
+    await ok(B, 'PUT', '/api/v1/system/settings', { analytics_enabled: true, display_date_format: 'unix' });
+    const json = await cli(B, ['analytics', 'status', '--json']);
+    const optIn: string = json.json.data.opt_in_at;
+    expect(optIn).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    const human = await cli(B, ['analytics', 'status']);
+    expect(human.stdout).toMatch(new RegExp(`consent\\s+given ${Math.floor(Date.parse(optIn) / 1000)}\n`));
+  });
 });

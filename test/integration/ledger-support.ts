@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
 import { Decimal } from 'decimal.js';
-import { builtinCliContributions, builtinCliRateLimits, identifyNode } from '../../builtin-plugins/cli-commands.js';
+import { builtinCliContributions, builtinCliRateLimits, identifyNode, isAdminKey } from '../../builtin-plugins/cli-commands.js';
 import { runCli } from '../../kernel/cli/run.js';
 import { call, hashOf, ok, waitFor } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
@@ -164,26 +164,26 @@ export function loseAnswer(dataDir: string, txid: string, recoveryCount: number,
  * Runs node-cli in this process against a test node, as its operator would: credentials and the rate file
  * (cli-rate.json) in the node's data directory. Returns the exit code and what it printed on stdout.
  */
-export async function nodeCliHuman(t: TestNode, args: readonly string[]): Promise<{ code: number; out: string }> {
+export async function nodeCliHuman(t: TestNode, args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
   let out = '';
   const stderr = new PassThrough();
   stderr.resume();
   const code = await runCli(
     {
       argv: [...args],
-      env: { NODE_DATA_DIR: t.dataDir },
+      env: { NODE_DATA_DIR: t.dataDir, ...env },
       cwd: t.dataDir,
       stdout: { write: (s: string) => void (out += s) },
       stderr: stderr as never,
       stdin: new PassThrough() as never,
     },
-    { version: 'test', contributions: builtinCliContributions, rateLimits: builtinCliRateLimits, identifyNode },
+    { version: 'test', contributions: builtinCliContributions, rateLimits: builtinCliRateLimits, identifyNode, isAdminKey },
   );
   return { code, out };
 }
 
 /** node-cli with `--json`: the exit code and the parsed envelope. */
-export async function nodeCli(t: TestNode, args: readonly string[]): Promise<{ code: number; body: any }> {
-  const { code, out } = await nodeCliHuman(t, [...args, '--json']);
+export async function nodeCli(t: TestNode, args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; body: any }> {
+  const { code, out } = await nodeCliHuman(t, [...args, '--json'], env);
   return { code, body: JSON.parse(out) };
 }

@@ -3,13 +3,16 @@
  * file), activate, config, key create/revoke, keys and usage, in human and --json output.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinCliContributions, builtinCliRateLimits, identifyNode } from '../../builtin-plugins/cli-commands.js';
 import { runCli } from '../../kernel/cli/run.js';
 import type { TestNode } from '../support/node.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMcpNode } from './mcp-support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-cli-'));
@@ -40,6 +43,22 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
   }
   return { code, stdout, stderr, json };
 }
+
+/**
+ * fetch that accepts the test node's self-signed certificate, as a customer's client does once the operator's
+ * certificate is trusted (a public node has a CA-signed one).
+ */
+const trustingFetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
+  new Promise((done, fail) => {
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    const req = request(String(input instanceof Request ? input.url : input), { method: init.method ?? 'GET', headers, rejectUnauthorized: false }, (res) => {
+      const status = res.statusCode ?? 500;
+      const body = status === 204 || status === 304 ? null : (Readable.toWeb(res) as ReadableStream);
+      done(new Response(body, { status, headers: res.headers as Record<string, string> }));
+    });
+    req.on('error', fail);
+    req.end(init.body === undefined || init.body === null ? undefined : String(init.body));
+  });
 
 beforeAll(async () => {
   t = await startMcpNode();
@@ -99,5 +118,31 @@ describe('node-cli mcp', () => {
     expect(usage.code).toBe(0);
     expect(usage.stdout).toContain('No usage yet.');
     expect((await cli(['mcp', 'usage', '--limit', '501', '--json'])).json.success).toBe(false);
+  });
+
+  it('key create prints the endpoint URL and an MCP client configuration that connects as printed', async () => {
+    const human = await cli(['mcp', 'key', 'create', 'laptop']);
+    expect(human.code).toBe(0);
+    const address = t.node.addresses().https ?? t.node.addresses().http;
+    const endpoint = `${address}/p/mcp-passthrough/mcp`;
+    expect(human.stdout).toMatch(new RegExp(`endpoint\\s+${endpoint.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\n`));
+    const printed = human.stdout.slice(human.stdout.indexOf('{', human.stdout.indexOf('MCP client configuration')));
+    const server = JSON.parse(printed).mcpServers['wallet-node'];
+    expect(server).toMatchObject({ type: 'http', url: endpoint, headers: { Authorization: expect.stringMatching(/^Bearer mcp_/) } });
+
+    // Its expiry follows displayDateFormat, as every date of human output.
+    expect((await t.admin.put('/api/v1/system/settings', { display_date_format: 'unix' })).status).toBe(200);
+    expect((await cli(['mcp', 'key', 'create', 'tablet', '--ttl', '3600'])).stdout).toMatch(/expires\s+\d{10}\n/);
+
+    const json = await cli(['mcp', 'key', 'create', 'phone', '--json']);
+    expect(json.json.data.endpoint).toBe(endpoint);
+    expect(json.json.data.client_config.mcpServers['wallet-node'].headers.Authorization).toBe(`Bearer ${json.json.data.token}`);
+
+    // The configuration as a client reads it: its URL and headers are all it needs to open a session.
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, fetch: trustingFetch });
+    const client = new Client({ name: 'configured-client', version: '1.0.0' });
+    await client.connect(transport);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
   });
 });

@@ -154,6 +154,29 @@ describe('mcp-passthrough operator REST', () => {
     expect(await ok(seller, 'GET', `${PLUGIN}/config`)).toEqual(before);
   });
 
+  it("refuses an upstream that is the node itself; the llamacpp preset's default is not the node's default port", async () => {
+    const port = Number(new URL(seller.node.baseUrl).port);
+    for (const endpoint of [`http://127.0.0.1:${port}/v1`, `http://localhost:${port}/v1`, `https://[::1]:${port}/v1`, `${seller.node.addresses().https}/v1`]) {
+      const res = await call(seller, 'POST', `${PLUGIN}/configure`, { provider: { id: 'loop', preset: 'llamacpp', endpoint } });
+      expect(res.status, endpoint).toBe(400);
+      expect(res.body.error, endpoint).toMatchObject({ code: 'endpoint_is_self', field: 'provider.endpoint', message: expect.stringContaining('is this node itself') });
+    }
+    // A node whose public address is set: that address is the node too, whatever port it names.
+    await ok(seller, 'PUT', '/api/v1/system/settings', { hostname: 'https://node.example:8443' });
+    try {
+      const res = await call(seller, 'POST', `${PLUGIN}/configure`, { provider: { id: 'loop', preset: 'llamacpp', endpoint: 'https://node.example:8443/v1' } });
+      expect(res.body.error.code).toBe('endpoint_is_self');
+    } finally {
+      await ok(seller, 'PUT', '/api/v1/system/settings', { hostname: '' });
+    }
+    const presets = (await ok(seller, 'GET', `${PLUGIN}/status`)).presets as { id: string; default_endpoint: string | null }[];
+    expect(presets.find((p) => p.id === 'llamacpp')!.default_endpoint).toBe('http://127.0.0.1:8081/v1');
+    expect(presets.map((p) => p.default_endpoint)).not.toContain('http://127.0.0.1:8080/v1');
+    // Another port of this machine is a model server, not the node.
+    const other = await call(seller, 'POST', `${PLUGIN}/configure`, { provider: { id: 'local', preset: 'llamacpp', endpoint: `http://127.0.0.1:${port + 1}/v1` } });
+    expect(other.status).toBe(200);
+  });
+
   it('creates keys: pilot mode needs an accepted contact, the currency is the settlement currency', async () => {
     const noContact = await call(seller, 'POST', `${PLUGIN}/key-create`, { label: 'anon' });
     expect(noContact.body.error.code).toBe('contact_required');

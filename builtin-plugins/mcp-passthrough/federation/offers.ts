@@ -2,8 +2,8 @@
  * Offers learned from contacts, and this node's own directory.
  *
  * Learning: the node asks each accepted contact holding a line in its settlement currency for its directory
- * (`POST /p/mcp-passthrough/directory` with a contact proof) every ten minutes and whenever a contact is accepted
- * (the `refresh-offers` job), and keeps what it may buy: entries in its settlement currency, one hop further than the
+ * (`POST /p/mcp-passthrough/directory` with a contact proof) every ten minutes, whenever a contact is accepted and
+ * when the operator's configuration makes the offers matter (the `refresh-offers` job), and keeps what it may buy: entries in its settlement currency, one hop further than the
  * contact said, within the three-hop horizon, never its own offers coming back. A contact's offers replace what was
  * learned from it before; offers not refreshed for 30 minutes are stale and ignored, then removed.
  *

@@ -8,12 +8,18 @@ import type { ProviderPreset } from './protocol.js';
 
 const PRESET_ID = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
+/**
+ * llama-server listens on 8080 unless told otherwise, which is also the node's default port: the preset expects it
+ * started with `--port 8081` instead, so its default never names the node (ownAddressIn refuses any that does).
+ */
+export const LLAMACPP_PORT = 8081;
+
 export const coreProviderPresets: readonly ProviderPreset[] = [
   { id: 'openai-compatible', label: 'OpenAI-compatible chat completions', protocol: openAiProtocol(), defaultEndpoint: null, requiresToken: false },
   { id: 'openai', label: 'OpenAI', protocol: openAiProtocol('max_completion_tokens'), defaultEndpoint: 'https://api.openai.com/v1', requiresToken: true },
   { id: 'openrouter', label: 'OpenRouter', protocol: openAiProtocol(), defaultEndpoint: 'https://openrouter.ai/api/v1', requiresToken: true },
   { id: 'vllm', label: 'vLLM', protocol: openAiProtocol(), defaultEndpoint: 'http://127.0.0.1:8000/v1', requiresToken: false },
-  { id: 'llamacpp', label: 'llama.cpp server', protocol: openAiProtocol(), defaultEndpoint: 'http://127.0.0.1:8080/v1', requiresToken: false },
+  { id: 'llamacpp', label: 'llama.cpp server', protocol: openAiProtocol(), defaultEndpoint: `http://127.0.0.1:${LLAMACPP_PORT}/v1`, requiresToken: false },
   { id: 'ollama', label: 'Ollama', protocol: openAiProtocol(), defaultEndpoint: 'http://127.0.0.1:11434/v1', requiresToken: false },
   { id: 'anthropic', label: 'Anthropic Messages', protocol: anthropicProtocol(), defaultEndpoint: 'https://api.anthropic.com', requiresToken: true },
 ];

@@ -63,19 +63,25 @@ describe('runCli', () => {
     expect(r.stdout).toContain('Exit codes');
   });
 
-  it('reports an unknown command with help and COMMAND_NOT_FOUND', async () => {
-    const r = await cli(['nope']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Usage: node-cli');
-    expect(r.stderr).toContain("Error: Command 'nope' not found");
-    const j = await cli(['nope', '--json', '--no-metadata']);
-    expect(JSON.parse(j.stdout)).toEqual({ success: false, error: { code: 'COMMAND_NOT_FOUND', message: "Command 'nope' not found" } });
+  it('reports an unknown command in one line, with the closest command, and exits 2', async () => {
+    const r = await cli(['pnig']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('Error: Command \'pnig\' not found; did you mean "ping"?\n');
+    const j = await cli(['pnig', '--json', '--no-metadata']);
+    expect(j.code).toBe(2);
+    expect(JSON.parse(j.stdout)).toEqual({
+      success: false,
+      error: { code: 'COMMAND_NOT_FOUND', message: 'Command \'pnig\' not found; did you mean "ping"?', suggestion: 'ping' },
+    });
+    const far = await cli(['frobnicate']);
+    expect(far.code).toBe(2);
+    expect(far.stderr).toBe('Error: Command \'frobnicate\' not found; run "node-cli help" for the commands\n');
   });
 
   it('reports an unknown subcommand of a group', async () => {
-    const r = await cli(['group', 'two', '-j']);
-    expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).error.code).toBe('COMMAND_NOT_FOUND');
+    const r = await cli(['group', 'oen', '-j']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'COMMAND_NOT_FOUND', suggestion: 'group one' });
   });
 
   it('shows the help of a bare group', async () => {
@@ -90,7 +96,7 @@ describe('runCli', () => {
     const body = JSON.parse(r.stdout);
     expect(body.data.command).toBe('ping');
     expect(body.data.help).toContain('--times');
-    expect((await cli(['help', 'nope'])).code).toBe(1);
+    expect((await cli(['help', 'nope'])).code).toBe(2);
   });
 
   it('accepts global flags anywhere and options in any order', async () => {

@@ -157,6 +157,8 @@ describe('display preferences', () => {
     expect(show.amount('1.23456789')).toBe('1.23456789');
     expect(show.amount(undefined)).toBe('-');
     expect(displayFrom({ display_decimals: 2, display_date_format: 'unix' }).date('1970-01-01T00:01:40Z')).toBe('100');
+    // A format built from the tokens, not one of the listed ones, is followed too.
+    expect(displayFrom({ display_decimals: 2, display_date_format: 'HH:mm DD.MM.YYYY' }).date('2026-03-04T05:06:07Z')).toBe('05:06 04.03.2026');
   });
 
   it('show values as given when the settings are unusable', () => {
