@@ -22,6 +22,7 @@ import type { LedgerService } from '../ledger/api.js';
 import {
   answerPayload,
   conditionOf,
+  destinationCapacity,
   MSG,
   offerBytes,
   parseAnswer,
@@ -30,9 +31,11 @@ import {
   parseResponse,
   randomHex,
   REFUSAL,
+  relayCapacity,
   relayFee,
   requestPayload,
   routeHash,
+  type Capacity,
   type Offer,
   type RouteAnswer,
   type RouteRequest,
@@ -62,6 +65,8 @@ export interface Offered {
   via: string;
   pay: Minor;
   hops: number;
+  /** A probe's answer (nothing is reserved for it). */
+  capacity?: Capacity;
 }
 
 interface Asker {
@@ -214,7 +219,7 @@ export class Discovery {
     const currency = allowed.find((c) => c.toLowerCase() === req.currency.toLowerCase());
     if (!currency) throw new PeerRefusal(REFUSAL.currency, `${req.currency} is not an allowed currency on this node`);
     if (!this.contacts.line(from, currency)) throw new PeerRefusal(REFUSAL.notAccepted, `no accepted ${currency} line with you on this node`);
-    if (req.amount > this.capacityFor(from, currency, req.hash)) {
+    if (!req.probe && req.amount > this.capacityFor(from, currency, req.hash)) {
       throw new PeerRefusal(REFUSAL.insufficientCredit, 'the credit this node extends to you cannot carry the amount');
     }
     let state = this.#states.get(req.hash);
@@ -331,7 +336,10 @@ export class Discovery {
       .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first);
     // A contact whose address the hash names is the destination: ask it alone first (it is the cheapest route there
     // is, with no fee and one leg), and the others only if its line cannot carry the payment.
-    const direct = neighbours.filter((c) => [c.addresses.http, c.addresses.https, c.addresses.tor].some((a) => !!a && routeHash(a, state.req.salt, state.req.time) === state.req.hash));
+    // A probe wants every route, the destination's own line among them.
+    const direct = state.req.probe
+      ? []
+      : neighbours.filter((c) => [c.addresses.http, c.addresses.https, c.addresses.tor].some((a) => !!a && routeHash(a, state.req.salt, state.req.time) === state.req.hash));
     const ask = direct.length ? direct : neighbours;
     search.fallback = direct.length ? neighbours.filter((c) => !direct.includes(c)).map((c) => c.pubkeyHash) : [];
     for (const c of ask) this.#branch(state, search, c.pubkeyHash);
@@ -445,6 +453,7 @@ export class Discovery {
     if (state.req.fast && found.length) return found.reduce((a, b) => (b.seq < a.seq ? b : a));
     const pendingFallback = search.fallback.some((c) => c !== asker);
     if (!search.expired && (others.some((b) => b.state === 'asked') || pendingFallback)) return undefined;
+    if (state.req.probe) return widest(found);
     let best: Branch | null = null;
     for (const b of found) {
       const o = b.offer!;
@@ -459,7 +468,12 @@ export class Discovery {
     if (!line) return null;
     const pay = via.offer!.amount;
     const offered: Offered = { amount: pay + relayFee(pay, line.feePercent), via: via.contact, pay, hops: via.offer!.hops + 1 };
-    if (offered.amount > this.capacityFor(asker, state.req.currency, state.req.hash)) return null;
+    const credit = this.capacityFor(asker, state.req.currency, state.req.hash);
+    if (state.req.probe) {
+      const downstream = via.offer!.capacity;
+      return downstream ? { ...offered, capacity: relayCapacity(downstream, via.offer!.hops, line.feePercent, credit) } : null;
+    }
+    if (offered.amount > credit) return null;
     this.#reserve(asker, state.req.currency, state.req.hash, search.budget, offered.amount);
     return offered;
   }
@@ -467,7 +481,14 @@ export class Discovery {
   #answerOf(asker: Asker, state: RouteState, search: Search): RouteAnswer {
     const o = asker.offer;
     if (!o || !state.condition) return { found: false };
-    return { found: true, amount: o.amount, hops: o.hops, condition: state.condition, signature: this.#sign(state, search.budget, o.amount, o.hops) };
+    return {
+      found: true,
+      amount: o.amount,
+      hops: o.hops,
+      condition: state.condition,
+      signature: this.#sign(state, search.budget, o.amount, o.hops),
+      ...(o.capacity ? { capacity: o.capacity } : {}),
+    };
   }
 
   /**
@@ -493,6 +514,10 @@ export class Discovery {
 
   #destinationOffer(state: RouteState, asker: string, budget: number): RouteAnswer {
     const { req } = state;
+    if (req.probe && state.condition) {
+      const capacity = destinationCapacity(this.capacityFor(asker, req.currency, req.hash));
+      return { found: true, amount: req.amount, hops: 0, condition: state.condition, signature: this.#sign(state, budget, req.amount, 0), capacity };
+    }
     if (req.amount > this.capacityFor(asker, req.currency, req.hash) || !state.condition) return { found: false };
     this.#reserve(asker, req.currency, req.hash, budget, req.amount);
     state.offers.set(`${asker}:${budget}`, req.amount);
@@ -595,6 +620,18 @@ export class Discovery {
     }
     for (const [sender, times] of this.#requestsBy) if (!times.some((t) => t > now - WINDOW_MS)) this.#requestsBy.delete(sender);
   }
+}
+
+/** The branch of a probe that carries the most (the cheaper on a tie), or null. */
+export function widest(found: readonly Branch[]): Branch | null {
+  let best: Branch | null = null;
+  for (const b of found) {
+    const c = b.offer?.capacity;
+    const cur = best?.offer?.capacity;
+    if (!c) continue;
+    if (!cur || c.max > cur.max || (c.max === cur.max && Number(c.rate) < Number(cur.rate))) best = b;
+  }
+  return best;
 }
 
 const answered = (answer: RouteAnswer): Record<string, unknown> => ({ status: 'answered', response: answerPayload(answer) });

@@ -7,6 +7,7 @@ import { ApiError, formatMinor, PeerRefusal, type InboundPeerMessage, type Minor
 import type { ContactsService } from '../contacts/api.js';
 import { ROUTING_EVENTS } from './api.js';
 import type { LedgerService, LedgerTx, LegStatement, PaymentRouter, RoutedOutcome, RoutedPayment } from '../ledger/api.js';
+import type { CapacityProbe } from './capacity.js';
 import type { Branch, Discovery, SearchListener } from './discovery.js';
 import type { Legs } from './legs.js';
 import { hopBudget, MSG, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
@@ -40,6 +41,7 @@ export class Payments implements PaymentRouter {
     private readonly ledger: LedgerService,
     private readonly contacts: ContactsService,
     private readonly discovery: Discovery,
+    private readonly probe: CapacityProbe,
   ) {}
 
   attach(legs: Legs): void {
@@ -52,7 +54,7 @@ export class Payments implements PaymentRouter {
     if (this.ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
     const own = this.ctx.identity.pubkeyHash;
     if (!this.contacts.accepted(p.currency).some((c) => c.pubkeyHash && c.pubkeyHash !== own)) {
-      throw new ApiError('no_route', 400, `No route to ${p.address} in ${p.currency}: no contact holds an accepted ${p.currency} line with this node`);
+      throw new ApiError('no_route', 400, `No route to ${p.address} in ${p.currency}: no contact holds an accepted ${p.currency} line with this node`, { reason: 'no_line' });
     }
     const now = this.ctx.clock.now();
     const secret = randomHex(32);
@@ -157,11 +159,34 @@ export class Payments implements PaymentRouter {
     const payment = this.store.payment(hash);
     if (!payment || payment.status !== 'searching') return;
     if (this.store.candidates(hash).length === 0) {
-      this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'failed', failureReason: 'no_route: every branch answered without a route within maxFee' }, this.ctx.clock.now()));
-      this.#fail(hash, new ApiError('no_route', 400, `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee`));
+      void this.#failWithoutRoute(payment);
       return;
     }
     this.#decide(payment);
+  }
+
+  /**
+   * No branch offered a route: a capacity probe tells why (no line, a line exhausted at hop k, unreachable, over
+   * maxFee), which the failure reason and the `no_route` error's detail name.
+   */
+  async #failWithoutRoute(payment: PaymentRow): Promise<void> {
+    let detail: Awaited<ReturnType<CapacityProbe['diagnose']>> | null = null;
+    try {
+      detail = await this.probe.diagnose(payment.destination, payment.currency, payment.amount);
+    } catch (err) {
+      this.ctx.log.warn('no route: the capacity probe failed', { hash: payment.hash, error: err instanceof Error ? err.message : String(err) });
+    }
+    const why = detail ? `${detail.reason}: ${detail.message}` : 'every branch answered without a route within maxFee';
+    const failed = this.ctx.db.tx(() => {
+      if (this.store.payment(payment.hash)?.status !== 'searching') return false;
+      this.store.patchPayment(payment.hash, { status: 'failed', failureReason: `no_route: ${why}` }, this.ctx.clock.now());
+      return true;
+    });
+    if (!failed) return;
+    const message = `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee: ${why}`;
+    // The detail's own message is already in the error's; the rest rides beside `code` (merged into `error`).
+    const context = detail ? { reason: detail.reason, max_sendable: detail.max_sendable, ...(detail.hop !== undefined ? { hop: detail.hop } : {}) } : undefined;
+    this.#fail(payment.hash, new ApiError('no_route', 400, message, context));
   }
 
   /** The route is chosen (fast: the first; best-fee: the cheapest), or waits for the operator's approval. */
