@@ -163,6 +163,39 @@ describe('signed webhooks', () => {
     expect(gone.code).not.toBe(0);
     expect(gone.body.error.code).toBe('webhook_not_found');
   });
+  it('payment.sent and payment.failed at the payer, line.threshold and contact.request at the payee', async () => {
+    await ok(A, 'PUT', '/api/v1/system/settings', { webhooks_private_targets_allowed: true });
+    await ok(A, 'POST', '/api/v1/webhooks', { url: receiver.url, events: ['payment.sent', 'payment.failed'], secret: SECRET });
+    await ok(B, 'POST', '/api/v1/webhooks', { url: receiver.url, events: ['line.threshold', 'contact.request'], secret: SECRET });
+    const data = (event: string): any[] => receiver.of(event).map((h) => JSON.parse(h.body).data);
+
+    // B extends 100 to A, which owes 8.5 so far: 75 more crosses 80 %, the next payment stays above it.
+    const over = await send(A, B.node.baseUrl, '75', 'VWL');
+    await waitFor(async () => data('line.threshold'), (d) => d.length === 1, 'line.threshold');
+    expect(data('line.threshold')[0]).toEqual({
+      counterparty_hash: hashOf(A), currency: 'VWL', credit_limit: '100', used: '83.5', threshold_percent: 80, txid: over,
+    });
+    const more = await send(A, B.node.baseUrl, '1', 'VWL');
+    await waitFor(async () => data('payment.sent'), (d) => d.some((x) => x.txid === more), 'payment.sent of the second payment');
+    expect(data('payment.sent').map((x) => x.txid)).toEqual([over, more]);
+    expect(data('line.threshold')).toHaveLength(1);
+
+    // Beyond the credit B extends: B refuses, A's payment fails.
+    const refused = await send(A, B.node.baseUrl, '50', 'VWL');
+    const [failed] = await waitFor(async () => data('payment.failed'), (d) => d.length === 1, 'payment.failed');
+    expect(failed).toMatchObject({ txid: refused, type: 'sent', status: 'rejected', amount: '50', counterparty_hash: hashOf(B) });
+    expect(failed.failure_reason).toMatch(/insufficient_credit/);
+
+    const C = await startTestNode();
+    try {
+      await ok(C, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'nB', fee_percent: 0, credit_limit: '10', currency: 'VWL' });
+      const [request] = await waitFor(async () => data('contact.request'), (d) => d.length === 1, 'contact.request');
+      expect(request).toEqual({ pubkey_hash: hashOf(C), currency: 'VWL' });
+    } finally {
+      await C.destroy();
+    }
+    for (const h of receiver.hits) expect(signatureValid(h, SECRET) || h.headers['x-webhook-event'] === 'webhook.test').toBe(true);
+  }, 30_000);
 });
 
 describe('a webhook delivery that fails every attempt', () => {
@@ -203,5 +236,19 @@ describe('a webhook delivery that fails every attempt', () => {
     expect(signatureValid(hits[0]!, SECRET)).toBe(true);
     expect((await webhookOf(B, id)).deliveries).toMatchObject({ pending: 0, dead: 0, delivered: 1 });
     expect(receiver.of('dead_letter.added')).toHaveLength(0);
+  }, 30_000);
+
+  it('dead_letter.added when a payment to an unreachable contact is parked (the webhook above subscribed to it)', async () => {
+    await ok(A, 'POST', '/api/v1/system/out');
+    try {
+      const txid = await send(B, A.node.baseUrl, '1', 'VWL');
+      const [added] = await waitFor(async () => receiver.of('dead_letter.added'), (h) => h.length === 1, 'dead_letter.added', 15_000);
+      expect(signatureValid(added!, SECRET)).toBe(true);
+      const item = (await ok(B, 'GET', '/api/v1/system/dlq')).items.find((i: any) => i.message_type === 'transaction');
+      expect(JSON.parse(added!.body).data).toMatchObject({ id: item.id, message_type: 'transaction', retry_count: 5 });
+      expect(item.message_id).toBe(txid);
+    } finally {
+      await ok(A, 'POST', '/api/v1/system/in');
+    }
   }, 30_000);
 });
