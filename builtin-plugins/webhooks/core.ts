@@ -104,7 +104,8 @@ export class WebhooksCore {
   async test(id: string): Promise<DeliveryView> {
     const hook = this.store.hook(id);
     if (!hook) throw new ApiError('webhook_not_found', 404, `No webhook with id ${id}`);
-    const deliveryId = this.ctx.db.tx(() => this.#owe(hook.id, TEST_EVENT, { webhook_id: hook.id }));
+    // Not due for the job while this attempt runs (the job would post it a second time); a failure reschedules it.
+    const deliveryId = this.ctx.db.tx(() => this.#owe(hook.id, TEST_EVENT, { webhook_id: hook.id }, this.ctx.clock.now() + TIMEOUT_MS + CONNECT_TIMEOUT_MS));
     await this.#attempt(this.store.delivery(deliveryId)!);
     this.ctx.jobs.reschedule(DELIVER_JOB);
     const d = this.store.delivery(deliveryId)!;
@@ -131,10 +132,10 @@ export class WebhooksCore {
     return { ok: true };
   }
 
-  #owe(webhookId: string, event: string, data: Record<string, unknown>): string {
+  #owe(webhookId: string, event: string, data: Record<string, unknown>, dueAt?: number): string {
     const id = randomUUID();
     const now = this.ctx.clock.now();
-    this.store.addDelivery(id, webhookId, event, JSON.stringify({ id, event, created_at: iso(now), data }), now);
+    this.store.addDelivery(id, webhookId, event, JSON.stringify({ id, event, created_at: iso(now), data }), now, dueAt ?? now);
     return id;
   }
 

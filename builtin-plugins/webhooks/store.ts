@@ -120,8 +120,8 @@ export class WebhookStore {
     return this.#removeHook.run(id).changes > 0;
   }
 
-  addDelivery(id: string, webhookId: string, event: string, body: string, now: number): void {
-    this.#insertDelivery.run(id, webhookId, event, body, now, now);
+  addDelivery(id: string, webhookId: string, event: string, body: string, now: number, dueAt: number): void {
+    this.#insertDelivery.run(id, webhookId, event, body, dueAt, now);
   }
 
   delivery(id: string): DeliveryRow | null {
