@@ -7,6 +7,9 @@ import { webhookSettings } from './settings.js';
 import { subscribeSources } from './sources.js';
 import { WebhookStore, migrations } from './store.js';
 
+/** How long a delivered delivery is kept (it only feeds the counts of GET /webhooks). */
+const DELIVERED_RETENTION_MS = 7 * 86_400_000;
+
 /**
  * Signed webhooks (docs/api/webhooks.md): the operator's URLs get the node's events as signed JSON posts, retried
  * with backoff, then parked in the dead letter queue.
@@ -25,6 +28,14 @@ export default definePlugin({
       run: async () => {
         await core.deliverDue();
         ctx.jobs.reschedule(DELIVER_JOB);
+      },
+    });
+    ctx.jobs.register({
+      name: 'retention',
+      processor: 'cleanup',
+      everyMs: 3_600_000,
+      run: () => {
+        ctx.db.tx(() => store.prune(ctx.clock.now() - DELIVERED_RETENTION_MS));
       },
     });
     ctx.peer.outcomes(DLQ_TYPE, { label: DLQ_LABEL, retryable: true, retry: (message) => core.retryDead(message) });

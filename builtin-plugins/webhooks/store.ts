@@ -84,6 +84,7 @@ export class WebhookStore {
   readonly #update: Statement;
   readonly #counts: Statement;
   readonly #lastError: Statement;
+  readonly #prune: Statement;
 
   constructor(db: Database) {
     this.#insertHook = db.prepare('INSERT INTO webhooks (id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?)');
@@ -101,6 +102,15 @@ export class WebhookStore {
     this.#lastError = db.prepare(
       `SELECT last_error FROM webhook_deliveries WHERE webhook_id = ? AND last_error IS NOT NULL AND status != 'delivered' ORDER BY created_at DESC LIMIT 1`,
     );
+    this.#prune = db.prepare(`DELETE FROM webhook_deliveries WHERE status = 'delivered' AND delivered_at < ?`);
+  }
+
+  /**
+   * Forgets deliveries delivered before `before` (ms): their only use was the counts. Pending ones are still owed and
+   * dead ones wait in the dead letter queue, whose retry needs the row.
+   */
+  prune(before: number): number {
+    return this.#prune.run(before).changes;
   }
 
   addHook(row: WebhookRow): void {
