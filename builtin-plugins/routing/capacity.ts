@@ -103,17 +103,27 @@ export class CapacityProbe {
     return { reason: 'destination_unreachable', message: `no route answered in time for this amount; ${m.max_sendable} ${currency} can reach ${address} now`, max_sendable: m.max_sendable };
   }
 
+  /** The largest debt cycle through this node that a clearing could cancel now (0: none), from a clearing probe. */
+  async widestCycle(ownAddress: string, currency: string): Promise<Minor> {
+    let widest = 0n;
+    for (const b of await this.#probe(ownAddress, currency, true)) {
+      const max = b.state === 'found' ? (b.offer?.capacity?.max ?? 0n) : 0n;
+      if (max > widest) widest = max;
+    }
+    return widest;
+  }
+
   /** Every route the probe found, one per first contact; null when this node holds no line in the currency. */
   async #routes(address: string, currency: string): Promise<Route[] | null> {
     const own = this.ctx.identity.pubkeyHash;
     if (!this.contacts.accepted(currency).some((c) => c.pubkeyHash && c.pubkeyHash !== own)) return null;
-    const branches = await this.#probe(address, currency);
+    const branches = await this.#probe(address, currency, false);
     return branches
       .filter((b): b is Branch & { offer: { capacity: Capacity; hops: number } } => b.state === 'found' && !!b.offer?.capacity)
       .map((b) => ({ via: b.contact, hops: b.offer.hops + 1, capacity: b.offer.capacity, feePercent: new Decimal(b.offer.capacity.rate).minus(1).times(100) }));
   }
 
-  async #probe(address: string, currency: string): Promise<Branch[]> {
+  async #probe(address: string, currency: string, clearing: boolean): Promise<Branch[]> {
     const now = this.ctx.clock.now();
     const salt = sha256Hex(Buffer.from(randomHex(32), 'hex'));
     const time = now * 1000;
@@ -122,7 +132,7 @@ export class CapacityProbe {
     const expires = now + PROBE_WINDOW_MS;
     await new Promise<void>((resolve) => {
       this.discovery.originate(
-        { hash, salt, time, currency, amount: 1n, budget, fast: false, expires, probe: true },
+        { hash, salt, time, currency, amount: 1n, budget, fast: false, expires, probe: true, ...(clearing ? { clearing } : {}) },
         budget,
         { onAnswer: () => undefined, onComplete: resolve },
         now + PROBE_WINDOW_MS / 2,

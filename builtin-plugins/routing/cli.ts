@@ -12,6 +12,15 @@
 import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
 import type { MaxSendable } from './capacity.js';
 
+interface ClearingView {
+  hash: string;
+  currency: string;
+  amount: string;
+  status: string;
+  created_at: string;
+  lines: { contact_hash: string; direction: string; amount: string; status: string }[];
+}
+
 interface Pending {
   hash: string;
   status: string;
@@ -159,6 +168,40 @@ export default defineCliCommands({
       .action(async (raw: string) => {
         const data = await ctx.api.post<{ message: string; hash: string }>('/api/v1/p2p/reject', { hash: hashOf(raw) });
         ctx.out.success(data, data.message);
+      });
+
+    const clearing = program
+      .command('clearing')
+      .summary('debt-cycle clearing: run one now, or list the clearings')
+      .description('A clearing pays around a debt cycle back to this node: every line on it loses the same debt, no net moves. Needs auto_cycle_clearing on every node of the cycle. With no subcommand: list.');
+    clearing
+      .command('list', { isDefault: true })
+      .summary('the clearings of this node, newest first, with what each moved on its lines')
+      .action(async () => {
+        const data = await ctx.api.get<{ clearings: ClearingView[]; count: number }>('/api/v1/clearing');
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () =>
+          ctx.out.table(
+            data.clearings,
+            [
+              { key: 'created_at', header: 'AT', format: show.date },
+              { key: 'amount', header: 'CLEARED', align: 'right', format: show.amount },
+              { key: 'currency', header: 'CCY' },
+              { key: 'status', header: 'STATUS' },
+              { key: 'lines', header: 'LINES', format: (v) => (v as ClearingView['lines']).map((l) => `${l.direction} ${l.contact_hash.slice(0, 8)}`).join(', ') },
+              { key: 'hash', header: 'HASH', maxWidth: 16 },
+            ],
+            { title: `Clearings: ${data.count}`, empty: 'No clearings.' },
+          ),
+        );
+      });
+    clearing
+      .command('run')
+      .summary('clear the widest debt cycle through this node now')
+      .option('--currency <currency>', 'currency code (default: the default currency)')
+      .action(async (opts: { currency?: string }) => {
+        const data = await ctx.api.post<{ status: string; amount: string; currency: string; hash: string | null }>('/api/v1/clearing/run', opts.currency ? { currency: opts.currency } : {});
+        ctx.out.success(data, data.hash ? `Clearing ${data.amount} ${data.currency} around a cycle: ${data.status} (${data.hash})` : `No debt cycle through this node can be cleared now in ${data.currency}`);
       });
 
     program

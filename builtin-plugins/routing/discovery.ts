@@ -188,11 +188,24 @@ export class Discovery {
     return free > 0n ? free : 0n;
   }
 
+  /** What this node owes a contact in a currency, from its settled payments (negative: the contact owes this node). */
+  owedTo(contact: string, currency: string): Minor {
+    const b = this.ledger.balance(contact, currency);
+    return b.sent - b.received;
+  }
+
+  /** The most an asker may pay this node on a route: the free credit on its line, or in a clearing the debt it cancels. */
+  #bound(state: RouteState, asker: string): Minor {
+    return state.req.clearing ? this.owedTo(asker, state.req.currency) : this.capacityFor(asker, state.req.currency, state.req.hash);
+  }
+
   // ---- originator
 
   /** Starts this node's own search for a payment it originates: routes of at most `budget` legs. */
   originate(req: RouteRequest, budget: number, listener: SearchListener, deadline: number): Search {
-    const state: RouteState = { req, role: 'origin', preimage: null, condition: null, searches: new Map(), offers: new Map() };
+    // A clearing's originator is its destination too: it draws the preimage.
+    const preimage = req.clearing ? randomHex(32) : null;
+    const state: RouteState = { req, role: 'origin', preimage, condition: preimage ? conditionOf(preimage) : null, searches: new Map(), offers: new Map() };
     this.#states.set(req.hash, state);
     return this.#start(state, budget, null, listener, deadline);
   }
@@ -219,6 +232,7 @@ export class Discovery {
     const currency = allowed.find((c) => c.toLowerCase() === req.currency.toLowerCase());
     if (!currency) throw new PeerRefusal(REFUSAL.currency, `${req.currency} is not an allowed currency on this node`);
     if (!this.contacts.line(from, currency)) throw new PeerRefusal(REFUSAL.notAccepted, `no accepted ${currency} line with you on this node`);
+    if (req.clearing && this.ctx.settings.get('autoCycleClearing') !== true) throw new PeerRefusal(REFUSAL.clearingOff, 'this node takes no part in debt-cycle clearing');
     if (!req.probe && req.amount > this.capacityFor(from, currency, req.hash)) {
       throw new PeerRefusal(REFUSAL.insufficientCredit, 'the credit this node extends to you cannot carry the amount');
     }
@@ -231,8 +245,8 @@ export class Discovery {
     } else if (state.req.salt !== req.salt || state.req.time !== req.time || state.req.amount !== req.amount || state.req.currency.toLowerCase() !== req.currency.toLowerCase()) {
       throw new PeerRefusal(REFUSAL.mismatch, 'this route hash is known here with other terms');
     }
-    // The originator never relays its own payment: a route back through it is a loop.
-    if (state.role === 'origin') return answered({ found: false });
+    // The originator never relays its own payment: a route back through it is a loop. A clearing ends there.
+    if (state.role === 'origin') return answered(state.req.clearing ? this.#destinationOffer(state, from, req.budget) : { found: false });
     if (state.role === 'destination') return answered(this.#destinationOffer(state, from, req.budget));
     if (req.budget === 0) return answered({ found: false });
     const search = state.searches.get(req.budget) ?? this.#start(state, req.budget, from, null, this.#relayDeadline(req, now));
@@ -333,7 +347,9 @@ export class Discovery {
     const own = this.ctx.identity.pubkeyHash;
     const neighbours = this.contacts
       .accepted(state.req.currency)
-      .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first);
+      .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first)
+      // A clearing pays only contacts that owe this node: each leg cancels debt, none creates any.
+      .filter((c) => !state.req.clearing || this.owedTo(c.pubkeyHash, state.req.currency) < 0n);
     // A contact whose address the hash names is the destination: ask it alone first (it is the cheapest route there
     // is, with no fee and one leg), and the others only if its line cannot carry the payment.
     // A probe wants every route, the destination's own line among them.
@@ -467,11 +483,13 @@ export class Discovery {
     const line = this.contacts.line(asker, state.req.currency);
     if (!line) return null;
     const pay = via.offer!.amount;
-    const offered: Offered = { amount: pay + relayFee(pay, line.feePercent), via: via.contact, pay, hops: via.offer!.hops + 1 };
-    const credit = this.capacityFor(asker, state.req.currency, state.req.hash);
+    // A clearing carries no fee, and an asker may clear at most what this node owes it.
+    const fee = state.req.clearing ? null : line.feePercent;
+    const offered: Offered = { amount: pay + relayFee(pay, fee), via: via.contact, pay, hops: via.offer!.hops + 1 };
+    const credit = this.#bound(state, asker);
     if (state.req.probe) {
       const downstream = via.offer!.capacity;
-      return downstream ? { ...offered, capacity: relayCapacity(downstream, via.offer!.hops, line.feePercent, credit) } : null;
+      return downstream ? { ...offered, capacity: relayCapacity(downstream, via.offer!.hops, fee, credit) } : null;
     }
     if (offered.amount > credit) return null;
     this.#reserve(asker, state.req.currency, state.req.hash, search.budget, offered.amount);
@@ -514,11 +532,12 @@ export class Discovery {
 
   #destinationOffer(state: RouteState, asker: string, budget: number): RouteAnswer {
     const { req } = state;
+    const bound = this.#bound(state, asker);
     if (req.probe && state.condition) {
-      const capacity = destinationCapacity(this.capacityFor(asker, req.currency, req.hash));
+      const capacity = destinationCapacity(bound > 0n ? bound : 0n);
       return { found: true, amount: req.amount, hops: 0, condition: state.condition, signature: this.#sign(state, budget, req.amount, 0), capacity };
     }
-    if (req.amount > this.capacityFor(asker, req.currency, req.hash) || !state.condition) return { found: false };
+    if (req.amount > bound || !state.condition) return { found: false };
     this.#reserve(asker, req.currency, req.hash, budget, req.amount);
     state.offers.set(`${asker}:${budget}`, req.amount);
     return { found: true, amount: req.amount, hops: 0, condition: state.condition, signature: this.#sign(state, budget, req.amount, 0) };

@@ -8,6 +8,7 @@ import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { SystemService } from '../system/api.js';
 import { CapacityProbe } from './capacity.js';
+import { clearingSettings, registerClearing } from './clearing-routes.js';
 import { Discovery } from './discovery.js';
 import { Legs } from './legs.js';
 import { Payments } from './payments.js';
@@ -22,6 +23,7 @@ const SWEEP_MS = 1000;
 export default definePlugin({
   setup(ctx) {
     ctx.db.migrate(migrations);
+    ctx.settings.declare(clearingSettings);
     const contacts = ctx.services.use<ContactsService>('contacts');
     const ledger = ctx.services.use<LedgerService>('ledger');
     const store = new RoutingStore(ctx.db.handle);
@@ -51,6 +53,7 @@ export default definePlugin({
     const offRouter = ledger.registerRouter(payments);
     registerRoutes(ctx, store, payments);
     registerMaxSendableRoute(ctx, contacts, probe);
+    registerClearing(ctx, store, payments, ledger);
     ctx.services.use<SystemService>('system').registerMetrics('routing', () => ({ messages_sent: { ...discovery.sent }, ...store.counts() }));
 
     let started = false;

@@ -50,7 +50,26 @@ export class Payments implements PaymentRouter {
 
   // ---- PaymentRouter
 
-  async send(p: RoutedPayment): Promise<RoutedOutcome> {
+  send(p: RoutedPayment): Promise<RoutedOutcome> {
+    return this.#route(p, false);
+  }
+
+  /**
+   * One debt-cycle clearing in `currency`: a clearing probe finds the widest cycle back to this node, then a payment
+   * of that amount goes around it (docs/protocol.md, "Clearing"). Null when no cycle can be cleared now.
+   */
+  async clear(currency: string): Promise<RoutedOutcome | null> {
+    if (this.ctx.settings.get('autoCycleClearing') !== true) {
+      throw new ApiError('clearing_disabled', 400, 'Debt-cycle clearing is off on this node: turn on the setting auto_cycle_clearing');
+    }
+    const own = this.#ownAddress();
+    if (!own) throw new ApiError('clearing_disabled', 400, 'This node has no address to route a clearing to');
+    const amount = await this.probe.widestCycle(own, currency);
+    if (amount === 0n) return null;
+    return this.#route({ address: own, amount, currency, description: 'debt-cycle clearing' }, true);
+  }
+
+  async #route(p: RoutedPayment, clearing: boolean): Promise<RoutedOutcome> {
     if (this.ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
     const own = this.ctx.identity.pubkeyHash;
     if (!this.contacts.accepted(p.currency).some((c) => c.pubkeyHash && c.pubkeyHash !== own)) {
@@ -78,6 +97,7 @@ export class Payments implements PaymentRouter {
         fast,
         budget,
         refundOf: p.refundOf ?? null,
+        clearing,
         status: 'searching',
         expiresAt: expires,
         createdAt: now,
@@ -91,7 +111,7 @@ export class Payments implements PaymentRouter {
     const timer = setTimeout(() => this.#answer(hash), SEND_WAIT_MS);
     timer.unref();
     this.discovery.originate(
-      { hash, salt, time, currency: p.currency, amount: p.amount, budget, fast, expires },
+      { hash, salt, time, currency: p.currency, amount: p.amount, budget, fast, expires, ...(clearing ? { clearing } : {}) },
       budget,
       this.#listener(hash),
       now + Math.floor((expires - now) / 2),
@@ -159,6 +179,12 @@ export class Payments implements PaymentRouter {
     const payment = this.store.payment(hash);
     if (!payment || payment.status !== 'searching') return;
     if (this.store.candidates(hash).length === 0) {
+      if (payment.clearing) {
+        // The cycle the probe found moved meanwhile: nothing to diagnose, the next run looks again.
+        this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'failed', failureReason: 'no_route: the cycle can no longer be cleared' }, this.ctx.clock.now()));
+        this.#fail(hash, new ApiError('no_route', 400, 'The debt cycle found could no longer be cleared', { reason: 'destination_unreachable' }));
+        return;
+      }
       void this.#failWithoutRoute(payment);
       return;
     }
@@ -192,7 +218,8 @@ export class Payments implements PaymentRouter {
   /** The route is chosen (fast: the first; best-fee: the cheapest), or waits for the operator's approval. */
   #decide(payment: PaymentRow): void {
     const candidates = this.store.candidates(payment.hash);
-    if (this.ctx.settings.get('autoAcceptTransaction') === false) {
+    // A clearing moves no one's net position: it needs no approval.
+    if (this.ctx.settings.get('autoAcceptTransaction') === false && !payment.clearing) {
       this.ctx.db.tx(() => this.store.patchPayment(payment.hash, { status: 'awaiting_approval' }, this.ctx.clock.now()));
       this.ctx.events.publish(ROUTING_EVENTS.awaitingApproval, { hash: payment.hash });
       this.#answer(payment.hash);
@@ -240,12 +267,14 @@ export class Payments implements PaymentRouter {
       });
       this.#recordFirstLeg(hash, payment.budget - 1, c, prepared.tx, prepared.statement, expiresAt, now);
       this.store.patchPayment(hash, { status: 'executing', txid: prepared.tx.txid, candidateId }, now);
-      const address = this.#ownAddress();
-      this.ctx.peer.enqueue(
-        { pubkeyHash: null, sealingKey: null, addresses: { [kindOf(payment.destination)]: payment.destination } },
-        { type: MSG.note, hash, secret: payment.secret, description: payment.description, origin_address: address },
-        { messageId: `note_${hash}` },
-      );
+      // The destination's note (the description); a clearing's destination is this node.
+      if (!payment.clearing) {
+        this.ctx.peer.enqueue(
+          { pubkeyHash: null, sealingKey: null, addresses: { [kindOf(payment.destination)]: payment.destination } },
+          { type: MSG.note, hash, secret: payment.secret, description: payment.description, origin_address: this.#ownAddress() },
+          { messageId: `note_${hash}` },
+        );
+      }
       return { txid: prepared.tx.txid, others: this.store.candidates(hash).filter((o) => o.id !== candidateId), payment };
     });
     legs.send(txid);

@@ -39,6 +39,7 @@ export const REFUSAL = {
   unknownLeg: 'unknown_leg',
   badFulfillment: 'invalid_fulfillment',
   rejected: 'rejected',
+  clearingOff: 'clearing_not_allowed',
 } as const;
 
 export const HEX64 = /^[0-9a-f]{64}$/;
@@ -120,6 +121,11 @@ export interface RouteRequest {
    * refusing an amount it cannot carry; nothing is reserved and nothing is paid on it.
    */
   probe?: boolean;
+  /**
+   * A debt-cycle clearing (docs/protocol.md, "Clearing"): the route runs only over lines whose payee owes its payer,
+   * with no fee, and ends at the originator itself; only nodes that run `autoCycleClearing` take part.
+   */
+  clearing?: boolean;
 }
 
 /**
@@ -179,6 +185,7 @@ export function parseRequest(p: Record<string, unknown>): RouteRequest {
     fast: p.fast,
     expires: int(p.expires, 1, Number.MAX_SAFE_INTEGER, 'expires'),
     ...(p.probe === true ? { probe: true } : {}),
+    ...(p.clearing === true ? { clearing: true } : {}),
   };
 }
 
@@ -193,6 +200,7 @@ export const requestPayload = (r: RouteRequest): Record<string, unknown> & { typ
   fast: r.fast,
   expires: r.expires,
   ...(r.probe ? { probe: true } : {}),
+  ...(r.clearing ? { clearing: true } : {}),
 });
 
 const MINOR_OR_ZERO = /^(0|[1-9][0-9]{0,29})$/;
