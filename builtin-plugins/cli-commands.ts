@@ -18,8 +18,9 @@ import pluginsAdmin from './plugins-admin/cli.js';
 import routing from './routing/cli.js';
 import system from './system/cli.js';
 import wallet from './wallet/cli.js';
+import webhooks from './webhooks/cli.js';
 
-export const builtinCliContributions: readonly CliContribution[] = [wallet, system, apiKeys, pluginsAdmin, contacts, dlq, paymentRequests, payback, analytics, backups, exportsCli, routing, chain, mcpPassthrough];
+export const builtinCliContributions: readonly CliContribution[] = [wallet, system, apiKeys, pluginsAdmin, contacts, dlq, paymentRequests, payback, analytics, backups, exportsCli, routing, chain, mcpPassthrough, webhooks];
 
 const rule = (max: number, windowSeconds: number, blockSeconds: number): CliRateRule => ({ max, windowSeconds, blockSeconds });
 

@@ -34,6 +34,8 @@ import routingManifest from './routing/plugin.json' with { type: 'json' };
 import system from './system/index.js';
 import systemManifest from './system/plugin.json' with { type: 'json' };
 import wallet from './wallet/index.js';
+import webhooks from './webhooks/index.js';
+import webhooksManifest from './webhooks/plugin.json' with { type: 'json' };
 import walletManifest from './wallet/plugin.json' with { type: 'json' };
 
 const plugin = (manifest: PluginManifest, definition: BuiltinPlugin['definition']): BuiltinPlugin => ({ manifest, definition });
@@ -58,4 +60,5 @@ export const builtinPlugins: readonly BuiltinPlugin[] = [
   plugin(archivalManifest, archival),
   plugin(guiManifest, gui),
   plugin(mcpPassthroughManifest, mcpPassthrough),
+  plugin(webhooksManifest, webhooks),
 ];

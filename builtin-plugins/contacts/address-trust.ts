@@ -5,10 +5,9 @@
  * only when it points outside loopback, link-local and private ranges (a stranger must not make this node probe
  * its own network). Addresses the operator typed are not claims and never pass through here.
  */
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
 import type { NodeAddresses, PeerHello } from '../../sdk/index.js';
 import { normalizeAddress } from '../../sdk/address.js';
+import { resolvesToPublic } from '../../sdk/public-host.js';
 import type { ContactsCore } from './core.js';
 import { ADDRESS_COLUMN, type ContactRow } from './store.js';
 import { kindOf } from './validate.js';
@@ -21,51 +20,9 @@ const RECHECK_AFTER_MS = 10 * 60_000;
 /** Bounds the memory of recent checks; a stranger cycling addresses only pushes out its own entries. */
 const MAX_REMEMBERED = 10_000;
 
-const NON_PUBLIC = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 127],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
-}
-
-/** Whether an IP literal is loopback, private, link-local, unspecified or multicast (IPv4-mapped IPv6 included). */
-export function isNonPublicIp(ip: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return NON_PUBLIC.check(mapped[1]!, 'ipv4');
-  const family = isIP(ip);
-  if (family === 4) return NON_PUBLIC.check(ip, 'ipv4');
-  if (family === 6) return NON_PUBLIC.check(ip, 'ipv6');
-  return false;
-}
-
 /** Whether a normalized http(s) address resolves only to public addresses; onion addresses always qualify. */
 export async function pointsOutside(address: string): Promise<boolean> {
-  if (kindOf(address) === 'tor') return true;
-  const host = new URL(address).hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return !isNonPublicIp(host);
-  if (host === 'localhost' || host.endsWith('.localhost')) return false;
-  try {
-    const all = await lookup(host, { all: true });
-    return all.length > 0 && all.every((a) => !isNonPublicIp(a.address));
-  } catch {
-    return false;
-  }
+  return kindOf(address) === 'tor' || resolvesToPublic(new URL(address).hostname);
 }
 
 export class AddressTrust {

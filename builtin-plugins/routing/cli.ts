@@ -5,10 +5,21 @@
  *   p2p candidates <hash>        the routes found for one, cheapest first, numbered from 1
  *   p2p approve <hash> [index]   pays along the route of that number (none needed when there is one)
  *   p2p reject <hash>            cancels it; the routes offered are released
+ *   max-sendable <address> [--currency C]   the most that can reach an address now, and why not when 0
  *
  * Amounts of these routes are integer minor units (Document 1); human output shows them as decimals.
  */
 import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import type { MaxSendable } from './capacity.js';
+
+interface ClearingView {
+  hash: string;
+  currency: string;
+  amount: string;
+  status: string;
+  created_at: string;
+  lines: { contact_hash: string; direction: string; amount: string; status: string }[];
+}
 
 interface Pending {
   hash: string;
@@ -158,5 +169,74 @@ export default defineCliCommands({
         const data = await ctx.api.post<{ message: string; hash: string }>('/api/v1/p2p/reject', { hash: hashOf(raw) });
         ctx.out.success(data, data.message);
       });
+
+    const clearing = program
+      .command('clearing')
+      .summary('debt-cycle clearing: run one now, or list the clearings')
+      .description('A clearing pays around a debt cycle back to this node: every line on it loses the same debt, no net moves. Needs auto_cycle_clearing on every node of the cycle. With no subcommand: list.');
+    clearing
+      .command('list', { isDefault: true })
+      .summary('the clearings of this node, newest first, with what each moved on its lines')
+      .action(async () => {
+        const data = await ctx.api.get<{ clearings: ClearingView[]; count: number }>('/api/v1/clearing');
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () =>
+          ctx.out.table(
+            data.clearings,
+            [
+              { key: 'created_at', header: 'AT', format: show.date },
+              { key: 'amount', header: 'CLEARED', align: 'right', format: show.amount },
+              { key: 'currency', header: 'CCY' },
+              { key: 'status', header: 'STATUS' },
+              { key: 'lines', header: 'LINES', format: (v) => (v as ClearingView['lines']).map((l) => `${l.direction} ${l.contact_hash.slice(0, 8)}`).join(', ') },
+              { key: 'hash', header: 'HASH', maxWidth: 16 },
+            ],
+            { title: `Clearings: ${data.count}`, empty: 'No clearings.' },
+          ),
+        );
+      });
+    clearing
+      .command('run')
+      .summary('clear the widest debt cycle through this node now')
+      .option('--currency <currency>', 'currency code (default: the default currency)')
+      .action(async (opts: { currency?: string }) => {
+        const data = await ctx.api.post<{ status: string; amount: string; currency: string; hash: string | null }>('/api/v1/clearing/run', opts.currency ? { currency: opts.currency } : {});
+        ctx.out.success(data, data.hash ? `Clearing ${data.amount} ${data.currency} around a cycle: ${data.status} (${data.hash})` : `No debt cycle through this node can be cleared now in ${data.currency}`);
+      });
+
+    program
+      .command('max-sendable')
+      .summary('the most you can send to an address now: direct, one route, split; why not when 0')
+      .argument('<address>', 'an address, or a contact by name or key hash')
+      .option('--currency <currency>', 'currency code (default: the default currency)')
+      .action(async (address: string, opts: { currency?: string }) => {
+        const data = await ctx.api.get<MaxSendable>('/api/v1/wallet/max-sendable', { address, ...(opts.currency ? { currency: opts.currency } : {}) });
+        const show = await cliDisplay(ctx);
+        ctx.out.success(data, () => maxSendableHuman(ctx, data, show.amount));
+      });
   },
 });
+
+function maxSendableHuman(ctx: CliContext, m: MaxSendable, amount: (v: unknown) => string): void {
+  ctx.out.kv(
+    [
+      ['max sendable', `${amount(m.max_sendable)} ${m.currency}`],
+      ['direct line', m.direct ? `${amount(m.direct.amount)} ${m.currency}` : 'none (not a contact with a line)'],
+      ['single route', m.single_route ? `${amount(m.single_route.amount)} ${m.currency}, fee ${amount(m.single_route.fee)}, ${m.single_route.hops} leg(s)` : 'none'],
+      ['split', `${amount(m.split.amount)} ${m.currency} over ${m.split.parts.length} route(s), fee ${amount(m.split.fee)}`],
+      ['routes found', m.routes_found],
+    ],
+    { title: `To ${m.address}` },
+  );
+  if (m.no_route) ctx.out.line(`Nothing can be sent: ${m.no_route.reason} (${m.no_route.message})`);
+  if (m.split.parts.length) {
+    ctx.out.line();
+    ctx.out.table(m.split.parts, [
+      { key: 'via', header: 'VIA', maxWidth: 16 },
+      { key: 'hops', header: 'LEGS', align: 'right' },
+      { key: 'amount', header: 'CARRIES', align: 'right', format: amount },
+      { key: 'fee', header: 'FEE', align: 'right', format: amount },
+      { key: 'limited_at_hop', header: 'LIMITED AT HOP', align: 'right' },
+    ]);
+  }
+}

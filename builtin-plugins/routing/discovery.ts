@@ -22,6 +22,7 @@ import type { LedgerService } from '../ledger/api.js';
 import {
   answerPayload,
   conditionOf,
+  destinationCapacity,
   MSG,
   offerBytes,
   parseAnswer,
@@ -30,9 +31,11 @@ import {
   parseResponse,
   randomHex,
   REFUSAL,
+  relayCapacity,
   relayFee,
   requestPayload,
   routeHash,
+  type Capacity,
   type Offer,
   type RouteAnswer,
   type RouteRequest,
@@ -62,6 +65,8 @@ export interface Offered {
   via: string;
   pay: Minor;
   hops: number;
+  /** A probe's answer (nothing is reserved for it). */
+  capacity?: Capacity;
 }
 
 interface Asker {
@@ -183,11 +188,24 @@ export class Discovery {
     return free > 0n ? free : 0n;
   }
 
+  /** What this node owes a contact in a currency, from its settled payments (negative: the contact owes this node). */
+  owedTo(contact: string, currency: string): Minor {
+    const b = this.ledger.balance(contact, currency);
+    return b.sent - b.received;
+  }
+
+  /** The most an asker may pay this node on a route: the free credit on its line, or in a clearing the debt it cancels. */
+  #bound(state: RouteState, asker: string): Minor {
+    return state.req.clearing ? this.owedTo(asker, state.req.currency) : this.capacityFor(asker, state.req.currency, state.req.hash);
+  }
+
   // ---- originator
 
   /** Starts this node's own search for a payment it originates: routes of at most `budget` legs. */
   originate(req: RouteRequest, budget: number, listener: SearchListener, deadline: number): Search {
-    const state: RouteState = { req, role: 'origin', preimage: null, condition: null, searches: new Map(), offers: new Map() };
+    // A clearing's originator is its destination too: it draws the preimage.
+    const preimage = req.clearing ? randomHex(32) : null;
+    const state: RouteState = { req, role: 'origin', preimage, condition: preimage ? conditionOf(preimage) : null, searches: new Map(), offers: new Map() };
     this.#states.set(req.hash, state);
     return this.#start(state, budget, null, listener, deadline);
   }
@@ -214,7 +232,8 @@ export class Discovery {
     const currency = allowed.find((c) => c.toLowerCase() === req.currency.toLowerCase());
     if (!currency) throw new PeerRefusal(REFUSAL.currency, `${req.currency} is not an allowed currency on this node`);
     if (!this.contacts.line(from, currency)) throw new PeerRefusal(REFUSAL.notAccepted, `no accepted ${currency} line with you on this node`);
-    if (req.amount > this.capacityFor(from, currency, req.hash)) {
+    if (req.clearing && this.ctx.settings.get('autoCycleClearing') !== true) throw new PeerRefusal(REFUSAL.clearingOff, 'this node takes no part in debt-cycle clearing');
+    if (!req.probe && req.amount > this.capacityFor(from, currency, req.hash)) {
       throw new PeerRefusal(REFUSAL.insufficientCredit, 'the credit this node extends to you cannot carry the amount');
     }
     let state = this.#states.get(req.hash);
@@ -226,8 +245,8 @@ export class Discovery {
     } else if (state.req.salt !== req.salt || state.req.time !== req.time || state.req.amount !== req.amount || state.req.currency.toLowerCase() !== req.currency.toLowerCase()) {
       throw new PeerRefusal(REFUSAL.mismatch, 'this route hash is known here with other terms');
     }
-    // The originator never relays its own payment: a route back through it is a loop.
-    if (state.role === 'origin') return answered({ found: false });
+    // The originator never relays its own payment: a route back through it is a loop. A clearing ends there.
+    if (state.role === 'origin') return answered(state.req.clearing ? this.#destinationOffer(state, from, req.budget) : { found: false });
     if (state.role === 'destination') return answered(this.#destinationOffer(state, from, req.budget));
     if (req.budget === 0) return answered({ found: false });
     const search = state.searches.get(req.budget) ?? this.#start(state, req.budget, from, null, this.#relayDeadline(req, now));
@@ -328,10 +347,15 @@ export class Discovery {
     const own = this.ctx.identity.pubkeyHash;
     const neighbours = this.contacts
       .accepted(state.req.currency)
-      .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first);
+      .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first)
+      // A clearing pays only contacts that owe this node: each leg cancels debt, none creates any.
+      .filter((c) => !state.req.clearing || this.owedTo(c.pubkeyHash, state.req.currency) < 0n);
     // A contact whose address the hash names is the destination: ask it alone first (it is the cheapest route there
     // is, with no fee and one leg), and the others only if its line cannot carry the payment.
-    const direct = neighbours.filter((c) => [c.addresses.http, c.addresses.https, c.addresses.tor].some((a) => !!a && routeHash(a, state.req.salt, state.req.time) === state.req.hash));
+    // A probe wants every route, the destination's own line among them.
+    const direct = state.req.probe
+      ? []
+      : neighbours.filter((c) => [c.addresses.http, c.addresses.https, c.addresses.tor].some((a) => !!a && routeHash(a, state.req.salt, state.req.time) === state.req.hash));
     const ask = direct.length ? direct : neighbours;
     search.fallback = direct.length ? neighbours.filter((c) => !direct.includes(c)).map((c) => c.pubkeyHash) : [];
     for (const c of ask) this.#branch(state, search, c.pubkeyHash);
@@ -445,6 +469,7 @@ export class Discovery {
     if (state.req.fast && found.length) return found.reduce((a, b) => (b.seq < a.seq ? b : a));
     const pendingFallback = search.fallback.some((c) => c !== asker);
     if (!search.expired && (others.some((b) => b.state === 'asked') || pendingFallback)) return undefined;
+    if (state.req.probe) return widest(found);
     let best: Branch | null = null;
     for (const b of found) {
       const o = b.offer!;
@@ -458,8 +483,15 @@ export class Discovery {
     const line = this.contacts.line(asker, state.req.currency);
     if (!line) return null;
     const pay = via.offer!.amount;
-    const offered: Offered = { amount: pay + relayFee(pay, line.feePercent), via: via.contact, pay, hops: via.offer!.hops + 1 };
-    if (offered.amount > this.capacityFor(asker, state.req.currency, state.req.hash)) return null;
+    // A clearing carries no fee, and an asker may clear at most what this node owes it.
+    const fee = state.req.clearing ? null : line.feePercent;
+    const offered: Offered = { amount: pay + relayFee(pay, fee), via: via.contact, pay, hops: via.offer!.hops + 1 };
+    const credit = this.#bound(state, asker);
+    if (state.req.probe) {
+      const downstream = via.offer!.capacity;
+      return downstream ? { ...offered, capacity: relayCapacity(downstream, via.offer!.hops, fee, credit) } : null;
+    }
+    if (offered.amount > credit) return null;
     this.#reserve(asker, state.req.currency, state.req.hash, search.budget, offered.amount);
     return offered;
   }
@@ -467,7 +499,14 @@ export class Discovery {
   #answerOf(asker: Asker, state: RouteState, search: Search): RouteAnswer {
     const o = asker.offer;
     if (!o || !state.condition) return { found: false };
-    return { found: true, amount: o.amount, hops: o.hops, condition: state.condition, signature: this.#sign(state, search.budget, o.amount, o.hops) };
+    return {
+      found: true,
+      amount: o.amount,
+      hops: o.hops,
+      condition: state.condition,
+      signature: this.#sign(state, search.budget, o.amount, o.hops),
+      ...(o.capacity ? { capacity: o.capacity } : {}),
+    };
   }
 
   /**
@@ -493,7 +532,12 @@ export class Discovery {
 
   #destinationOffer(state: RouteState, asker: string, budget: number): RouteAnswer {
     const { req } = state;
-    if (req.amount > this.capacityFor(asker, req.currency, req.hash) || !state.condition) return { found: false };
+    const bound = this.#bound(state, asker);
+    if (req.probe && state.condition) {
+      const capacity = destinationCapacity(bound > 0n ? bound : 0n);
+      return { found: true, amount: req.amount, hops: 0, condition: state.condition, signature: this.#sign(state, budget, req.amount, 0), capacity };
+    }
+    if (req.amount > bound || !state.condition) return { found: false };
     this.#reserve(asker, req.currency, req.hash, budget, req.amount);
     state.offers.set(`${asker}:${budget}`, req.amount);
     return { found: true, amount: req.amount, hops: 0, condition: state.condition, signature: this.#sign(state, budget, req.amount, 0) };
@@ -595,6 +639,18 @@ export class Discovery {
     }
     for (const [sender, times] of this.#requestsBy) if (!times.some((t) => t > now - WINDOW_MS)) this.#requestsBy.delete(sender);
   }
+}
+
+/** The branch of a probe that carries the most (the cheaper on a tie), or null. */
+export function widest(found: readonly Branch[]): Branch | null {
+  let best: Branch | null = null;
+  for (const b of found) {
+    const c = b.offer?.capacity;
+    const cur = best?.offer?.capacity;
+    if (!c) continue;
+    if (!cur || c.max > cur.max || (c.max === cur.max && Number(c.rate) < Number(cur.rate))) best = b;
+  }
+  return best;
 }
 
 const answered = (answer: RouteAnswer): Record<string, unknown> => ({ status: 'answered', response: answerPayload(answer) });

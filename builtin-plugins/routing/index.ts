@@ -7,10 +7,13 @@ import { definePlugin } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { SystemService } from '../system/api.js';
+import { CapacityProbe } from './capacity.js';
+import { clearingSettings, registerClearing } from './clearing-routes.js';
 import { Discovery } from './discovery.js';
 import { Legs } from './legs.js';
 import { Payments } from './payments.js';
 import { MSG } from './protocol.js';
+import { registerMaxSendableRoute } from './max-sendable-route.js';
 import { registerRoutes } from './routes.js';
 import { migrations, RoutingStore } from './store.js';
 
@@ -20,11 +23,13 @@ const SWEEP_MS = 1000;
 export default definePlugin({
   setup(ctx) {
     ctx.db.migrate(migrations);
+    ctx.settings.declare(clearingSettings);
     const contacts = ctx.services.use<ContactsService>('contacts');
     const ledger = ctx.services.use<LedgerService>('ledger');
     const store = new RoutingStore(ctx.db.handle);
     const discovery = new Discovery(ctx, contacts, ledger);
-    const payments = new Payments(ctx, store, ledger, contacts, discovery);
+    const probe = new CapacityProbe(ctx, contacts, discovery);
+    const payments = new Payments(ctx, store, ledger, contacts, discovery, probe);
     const legs = new Legs(ctx, store, ledger, contacts, discovery, {
       fulfilled: () => undefined,
       rejected: (hash, _txid, reason) => payments.legRejected(hash, reason),
@@ -47,6 +52,8 @@ export default definePlugin({
     const offFinal = ledger.onFinal(payments.onFinal);
     const offRouter = ledger.registerRouter(payments);
     registerRoutes(ctx, store, payments);
+    registerMaxSendableRoute(ctx, contacts, probe);
+    registerClearing(ctx, store, payments, ledger);
     ctx.services.use<SystemService>('system').registerMetrics('routing', () => ({ messages_sent: { ...discovery.sent }, ...store.counts() }));
 
     let started = false;

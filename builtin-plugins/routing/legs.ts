@@ -79,7 +79,7 @@ export class Legs {
       return this.#prepareAnswer(known);
     }
     const state = this.discovery.state(p.hash);
-    if (!state || state.role === 'origin' || !state.condition) throw new PeerRefusal(REFUSAL.unknownRoute, 'no route with this hash is known here (expired, or this node restarted)');
+    if (!state || (state.role === 'origin' && !state.req.clearing) || !state.condition) throw new PeerRefusal(REFUSAL.unknownRoute, 'no route with this hash is known here (expired, or this node restarted)');
     const now = this.ctx.clock.now();
     let reply: Record<string, unknown>;
     try {
@@ -127,11 +127,13 @@ export class Legs {
         expiresAt: accepted.expiresAt,
         createdAt: now,
       };
-      if (state.role === 'destination') {
+      // A clearing's originator is its destination: the last leg comes back to it.
+      if (state.role === 'destination' || state.role === 'origin') {
         if (leg.amount !== state.req.amount) throw new PeerRefusal(REFUSAL.mismatch, 'the leg does not carry the amount of the route');
         // The destination decides at once: it holds the preimage. It is paid once it fulfils, and completes the leg
-        // then if the originator's note (the description) is here; else when the note or the chain entry comes.
-        if (this.origin.describe(p.hash, leg.txid)) this.ledger.settleLeg(leg.txid, state.preimage!);
+        // then if the originator's note (the description) is here (a clearing's originator needs none); else when the
+        // note or the chain entry comes.
+        if (state.role === 'origin' || this.origin.describe(p.hash, leg.txid)) this.ledger.settleLeg(leg.txid, state.preimage!);
         else this.ledger.fulfilLeg(leg.txid, state.preimage!);
         this.store.insertLeg({ ...base, partnerTxid: null, state: 'fulfilled', notice: null, nextAt: 0 });
         this.store.patchLeg(leg.txid, { fulfillment: state.preimage! }, now);

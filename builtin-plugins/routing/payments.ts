@@ -7,6 +7,7 @@ import { ApiError, formatMinor, PeerRefusal, type CounterMetric, type InboundPee
 import type { ContactsService } from '../contacts/api.js';
 import { ROUTING_EVENTS } from './api.js';
 import type { LedgerService, LedgerTx, LegStatement, PaymentRouter, RoutedOutcome, RoutedPayment } from '../ledger/api.js';
+import type { CapacityProbe } from './capacity.js';
 import type { Branch, Discovery, SearchListener } from './discovery.js';
 import type { Legs } from './legs.js';
 import { hopBudget, MSG, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
@@ -42,6 +43,7 @@ export class Payments implements PaymentRouter {
     private readonly ledger: LedgerService,
     private readonly contacts: ContactsService,
     private readonly discovery: Discovery,
+    private readonly probe: CapacityProbe,
   ) {
     this.#searches = ctx.metrics.counter({ name: 'route_discoveries_total', help: 'Route discoveries this node originated, by outcome (found, no_route)', labels: ['outcome'] });
   }
@@ -52,11 +54,30 @@ export class Payments implements PaymentRouter {
 
   // ---- PaymentRouter
 
-  async send(p: RoutedPayment): Promise<RoutedOutcome> {
+  send(p: RoutedPayment): Promise<RoutedOutcome> {
+    return this.#route(p, false);
+  }
+
+  /**
+   * One debt-cycle clearing in `currency`: a clearing probe finds the widest cycle back to this node, then a payment
+   * of that amount goes around it (docs/protocol.md, "Clearing"). Null when no cycle can be cleared now.
+   */
+  async clear(currency: string): Promise<RoutedOutcome | null> {
+    if (this.ctx.settings.get('autoCycleClearing') !== true) {
+      throw new ApiError('clearing_disabled', 400, 'Debt-cycle clearing is off on this node: turn on the setting auto_cycle_clearing');
+    }
+    const own = this.#ownAddress();
+    if (!own) throw new ApiError('clearing_disabled', 400, 'This node has no address to route a clearing to');
+    const amount = await this.probe.widestCycle(own, currency);
+    if (amount === 0n) return null;
+    return this.#route({ address: own, amount, currency, description: 'debt-cycle clearing' }, true);
+  }
+
+  async #route(p: RoutedPayment, clearing: boolean): Promise<RoutedOutcome> {
     if (this.ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
     const own = this.ctx.identity.pubkeyHash;
     if (!this.contacts.accepted(p.currency).some((c) => c.pubkeyHash && c.pubkeyHash !== own)) {
-      throw new ApiError('no_route', 400, `No route to ${p.address} in ${p.currency}: no contact holds an accepted ${p.currency} line with this node`);
+      throw new ApiError('no_route', 400, `No route to ${p.address} in ${p.currency}: no contact holds an accepted ${p.currency} line with this node`, { reason: 'no_line' });
     }
     const now = this.ctx.clock.now();
     const secret = randomHex(32);
@@ -80,6 +101,7 @@ export class Payments implements PaymentRouter {
         fast,
         budget,
         refundOf: p.refundOf ?? null,
+        clearing,
         status: 'searching',
         expiresAt: expires,
         createdAt: now,
@@ -93,7 +115,7 @@ export class Payments implements PaymentRouter {
     const timer = setTimeout(() => this.#answer(hash), SEND_WAIT_MS);
     timer.unref();
     this.discovery.originate(
-      { hash, salt, time, currency: p.currency, amount: p.amount, budget, fast, expires },
+      { hash, salt, time, currency: p.currency, amount: p.amount, budget, fast, expires, ...(clearing ? { clearing } : {}) },
       budget,
       this.#listener(hash),
       now + Math.floor((expires - now) / 2),
@@ -162,18 +184,48 @@ export class Payments implements PaymentRouter {
     if (!payment || payment.status !== 'searching') return;
     if (this.store.candidates(hash).length === 0) {
       this.#searches.inc({ outcome: 'no_route' });
-      this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'failed', failureReason: 'no_route: every branch answered without a route within maxFee' }, this.ctx.clock.now()));
-      this.#fail(hash, new ApiError('no_route', 400, `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee`));
+      if (payment.clearing) {
+        // The cycle the probe found moved meanwhile: nothing to diagnose, the next run looks again.
+        this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'failed', failureReason: 'no_route: the cycle can no longer be cleared' }, this.ctx.clock.now()));
+        this.#fail(hash, new ApiError('no_route', 400, 'The debt cycle found could no longer be cleared', { reason: 'destination_unreachable' }));
+        return;
+      }
+      void this.#failWithoutRoute(payment);
       return;
     }
     this.#decide(payment);
+  }
+
+  /**
+   * No branch offered a route: a capacity probe tells why (no line, a line exhausted at hop k, unreachable, over
+   * maxFee), which the failure reason and the `no_route` error's detail name.
+   */
+  async #failWithoutRoute(payment: PaymentRow): Promise<void> {
+    let detail: Awaited<ReturnType<CapacityProbe['diagnose']>> | null = null;
+    try {
+      detail = await this.probe.diagnose(payment.destination, payment.currency, payment.amount);
+    } catch (err) {
+      this.ctx.log.warn('no route: the capacity probe failed', { hash: payment.hash, error: err instanceof Error ? err.message : String(err) });
+    }
+    const why = detail ? `${detail.reason}: ${detail.message}` : 'every branch answered without a route within maxFee';
+    const failed = this.ctx.db.tx(() => {
+      if (this.store.payment(payment.hash)?.status !== 'searching') return false;
+      this.store.patchPayment(payment.hash, { status: 'failed', failureReason: `no_route: ${why}` }, this.ctx.clock.now());
+      return true;
+    });
+    if (!failed) return;
+    const message = `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee: ${why}`;
+    // The detail's own message is already in the error's; the rest rides beside `code` (merged into `error`).
+    const context = detail ? { reason: detail.reason, max_sendable: detail.max_sendable, ...(detail.hop !== undefined ? { hop: detail.hop } : {}) } : undefined;
+    this.#fail(payment.hash, new ApiError('no_route', 400, message, context));
   }
 
   /** The route is chosen (fast: the first; best-fee: the cheapest), or waits for the operator's approval. */
   #decide(payment: PaymentRow): void {
     this.#searches.inc({ outcome: 'found' });
     const candidates = this.store.candidates(payment.hash);
-    if (this.ctx.settings.get('autoAcceptTransaction') === false) {
+    // A clearing moves no one's net position: it needs no approval.
+    if (this.ctx.settings.get('autoAcceptTransaction') === false && !payment.clearing) {
       this.ctx.db.tx(() => this.store.patchPayment(payment.hash, { status: 'awaiting_approval' }, this.ctx.clock.now()));
       this.ctx.events.publish(ROUTING_EVENTS.awaitingApproval, { hash: payment.hash });
       this.#answer(payment.hash);
@@ -221,12 +273,14 @@ export class Payments implements PaymentRouter {
       });
       this.#recordFirstLeg(hash, payment.budget - 1, c, prepared.tx, prepared.statement, expiresAt, now);
       this.store.patchPayment(hash, { status: 'executing', txid: prepared.tx.txid, candidateId }, now);
-      const address = this.#ownAddress();
-      this.ctx.peer.enqueue(
-        { pubkeyHash: null, sealingKey: null, addresses: { [kindOf(payment.destination)]: payment.destination } },
-        { type: MSG.note, hash, secret: payment.secret, description: payment.description, origin_address: address },
-        { messageId: `note_${hash}` },
-      );
+      // The destination's note (the description); a clearing's destination is this node.
+      if (!payment.clearing) {
+        this.ctx.peer.enqueue(
+          { pubkeyHash: null, sealingKey: null, addresses: { [kindOf(payment.destination)]: payment.destination } },
+          { type: MSG.note, hash, secret: payment.secret, description: payment.description, origin_address: this.#ownAddress() },
+          { messageId: `note_${hash}` },
+        );
+      }
       return { txid: prepared.tx.txid, others: this.store.candidates(hash).filter((o) => o.id !== candidateId), payment };
     });
     legs.send(txid);

@@ -1,10 +1,11 @@
 /**
  * The routing plugin's node-to-node messages and the pure rules they follow (docs/protocol.md, "Routing").
  *
- *   route.request   discovery (DLQ label p2p): {hash, salt, time, currency, amount, budget, fast, expires}
+ *   route.request   discovery (DLQ label p2p): {hash, salt, time, currency, amount, budget, fast, expires, probe?}
  *                   reply {status: 'answered', response} when the receiver can answer at once (destination, dead
  *                   end, a search already done), else {status: 'pending'} and a route.response follows
- *   route.response  an answer (DLQ label rp2p): {hash, budget, found, amount?, hops?, condition?, signature?}
+ *   route.response  an answer (DLQ label rp2p): {hash, budget, found, amount?, hops?, condition?, signature?,
+ *                   max?, rate?, limit_at?} (the last three answer a probe: see `Capacity`)
  *   route.cancel    the asker does not need the offer any more: {hash, budget}
  *   route.prepare   a hash-locked leg, payer → payee: {hash, budget, statement, signature}
  *                   reply {status: 'locked' | 'fulfilled', fulfillment?, recipient_signature}
@@ -13,6 +14,7 @@
  *   route.note      originator → destination, sealed: {hash, secret, description?, origin_address?}
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { Decimal } from 'decimal.js';
 import { PeerRefusal, percentOf, type Minor } from '../../sdk/index.js';
 
 export const MSG = {
@@ -37,6 +39,7 @@ export const REFUSAL = {
   unknownLeg: 'unknown_leg',
   badFulfillment: 'invalid_fulfillment',
   rejected: 'rejected',
+  clearingOff: 'clearing_not_allowed',
 } as const;
 
 export const HEX64 = /^[0-9a-f]{64}$/;
@@ -61,6 +64,21 @@ export function relayFee(amount: Minor, percent: string | null): Minor {
   if (percent === null || Number(percent) === 0) return 0n;
   const fee = percentOf(amount, percent);
   return fee > 0n ? fee : 1n;
+}
+
+/** What the destination offers a probe: the credit it extends to the asker, at no fee, limited by that last leg. */
+export const destinationCapacity = (askerCredit: Minor): Capacity => ({ max: askerCredit, rate: '1', limitAt: 1 });
+
+/**
+ * What a relay offers a probe's asker through a route downstream: that route's capacity, narrowed to what the credit
+ * the relay extends to the asker can pay for at the route's rate times the relay's own fee.
+ */
+export function relayCapacity(via: Capacity, viaHops: number, feePercent: string | null, askerCredit: Minor): Capacity {
+  const rate = new Decimal(via.rate).times(new Decimal(feePercent ?? 0).div(100).plus(1)).toDecimalPlaces(20);
+  const byLine = BigInt(new Decimal(askerCredit.toString()).div(rate).toFixed(0, Decimal.ROUND_DOWN));
+  // The asker's leg, counted from the destination's end: the relay's own legs to it (viaHops + 1), plus one.
+  if (byLine < via.max) return { max: byLine, rate: rate.toFixed(), limitAt: viaHops + 2 };
+  return { ...via, rate: rate.toFixed() };
 }
 
 /** Whether a route costing `total` for `base` stays within `maxFee` percent of the amount (exactly, no rounding). */
@@ -98,6 +116,28 @@ export interface RouteRequest {
   fast: boolean;
   /** Discovery deadline, ms since the epoch. */
   expires: number;
+  /**
+   * A capacity probe (max-sendable): every node answers with the most its route can carry (`Capacity`) instead of
+   * refusing an amount it cannot carry; nothing is reserved and nothing is paid on it.
+   */
+  probe?: boolean;
+  /**
+   * A debt-cycle clearing (docs/protocol.md, "Clearing"): the route runs only over lines whose payee owes its payer,
+   * with no fee, and ends at the originator itself; only nodes that run `autoCycleClearing` take part.
+   */
+  clearing?: boolean;
+}
+
+/**
+ * What a route can carry, in a probe's answer: `max`, the most that reaches the destination through the responder
+ * (every line from the asker's onwards counted); `rate`, what the asker pays the responder per unit delivered (the
+ * product of 1 + fee/100 along the route: an estimate that ignores each relay's truncation to 1e-8); `limitAt`, the
+ * leg that sets `max`, counted from the destination's end (1: the leg into the destination).
+ */
+export interface Capacity {
+  max: Minor;
+  rate: string;
+  limitAt: number;
 }
 
 export interface Offer {
@@ -108,6 +148,8 @@ export interface Offer {
   hops: number;
   condition: string;
   signature: string;
+  /** A probe's answer. */
+  capacity?: Capacity;
 }
 
 export type RouteAnswer = Offer | { found: false };
@@ -142,6 +184,8 @@ export function parseRequest(p: Record<string, unknown>): RouteRequest {
     budget: int(p.budget, 0, MAX_BUDGET, 'budget'),
     fast: p.fast,
     expires: int(p.expires, 1, Number.MAX_SAFE_INTEGER, 'expires'),
+    ...(p.probe === true ? { probe: true } : {}),
+    ...(p.clearing === true ? { clearing: true } : {}),
   };
 }
 
@@ -155,18 +199,47 @@ export const requestPayload = (r: RouteRequest): Record<string, unknown> & { typ
   budget: r.budget,
   fast: r.fast,
   expires: r.expires,
+  ...(r.probe ? { probe: true } : {}),
+  ...(r.clearing ? { clearing: true } : {}),
 });
+
+const MINOR_OR_ZERO = /^(0|[1-9][0-9]{0,29})$/;
+const RATE = /^[0-9]{1,12}(\.[0-9]{1,40})?$/;
+
+/** A probe's capacity fields, when all three are there and well-formed (an older node sends none). */
+function parseCapacity(a: Record<string, unknown>): Capacity | undefined {
+  if (typeof a.max !== 'string' || !MINOR_OR_ZERO.test(a.max) || typeof a.rate !== 'string' || !RATE.test(a.rate)) return undefined;
+  if (typeof a.limit_at !== 'number' || !Number.isSafeInteger(a.limit_at) || a.limit_at < 1 || a.limit_at > MAX_BUDGET + 1) return undefined;
+  return { max: BigInt(a.max), rate: a.rate, limitAt: a.limit_at };
+}
 
 export function parseAnswer(p: unknown): RouteAnswer {
   if (typeof p !== 'object' || p === null) throw bad('an answer must be an object');
   const a = p as Record<string, unknown>;
   if (a.found !== true) return { found: false };
   if (typeof a.signature !== 'string' || !/^[A-Za-z0-9_-]{86}$/.test(a.signature)) throw bad('signature must be base64url');
-  return { found: true, amount: minor(a.amount, 'amount'), hops: int(a.hops, 0, MAX_BUDGET, 'hops'), condition: hex64(a.condition, 'condition'), signature: a.signature };
+  const capacity = parseCapacity(a);
+  return {
+    found: true,
+    amount: minor(a.amount, 'amount'),
+    hops: int(a.hops, 0, MAX_BUDGET, 'hops'),
+    condition: hex64(a.condition, 'condition'),
+    signature: a.signature,
+    ...(capacity ? { capacity } : {}),
+  };
 }
 
 export const answerPayload = (a: RouteAnswer): Record<string, unknown> =>
-  a.found ? { found: true, amount: a.amount.toString(), hops: a.hops, condition: a.condition, signature: a.signature } : { found: false };
+  a.found
+    ? {
+        found: true,
+        amount: a.amount.toString(),
+        hops: a.hops,
+        condition: a.condition,
+        signature: a.signature,
+        ...(a.capacity ? { max: a.capacity.max.toString(), rate: a.capacity.rate, limit_at: a.capacity.limitAt } : {}),
+      }
+    : { found: false };
 
 export function parseResponse(p: Record<string, unknown>): { hash: string; budget: number; answer: RouteAnswer } {
   return { hash: hex64(p.hash, 'hash'), budget: int(p.budget, 0, MAX_BUDGET, 'budget'), answer: parseAnswer(p) };

@@ -85,6 +85,12 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Debt-cycle clearings: payments from this node around a cycle back to itself (docs/protocol.md, "Clearing").
+    version: 2,
+    up: `ALTER TABLE routing_payments ADD COLUMN clearing INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX routing_payments_clearing ON routing_payments (created_at) WHERE clearing = 1;`,
+  },
 ];
 
 export type PaymentStatus = 'searching' | 'awaiting_approval' | 'executing' | 'completed' | 'cancelled' | 'failed';
@@ -101,6 +107,8 @@ export interface PaymentRow {
   fast: boolean;
   budget: number;
   refundOf: string | null;
+  /** A debt-cycle clearing: the destination is this node itself. */
+  clearing: boolean;
   status: PaymentStatus;
   failureReason: string | null;
   txid: string | null;
@@ -160,6 +168,7 @@ const paymentOf = (r: Record<string, unknown>): PaymentRow => ({
   fast: Number(r.fast) === 1,
   budget: Number(r.budget),
   refundOf: (r.refund_of as string | null) ?? null,
+  clearing: Number(r.clearing) === 1,
   status: r.status as PaymentStatus,
   failureReason: (r.failure_reason as string | null) ?? null,
   txid: (r.txid as string | null) ?? null,
@@ -254,9 +263,9 @@ export class RoutingStore {
     const a = toParts(p.amount);
     this.#stmt(
       `INSERT INTO routing_payments (hash, secret, salt, time_us, destination, currency, amount_whole, amount_frac, description, fast,
-         budget, refund_of, status, expires_at, created_at, updated_at)
-       VALUES (@hash, @secret, @salt, @time, @destination, @currency, @aw, @af, @description, @fast, @budget, @refund_of, @status,
-         @expires, @now, @now)`,
+         budget, refund_of, clearing, status, expires_at, created_at, updated_at)
+       VALUES (@hash, @secret, @salt, @time, @destination, @currency, @aw, @af, @description, @fast, @budget, @refund_of, @clearing,
+         @status, @expires, @now, @now)`,
     ).run({
       hash: p.hash,
       secret: p.secret,
@@ -270,6 +279,7 @@ export class RoutingStore {
       fast: p.fast ? 1 : 0,
       budget: p.budget,
       refund_of: p.refundOf,
+      clearing: p.clearing ? 1 : 0,
       status: p.status,
       expires: p.expiresAt,
       now: p.createdAt,
@@ -284,6 +294,11 @@ export class RoutingStore {
   paymentByTxid(txid: string): PaymentRow | null {
     const r = this.#stmt('SELECT * FROM routing_payments WHERE txid = ?').get(txid) as Record<string, unknown> | undefined;
     return r ? paymentOf(r) : null;
+  }
+
+  /** This node's clearings, newest first. */
+  clearings(limit: number): PaymentRow[] {
+    return (this.#stmt('SELECT * FROM routing_payments WHERE clearing = 1 ORDER BY created_at DESC LIMIT ?').all(limit) as Record<string, unknown>[]).map(paymentOf);
   }
 
   patchPayment(hash: string, patch: PaymentPatch, now: number): void {

@@ -252,7 +252,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
           if (!(err instanceof ApiError) || err.code !== 'no_route') throw err;
           if (short) return null;
           const who = target.kind === 'route' && target.contact ? `${name} has no ${currency} line with you` : `${address} is not one of your contacts`;
-          throw new ApiError('no_route', 400, `${who}, and no route to it was found: ${err.message}`);
+          throw new ApiError('no_route', 400, `${who}, and no route to it was found: ${err.message}`, err.context);
         });
         if (routed) return routedAnswer(routed, { name, address, amount, currency });
       }

@@ -102,6 +102,8 @@ describe('the GUI in Chromium', () => {
     await bob.getByRole('heading', { name: 'Overview' }).waitFor();
     await alice.goto(`${A.node.baseUrl}/#/send`);
     await alice.getByLabel('To (contact name or address)').fill('Bob');
+    await alice.getByRole('button', { name: 'How much can I send?' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toMatch(/^Up to [0-9.]+ VWL in one payment; [0-9.]+ over 1 route\(s\)$/);
     await alice.getByLabel('Amount').fill('2.5');
     await alice.getByRole('button', { name: 'Send', exact: true }).click();
     await expect.poll(() => alice.getByRole('status').textContent()).toContain('2.5 VWL');

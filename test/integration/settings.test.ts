@@ -106,6 +106,11 @@ const TABLE: Record<string, Row> = {
   update_check_url: { valid: 'http://127.0.0.1:9/release.json', expect: 'http://127.0.0.1:9/release.json', invalid: 'not a url' },
   debug_report_url: { valid: 'http://127.0.0.1:9/report', expect: 'http://127.0.0.1:9/report', invalid: 'ftp://x' },
   debug_report_via_tor: { valid: false, expect: false, invalid: 'x' },
+  // routing plugin settings
+  auto_cycle_clearing: { valid: true, expect: true, invalid: 'x' },
+  // webhooks plugin settings
+  webhooks_private_targets_allowed: { valid: true, expect: true, invalid: 'x' },
+  webhook_line_threshold_percent: { valid: 90, expect: 90, invalid: 0 },
 };
 
 /** Defaults chosen in docs/api/system.md for the settings the system plugin declares. */

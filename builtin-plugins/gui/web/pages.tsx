@@ -183,6 +183,12 @@ export function Send(_: Page) {
       return `${r.status ?? 'sent'}: ${r.amount ?? form.amount} ${form.currency} (${r.txid ?? r.p2p_hash ?? ''})`;
     });
   };
+  const measure = () =>
+    send.run(async () => {
+      const m = await api('GET', '/api/v1/wallet/max-sendable', undefined, { address: form.address, currency: form.currency });
+      if (m.no_route) return `Nothing can be sent to ${form.address} now: ${m.no_route.message}`;
+      return `Up to ${m.max_sendable} ${m.currency} in one payment; ${m.split.amount} over ${m.split.parts.length} route(s)`;
+    });
   return (
     <section aria-labelledby="h-send">
       <h1 id="h-send">Send</h1>
@@ -195,7 +201,10 @@ export function Send(_: Page) {
           <input id="f-best" type="checkbox" checked={best} onChange={(e) => setBest((e.target as HTMLInputElement).checked)} />
           <label for="f-best">Cheapest route (best fee) when routed</label>
         </div>
-        <button type="submit">Send</button>
+        <button type="submit">Send</button>{' '}
+        <button type="button" class="secondary" onClick={() => void measure()} disabled={!form.address}>
+          How much can I send?
+        </button>
         <Status ok={send.ok} error={send.error} />
       </form>
     </section>

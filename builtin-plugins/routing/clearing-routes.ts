@@ -1,0 +1,76 @@
+/**
+ * Debt-cycle clearing (docs/api/p2p.md, "Clearing"): `POST /api/v1/clearing/run` clears the widest debt cycle through
+ * this node now, `GET /api/v1/clearing` lists the clearings with what each cleared on this node's lines. A job runs one
+ * clearing per allowed currency every hour while `autoCycleClearing` is on.
+ */
+import { formatMinor, type PluginContext, type SettingDefinition } from '../../sdk/index.js';
+import { checkCurrency } from '../../sdk/amounts.js';
+import type { LedgerService } from '../ledger/api.js';
+import type { Payments } from './payments.js';
+import type { RoutingStore } from './store.js';
+
+export const clearingSettings: readonly SettingDefinition[] = [
+  {
+    key: 'autoCycleClearing',
+    type: 'boolean',
+    default: false,
+    category: 'p2p',
+    description: 'Take part in debt-cycle clearing: clear cycles through this node every hour, and relay the clearings of others',
+  },
+];
+
+const LIST_LIMIT = 100;
+const EVERY_MS = 3_600_000;
+
+export function registerClearing(ctx: PluginContext, store: RoutingStore, payments: Payments, ledger: LedgerService): void {
+  const run = async (currency: string) => {
+    const outcome = await payments.clear(currency);
+    if (!outcome) return { status: 'nothing_to_clear', currency, amount: '0', hash: null, txid: null };
+    return { status: outcome.status, currency, amount: formatMinor(store.payment(outcome.hash)!.amount), hash: outcome.hash, txid: outcome.txid };
+  };
+
+  ctx.routes.add<{ currency?: string }>({
+    method: 'POST',
+    path: '/api/v1/clearing/run',
+    access: { scope: 'wallet:send' },
+    body: { type: 'object', additionalProperties: false, properties: { currency: { type: 'string' } } },
+    errorCodes: { currency: 'invalid_currency' },
+    handler: (req) => run(checkCurrency(ctx, req.body.currency ?? ctx.settings.get<string>('defaultCurrency'))),
+  });
+
+  ctx.routes.add({
+    method: 'GET',
+    path: '/api/v1/clearing',
+    access: { scope: 'wallet:read' },
+    handler: () => {
+      const clearings = store.clearings(LIST_LIMIT).map((p) => ({
+        hash: p.hash,
+        currency: p.currency,
+        amount: formatMinor(p.amount),
+        status: p.status,
+        failure_reason: p.failureReason,
+        created_at: new Date(p.createdAt).toISOString(),
+        // What the clearing moved on each of this node's lines: its leg out and its leg back.
+        lines: ledger.legsOf(p.hash).map((l) => ({ contact_hash: l.contactHash, direction: l.outgoing ? 'out' : 'in', amount: formatMinor(l.amount), status: l.status, txid: l.txid })),
+      }));
+      return { clearings, count: clearings.length };
+    },
+  });
+
+  ctx.jobs.register({
+    name: 'clearing',
+    processor: 'p2p',
+    everyMs: EVERY_MS,
+    run: async () => {
+      if (ctx.settings.get('autoCycleClearing') !== true) return;
+      for (const currency of ctx.settings.get<string[]>('allowedCurrencies') ?? []) {
+        try {
+          const r = await run(currency);
+          if (r.hash) ctx.log.info('debt cycle cleared', { currency, amount: r.amount, hash: r.hash, status: r.status });
+        } catch (err) {
+          ctx.log.warn('debt-cycle clearing failed', { currency, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    },
+  });
+}
