@@ -23,18 +23,18 @@ const ROLES: readonly ChatRole[] = ['system', 'user', 'assistant'];
 
 type Args = Record<string, unknown>;
 
-function bad(message: string, field: string): ToolFailure {
+export function bad(message: string, field: string): ToolFailure {
   return new ToolFailure('invalid_arguments', message, { field });
 }
 
-function positiveInt(args: Args, field: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+export function positiveInt(args: Args, field: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const v = args[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) throw bad(`${field} must be a positive integer`, field);
   return v;
 }
 
-function optionalText(args: Args, field: string): string | undefined {
+export function optionalText(args: Args, field: string): string | undefined {
   const v = args[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string' || !v.trim() || v.length > 200) throw bad(`${field} must be a non-empty text`, field);
@@ -79,7 +79,7 @@ export interface ChatArgs {
 const ROUTING_FIELDS = new Set(['policy', 'remote_allowed', 'max_hops', 'max_price']);
 
 /** A call's `routing`: it ranks candidates and lowers limits, never raises an operator's (inference.ts). */
-function parseRouting(value: unknown): Routing | undefined {
+export function parseRouting(value: unknown): Routing | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) throw bad('routing must be an object', 'routing');
   const r = value as Args;
@@ -222,9 +222,13 @@ export class CustomerApi {
     };
   }
 
+  /** A billed call, whichever door it came through (the MCP tool, legacy chat, the OpenAI-compatible routes). */
+  complete(key: KeyRow, args: ChatArgs, io: CompletionIo): Promise<CompletionResult> {
+    return this.inference.complete(key, args, io);
+  }
+
   async chat(key: KeyRow, args: ChatArgs, io: CompletionIo): Promise<Record<string, unknown>> {
-    const r: CompletionResult = await this.inference.complete(key, args, io);
-    return completionView(r);
+    return completionView(await this.complete(key, args, io));
   }
 
   activeProvider(): Record<string, unknown> {
