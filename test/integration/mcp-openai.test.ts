@@ -9,23 +9,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerWords, startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect } from './ledger-support.js';
-import { configure, createKey, expectedCharge, model, ok, PLUGIN, startMcpNode, topUp, waitFor } from './mcp-support.js';
+import { chat, configure, createKey, expectedCharge, mcpClient, model, ok, PLUGIN, startMcpNode, topUp, waitFor } from './mcp-support.js';
 
 let fake: FakeUpstream;
 let seller: TestNode;
 let customer: TestNode;
 
 const user = (content: string) => [{ role: 'user' as const, content }];
+const WEATHER_CALL = { name: 'get_weather', arguments: '{"city":"Paris","unit":"c"}' };
+const WEATHER_TOOL = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city'] } },
+};
 
 beforeAll(async () => {
   fake = await startFakeUpstream();
   [seller, customer] = await Promise.all([startMcpNode(), startTestNode()]);
   await connect(seller, customer, { nameOfB: 'customer', nameOfA: 'seller' });
   await configure(seller, {
-    provider: { id: 'primary', preset: 'openai-compatible', endpoint: fake.openaiUrl, models: [model('gpt-fake'), model('gpt-midfail'), model('gpt-hold'), model('gpt-down')] },
+    provider: { id: 'primary', preset: 'openai-compatible', endpoint: fake.openaiUrl, models: [model('gpt-fake'), model('gpt-midfail'), model('gpt-hold'), model('gpt-down'), model('gpt-tool')] },
     active: { provider: 'primary', model: 'gpt-fake' },
   });
-  await configure(seller, { provider: { id: 'claude', preset: 'anthropic', endpoint: fake.anthropicUrl, token: 'sk-ant-test', models: [model('claude-fake')] } });
+  await configure(seller, { provider: { id: 'claude', preset: 'anthropic', endpoint: fake.anthropicUrl, token: 'sk-ant-test', models: [model('claude-fake'), model('claude-tool')] } });
+  fake.behave('gpt-tool', { toolCall: WEATHER_CALL });
+  fake.behave('claude-tool', { toolCall: WEATHER_CALL });
   fake.behave('gpt-midfail', { failAfter: 2 });
   fake.behave('gpt-hold', { stallAfter: 1 });
   fake.behave('gpt-down', { failStatus: 503 });
@@ -242,7 +249,139 @@ describe('models.list', () => {
     const { openai } = await fundedKey('0');
     const page = await openai.models.list();
     const ids = page.data.map((m) => m.id);
-    expect([...ids].sort()).toEqual(['claude-fake', 'gpt-down', 'gpt-fake', 'gpt-hold', 'gpt-midfail']);
+    expect([...ids].sort()).toEqual(['claude-fake', 'claude-tool', 'gpt-down', 'gpt-fake', 'gpt-hold', 'gpt-midfail', 'gpt-tool']);
     expect(page.data.find((m) => m.id === 'gpt-fake')).toMatchObject({ object: 'model', owned_by: 'primary', pricing: { in_per_1m: '1.23456789', out_per_1m: '9.87654321', currency: 'VWL' } });
+  });
+});
+
+describe('tools and generation options', () => {
+  const lastSent = () => fake.requests[fake.requests.length - 1]!.body;
+
+  it.each([
+    ['openai-compatible', 'gpt-tool'],
+    ['anthropic', 'claude-tool'],
+  ])('answers a tool call whole through the %s preset, with the options forwarded in its form', async (preset, modelId) => {
+    const { keyId, openai } = await fundedKey('1');
+    const res = await openai.chat.completions.create({
+      model: modelId,
+      messages: user('weather in Paris'),
+      tools: [WEATHER_TOOL],
+      tool_choice: 'required',
+      temperature: 0.2,
+      top_p: 0.9,
+      stop: 'END',
+      ...(preset === 'anthropic' ? {} : { seed: 7, response_format: { type: 'json_object' as const } }),
+    });
+    expect(res.choices[0]).toMatchObject({
+      finish_reason: 'tool_calls',
+      message: { role: 'assistant', content: null, tool_calls: [{ id: expect.any(String), type: 'function', function: WEATHER_CALL }] },
+    });
+    expect(res.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+    const billing = (res as any).billing;
+    expect(billing.charge).toBe(expectedCharge(3, 2, billing.transfer_bytes));
+    expect(await balanceOf(keyId)).toBe(new Decimal(1).minus(billing.charge).toString());
+    if (preset === 'anthropic') {
+      expect(lastSent()).toMatchObject({
+        tools: [{ name: 'get_weather', description: 'Weather of a city', input_schema: WEATHER_TOOL.function.parameters }],
+        tool_choice: { type: 'any' },
+        temperature: 0.2,
+        top_p: 0.9,
+        stop_sequences: ['END'],
+      });
+      expect(lastSent()).not.toHaveProperty('seed');
+    } else {
+      expect(lastSent()).toMatchObject({ tools: [WEATHER_TOOL], tool_choice: 'required', temperature: 0.2, top_p: 0.9, stop: ['END'], seed: 7, response_format: { type: 'json_object' } });
+    }
+  });
+
+  it.each([
+    ['openai-compatible', 'gpt-tool'],
+    ['anthropic', 'claude-tool'],
+  ])('streams a tool call through the %s preset as OpenAI tool_call pieces the client assembles', async (_preset, modelId) => {
+    const { keyId, openai } = await fundedKey('1');
+    const runner = openai.chat.completions.stream({ model: modelId, messages: user('weather in Paris'), tools: [WEATHER_TOOL], stream_options: { include_usage: true } });
+    const pieces: string[] = [];
+    runner.on('chunk', (c) => {
+      const call = c.choices[0]?.delta?.tool_calls?.[0];
+      if (call) pieces.push(call.function?.arguments ?? '');
+    });
+    const final = await runner.finalChatCompletion();
+    expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(final.choices[0]!.message.tool_calls).toEqual([{ id: expect.any(String), type: 'function', function: WEATHER_CALL }]);
+    expect(pieces.filter(Boolean)).toHaveLength(2);
+    expect(final.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 2 });
+    const [row] = await usageRows(keyId);
+    expect(row).toMatchObject({ status: 'ok', input_tokens: 3, output_tokens: 2, estimated: false });
+    expect(row.charge).toBe(expectedCharge(3, 2, row.transfer_bytes));
+    expect(await balanceOf(keyId)).toBe(new Decimal(1).minus(row.charge).toString());
+  });
+
+  it('forwards the tool turns of a conversation: as they are to OpenAI, as tool_use and tool_result blocks to Anthropic', async () => {
+    const { openai } = await fundedKey('1');
+    const call = { id: 'call_1', type: 'function' as const, function: WEATHER_CALL };
+    const messages = [
+      { role: 'system' as const, content: 'use tools' },
+      { role: 'user' as const, content: 'weather in Paris' },
+      { role: 'assistant' as const, content: null, tool_calls: [call] },
+      { role: 'tool' as const, tool_call_id: 'call_1', content: 'sunny 21' },
+    ];
+    const gpt = await openai.chat.completions.create({ model: 'gpt-fake', messages, tools: [WEATHER_TOOL] });
+    expect(gpt.choices[0]!.message.content).toBe(answerWords(5).join(''));
+    expect(lastSent().messages).toEqual([messages[0], messages[1], { role: 'assistant', content: null, tool_calls: [call] }, messages[3]]);
+    await openai.chat.completions.create({ model: 'claude-fake', messages, tools: [WEATHER_TOOL] });
+    expect(lastSent()).toMatchObject({ system: 'use tools' });
+    expect(lastSent().messages).toEqual([
+      { role: 'user', content: 'weather in Paris' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris', unit: 'c' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'sunny 21' }] },
+    ]);
+  });
+
+  it('refuses options and tool turns that break the rules, naming the field; nothing reaches an upstream', async () => {
+    const { keyId, openai } = await fundedKey('1');
+    const before = fake.requests.length;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ model: 'claude-fake', seed: 1 }, 'seed'],
+      [{ model: 'claude-fake', response_format: { type: 'json_object' } }, 'response_format'],
+      [{ temperature: 3 }, 'temperature'],
+      [{ top_p: -0.1 }, 'top_p'],
+      [{ stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop'],
+      [{ seed: 1.5 }, 'seed'],
+      [{ tools: [{ type: 'function', function: { name: 'bad name' } }] }, 'tools[0].function.name'],
+      [{ tools: [WEATHER_TOOL], tool_choice: { type: 'function', function: { name: 'other' } } }, 'tool_choice'],
+      [{ tool_choice: 'required' }, 'tool_choice'],
+      [{ response_format: { type: 'xml' } }, 'response_format'],
+      [{ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
+      [{ messages: [{ role: 'user', content: 'x', tool_calls: [] }] }, 'messages[0].tool_calls'],
+      [{ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f' } }] }] }, 'messages[0].tool_calls[0]'],
+    ];
+    for (const [body, param] of cases) {
+      const err = await openai.chat.completions.create({ model: 'gpt-fake', messages: user('x'), ...body } as any).catch((e: unknown) => e);
+      expect(err, param).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(err, param).toMatchObject({ status: 400, param });
+    }
+    expect(fake.requests.length).toBe(before);
+    expect(await usageRows(keyId)).toEqual([]);
+  });
+
+  it('the MCP tool takes the same arguments and answers tool_calls, billed the same way', async () => {
+    const key = await createKey(seller, { label: 'mcp', contact: 'customer' });
+    await topUp(customer, seller, key.key_id, '1');
+    const mcp = await mcpClient(seller, key.token);
+    try {
+      for (const modelId of ['gpt-tool', 'claude-tool']) {
+        const whole = await chat(mcp, { model: modelId, messages: user('weather in Paris'), tools: [WEATHER_TOOL], tool_choice: 'auto', temperature: 0 });
+        expect(whole.isError).toBe(false);
+        expect(whole.r).toMatchObject({ output: '', tool_calls: [{ type: 'function', function: WEATHER_CALL }], input_tokens: 3, output_tokens: 2 });
+        expect(whole.r.charge).toBe(expectedCharge(3, 2, whole.r.transfer_bytes));
+        expect(lastSent()).toMatchObject({ temperature: 0 });
+        const streamed = await chat(mcp, { model: modelId, messages: user('weather in Paris'), tools: [WEATHER_TOOL] }, () => undefined);
+        expect(streamed.r).toMatchObject({ tool_calls: [{ type: 'function', function: WEATHER_CALL }], output_tokens: 2 });
+      }
+      const refused = await chat(mcp, { model: 'claude-fake', messages: user('x'), seed: 3 });
+      expect(refused.r.error).toMatchObject({ code: 'invalid_arguments', field: 'seed' });
+    } finally {
+      await mcp.client.close();
+    }
   });
 });

@@ -5,6 +5,7 @@
  */
 import { formatMinor } from '../../../sdk/index.js';
 import type { CompletionResult } from '../inference.js';
+import type { ToolCallDelta } from '../upstream/protocol.js';
 
 /** Upstreams' stop reasons in OpenAI's words (Anthropic's `end_turn`, `max_tokens`...); unknown ones pass. */
 const FINISH: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop', max_tokens: 'length', tool_use: 'tool_calls', refusal: 'content_filter' };
@@ -33,13 +34,19 @@ export function billingOf(r: CompletionResult): Record<string, unknown> {
   };
 }
 
+/** An answer that only called tools has no content (null, as OpenAI writes it). */
+function messageOf(r: CompletionResult): Record<string, unknown> {
+  if (!r.toolCalls.length) return { role: 'assistant', content: r.output, refusal: null };
+  return { role: 'assistant', content: r.output || null, refusal: null, tool_calls: r.toolCalls };
+}
+
 export function wholeAnswer(id: string, created: number, r: CompletionResult): Record<string, unknown> {
   return {
     id,
     object: 'chat.completion',
     created,
     model: r.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: r.output, refusal: null }, logprobs: null, finish_reason: finishReason(r) }],
+    choices: [{ index: 0, message: messageOf(r), logprobs: null, finish_reason: finishReason(r) }],
     usage: usageOf(r),
     billing: billingOf(r),
   };
@@ -61,11 +68,22 @@ export class ChunkWriter {
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }
 
-  /** The first delta comes after a chunk naming the role, as OpenAI sends it. */
-  delta(text: string): string {
+  #piece(delta: Record<string, unknown>): string {
+    // The first piece comes after a chunk naming the role, as OpenAI sends it.
     const role = this.#started ? '' : this.#event([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]);
     this.#started = true;
-    return role + this.#event([{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]);
+    return role + this.#event([{ index: 0, delta, logprobs: null, finish_reason: null }]);
+  }
+
+  delta(text: string): string {
+    return this.#piece({ content: text });
+  }
+
+  /** A tool call's first piece carries its id and name, the others only more of its arguments. */
+  toolCall(d: ToolCallDelta): string {
+    const named = d.id !== undefined || d.name !== undefined;
+    const fn = { ...(d.name !== undefined ? { name: d.name } : {}), arguments: d.arguments };
+    return this.#piece({ tool_calls: [{ index: d.index, ...(named ? { id: d.id ?? '', type: 'function' } : {}), function: fn }] });
   }
 
   /** The finishing chunk, the usage chunk when asked for, then `[DONE]`. A call that failed after output ends in an error event. */

@@ -112,6 +112,10 @@ export class OpenAiDoor {
         out.push(writer.delta(text));
         firstDelta();
       },
+      onToolCall: (d) => {
+        out.push(writer.toolCall(d));
+        firstDelta();
+      },
     });
     const ended = call.then(
       (r): { r: CompletionResult } => ({ r }),
