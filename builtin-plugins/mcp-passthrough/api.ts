@@ -12,7 +12,7 @@
 import type { Minor } from '../../sdk/index.js';
 import type { ProviderPreset } from './upstream/protocol.js';
 
-export type { ChatMessage, ProviderPreset, StreamDecoder, StreamItem, UpstreamCall, UpstreamProtocol, WholeAnswer } from './upstream/protocol.js';
+export type { ChatMessage, Generation, ProviderPreset, StreamDecoder, StreamItem, UpstreamCall, ToolCall, ToolCallDelta, UpstreamProtocol, WholeAnswer } from './upstream/protocol.js';
 
 export const MCP_SERVICE = 'mcp-passthrough';
 

@@ -12,46 +12,59 @@ import { iso } from './keys.js';
 import { customerRates, ratesView } from './pricing.js';
 import { customerUsageView } from './present.js';
 import type { KeyRow, McpStore } from './store.js';
-import type { ChatMessage, ChatRole } from './upstream/protocol.js';
+import { GENERATION_FIELDS, parseGeneration, parseToolCalls } from './generation.js';
+import type { ChatMessage, ChatRole, Generation } from './upstream/protocol.js';
 
 export const USAGE_RECENT_DEFAULT = 25;
 export const USAGE_RECENT_MAX = 200;
 export const USAGE_RESOURCE_ROWS = 50;
 export const KEYINFO_USAGE_ROWS = 25;
 const MAX_MESSAGES = 1000;
-const ROLES: readonly ChatRole[] = ['system', 'user', 'assistant'];
+const ROLES: readonly ChatRole[] = ['system', 'user', 'assistant', 'tool'];
 
 type Args = Record<string, unknown>;
 
-function bad(message: string, field: string): ToolFailure {
+export function bad(message: string, field: string): ToolFailure {
   return new ToolFailure('invalid_arguments', message, { field });
 }
 
-function positiveInt(args: Args, field: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+export function positiveInt(args: Args, field: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const v = args[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) throw bad(`${field} must be a positive integer`, field);
   return v;
 }
 
-function optionalText(args: Args, field: string): string | undefined {
+export function optionalText(args: Args, field: string): string | undefined {
   const v = args[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string' || !v.trim() || v.length > 200) throw bad(`${field} must be a non-empty text`, field);
   return v.trim();
 }
 
-/** Text-only messages: role system, user or assistant, content a string; nothing else is forwarded. */
+/**
+ * Messages in OpenAI's form: system and user turns of text; assistant turns of text, or of tool calls (content then
+ * empty or null); tool turns answering a call by its id. No images, no other fields.
+ */
 export function parseMessages(value: unknown): ChatMessage[] {
   if (!Array.isArray(value) || value.length === 0) throw bad('messages must be a non-empty array of {role, content}', 'messages');
   if (value.length > MAX_MESSAGES) throw bad(`messages holds at most ${MAX_MESSAGES} entries`, 'messages');
   return value.map((m, i) => {
-    if (typeof m !== 'object' || m === null || Array.isArray(m)) throw bad(`messages[${i}] must be an object {role, content}`, `messages[${i}]`);
-    const { role, content, ...rest } = m as Record<string, unknown>;
-    if (Object.keys(rest).length) throw bad(`messages[${i}] may only have role and content`, `messages[${i}]`);
-    if (typeof role !== 'string' || !ROLES.includes(role as ChatRole)) throw bad(`messages[${i}].role must be system, user or assistant`, `messages[${i}].role`);
-    if (typeof content !== 'string') throw bad(`messages[${i}].content must be a string (text only)`, `messages[${i}].content`);
-    return { role: role as ChatRole, content };
+    const at = `messages[${i}]`;
+    if (typeof m !== 'object' || m === null || Array.isArray(m)) throw bad(`${at} must be an object {role, content}`, at);
+    const { role, content, tool_calls, tool_call_id, ...rest } = m as Record<string, unknown>;
+    if (Object.keys(rest).length) throw bad(`${at} may only have role, content, tool_calls (assistant) and tool_call_id (tool)`, at);
+    if (typeof role !== 'string' || !ROLES.includes(role as ChatRole)) throw bad(`${at}.role must be system, user, assistant or tool`, `${at}.role`);
+    if (tool_calls !== undefined && tool_calls !== null && role !== 'assistant') throw bad(`${at}.tool_calls belongs to assistant messages`, `${at}.tool_calls`);
+    if (tool_call_id !== undefined && role !== 'tool') throw bad(`${at}.tool_call_id belongs to tool messages`, `${at}.tool_call_id`);
+    const calls = tool_calls === undefined || tool_calls === null ? undefined : parseToolCalls(tool_calls, `${at}.tool_calls`);
+    if (typeof content !== 'string' && !(calls && (content === null || content === undefined))) throw bad(`${at}.content must be a string (text only)`, `${at}.content`);
+    const text = typeof content === 'string' ? content : '';
+    if (role === 'tool') {
+      if (typeof tool_call_id !== 'string' || !tool_call_id) throw bad(`${at}.tool_call_id must name the call it answers`, `${at}.tool_call_id`);
+      return { role, content: text, tool_call_id };
+    }
+    return { role: role as ChatRole, content: text, ...(calls ? { tool_calls: calls } : {}) };
   });
 }
 
@@ -74,12 +87,13 @@ export interface ChatArgs {
   model?: string | undefined;
   maxOutputTokens?: number | undefined;
   routing?: Routing | undefined;
+  generation?: Generation | undefined;
 }
 
 const ROUTING_FIELDS = new Set(['policy', 'remote_allowed', 'max_hops', 'max_price']);
 
 /** A call's `routing`: it ranks candidates and lowers limits, never raises an operator's (inference.ts). */
-function parseRouting(value: unknown): Routing | undefined {
+export function parseRouting(value: unknown): Routing | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) throw bad('routing must be an object', 'routing');
   const r = value as Args;
@@ -99,13 +113,14 @@ function parseRouting(value: unknown): Routing | undefined {
 }
 
 export function parseChatArgs(args: Args, legacy = false): ChatArgs {
-  const known = legacy ? ['messages', 'model'] : ['messages', 'model', 'max_output_tokens', 'routing'];
+  const known: readonly string[] = legacy ? ['messages', 'model'] : ['messages', 'model', 'max_output_tokens', 'routing', ...GENERATION_FIELDS];
   for (const k of Object.keys(args)) if (!known.includes(k)) throw bad(`unknown argument ${k}`, k);
   return {
     messages: parseMessages(args.messages),
     model: optionalText(args, 'model'),
     maxOutputTokens: legacy ? undefined : positiveInt(args, 'max_output_tokens'),
     routing: legacy ? undefined : parseRouting(args.routing),
+    generation: legacy ? undefined : parseGeneration(args),
   };
 }
 
@@ -222,9 +237,13 @@ export class CustomerApi {
     };
   }
 
+  /** A billed call, whichever door it came through (the MCP tool, legacy chat, the OpenAI-compatible routes). */
+  complete(key: KeyRow, args: ChatArgs, io: CompletionIo): Promise<CompletionResult> {
+    return this.inference.complete(key, args, io);
+  }
+
   async chat(key: KeyRow, args: ChatArgs, io: CompletionIo): Promise<Record<string, unknown>> {
-    const r: CompletionResult = await this.inference.complete(key, args, io);
-    return completionView(r);
+    return completionView(await this.complete(key, args, io));
   }
 
   activeProvider(): Record<string, unknown> {
@@ -245,6 +264,7 @@ export class CustomerApi {
 export function completionView(r: CompletionResult): Record<string, unknown> {
   return {
     output: r.output,
+    ...(r.toolCalls.length ? { tool_calls: r.toolCalls } : {}),
     model: r.model,
     provider: r.provider,
     finish_reason: r.finishReason,

@@ -15,6 +15,7 @@ import { registerFederationRoutes } from './federation/routes.js';
 import { Sellers } from './federation/sellers.js';
 import { FederationStore, federationMigrations } from './federation/store.js';
 import { Keys } from './keys.js';
+import { OpenAiDoor } from './openai/door.js';
 import { registerPublicRoutes } from './public-routes.js';
 import { registerOperatorRoutes } from './routes.js';
 import { TokenCipher } from './secrets.js';
@@ -98,7 +99,7 @@ export default definePlugin({
       federation: () => federationStatus(offers.fresh(), federation.owedCalls()),
       refreshOffers: () => ctx.jobs.kick('refresh-offers'),
     });
-    registerPublicRoutes({ ctx, store, keys, api, endpoint, log: ctx.log });
+    registerPublicRoutes({ ctx, store, keys, api, endpoint, openai: new OpenAiDoor(keys, api, ctx.log, now), log: ctx.log });
     registerFederationRoutes({ ctx, keys, config, contacts, store: federation, verifier, offers });
 
     ctx.jobs.register({ name: 'sessions-sweep', everyMs: 60_000, run: async () => void (await sessions.sweep()) });

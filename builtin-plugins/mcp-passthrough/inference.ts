@@ -36,7 +36,7 @@ import {
 } from './pricing.js';
 import type { KeyRow, ModelRow, ProviderRow, UsageRow } from './store.js';
 import { callUpstream, type CallOptions, type CallOutcome, type UpstreamAgents } from './upstream/call.js';
-import type { ChatMessage, ProviderPreset } from './upstream/protocol.js';
+import type { ChatMessage, Generation, GenerationOption, ProviderPreset, ToolCall, ToolCallDelta } from './upstream/protocol.js';
 import type { PresetRegistry } from './upstream/presets.js';
 import type { InferenceMetrics } from './metrics.js';
 
@@ -76,7 +76,7 @@ const modelOf = (c: Candidate): string => (c.kind === 'provider' ? c.model.id : 
 export interface SellerSource {
   /** Candidates for a model (every model: null). */
   candidates(model: string | null, settings: Settings): SellerCandidate[];
-  call(c: SellerCandidate, call: { messages: readonly ChatMessage[]; maxOutputTokens: number }, options: CallOptions): Promise<ResoldOutcome>;
+  call(c: SellerCandidate, call: { messages: readonly ChatMessage[]; maxOutputTokens: number; generation: Generation }, options: CallOptions): Promise<ResoldOutcome>;
   /**
    * Inside the transaction that settles the call here: records what this node owes the seller for it, so that a stop
    * before `pay` leaves the debt to be paid later (from the seller's own record of the call), not forgotten.
@@ -100,6 +100,8 @@ export interface CompletionArgs {
   model?: string | undefined;
   maxOutputTokens?: number | undefined;
   routing?: Routing | undefined;
+  /** Tools, sampling and format options, passed to upstreams that take them. */
+  generation?: Generation | undefined;
 }
 
 /** A call's `routing` argument, parsed (customer.ts). */
@@ -116,10 +118,13 @@ export interface CompletionIo {
   cancel: AbortSignal;
   /** Present when the caller streams deltas (a progress token): the upstream is then called with `stream: true`. */
   onDelta?: (text: string) => void;
+  /** With `onDelta`: pieces of tool calls as they come. */
+  onToolCall?: (delta: ToolCallDelta) => void;
 }
 
 export interface CompletionResult {
   output: string;
+  toolCalls: ToolCall[];
   model: string;
   provider: string;
   finishReason: string | null;
@@ -130,6 +135,15 @@ export interface CompletionResult {
   route: { kind: 'local' | 'seller'; hops: number; seller: string | null };
   /** Set when the call ended in a failure after it had produced output (billed as produced). */
   failure: { code: string; message: string } | null;
+}
+
+const UNSUPPORTED = 'unsupported_';
+
+/** A provider whose wire format cannot carry an option the call asks for is no route for it (sellers check their own). */
+function unsupportedBy(c: Candidate, generation: Generation): Candidate {
+  if (c.kind !== 'provider' || !c.preset?.protocol.unsupported) return c;
+  const missing = (Object.keys(generation) as GenerationOption[]).filter((k) => c.preset!.protocol.unsupported!.includes(k));
+  return missing.length ? { ...c, rejections: [...c.rejections, ...missing.map((k) => `${UNSUPPORTED}${k}`)] } : c;
 }
 
 export class Inference {
@@ -271,11 +285,17 @@ export class Inference {
     }
     const selection = this.select(args.model);
     if (selection.problem) throw new ToolFailure(selection.problem.code, selection.problem.message);
-    const estimatedInput = estimateInputTokens(args.messages);
+    const generation = args.generation ?? {};
+    const estimatedInput = estimateInputTokens(args.messages, generation);
     const routed = this.#route(selection, args.routing ?? {}, (rates, c) =>
       charge(rates, { inputTokens: estimatedInput, outputTokens: Math.min(args.maxOutputTokens ?? c.allowance, c.allowance), transferBytes: 0 }),
-    );
+    ).map((c) => unsupportedBy(c, generation));
     const ready = routed.filter((c) => c.rejections.length === 0);
+    const unsupported = routed.map((c) => c.rejections.find((r) => r.startsWith(UNSUPPORTED))).filter((r) => r !== undefined);
+    if (!ready.length && unsupported.length === routed.length) {
+      const field = unsupported[0]!.slice(UNSUPPORTED.length);
+      throw new ToolFailure('invalid_arguments', `${field} is not supported by any provider of ${selection.model}`, { field });
+    }
     if (!ready.length) {
       throw new ToolFailure('no_route', `no provider can serve ${selection.model} now`, {
         rejections: routed.map((c) => ({ provider: candidateName(c), reasons: c.rejections })),
@@ -286,8 +306,8 @@ export class Inference {
     const outputOf = (c: Candidate): number => Math.min(wanted, c.allowance);
 
     // The reservation covers the worst case over every candidate this call may reach.
-    const inputBound = inputTokenBound(args.messages);
-    const requestBytes = Buffer.byteLength(JSON.stringify(args.messages), 'utf8') + 4096;
+    const inputBound = inputTokenBound(args.messages, generation);
+    const requestBytes = Buffer.byteLength(JSON.stringify([args.messages, generation]), 'utf8') + 4096;
     const worst = tries.reduce<Minor>((m, c) => {
       const out = outputOf(c);
       const most = charge(c.rates, { inputTokens: inputBound, outputTokens: out, transferBytes: requestBytes + responseBytesBound(out) });
@@ -317,11 +337,11 @@ export class Inference {
     try {
       for (const [i, c] of tries.entries()) {
         used = c;
-        const options = { cancel: io.cancel, deadline: deadline.signal, ...(io.onDelta ? { onDelta: io.onDelta } : {}) };
+        const options = { cancel: io.cancel, deadline: deadline.signal, ...(io.onDelta ? { onDelta: io.onDelta } : {}), ...(io.onToolCall ? { onToolCall: io.onToolCall } : {}) };
         const triedAt = performance.now();
         outcome =
           c.kind === 'seller'
-            ? await this.sellers!.call(c, { messages: args.messages, maxOutputTokens: outputOf(c) }, options)
+            ? await this.sellers!.call(c, { messages: args.messages, maxOutputTokens: outputOf(c), generation }, options)
             : await callUpstream(
                 this.agents,
                 c.preset!,
@@ -332,6 +352,7 @@ export class Inference {
                   messages: args.messages,
                   maxOutputTokens: outputOf(c),
                   stream: io.onDelta !== undefined,
+                  generation,
                 },
                 options,
               );
@@ -353,8 +374,8 @@ export class Inference {
     const produced = o.text.length > 0 || o.deltas > 0;
     const estimated = o.inputTokens === null || o.outputTokens === null || resold?.sellerEstimated === true;
     const metered = {
-      inputTokens: o.inputTokens ?? estimateInputTokens(args.messages),
-      outputTokens: o.outputTokens ?? Math.max(o.deltas, estimateTokens(o.text)),
+      inputTokens: o.inputTokens ?? estimateInputTokens(args.messages, generation),
+      outputTokens: o.outputTokens ?? Math.max(o.deltas, estimateTokens(o.text) + (o.toolCalls.length ? estimateTokens(JSON.stringify(o.toolCalls)) : 0)),
       transferBytes: o.requestBytes + o.responseBytes,
     };
     const billable = !o.failure || produced;
@@ -414,6 +435,7 @@ export class Inference {
     }
     return {
       output: o.text,
+      toolCalls: o.toolCalls,
       model: modelOf(used),
       provider: candidateName(used),
       finishReason: o.finishReason,

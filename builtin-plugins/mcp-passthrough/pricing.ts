@@ -13,6 +13,7 @@
  */
 import { formatMinor, parseDecimal, type Minor } from '../../sdk/index.js';
 import type { ModelRow } from './store.js';
+import type { ChatMessage, Generation } from './upstream/protocol.js';
 
 export interface Rates {
   inPer1m: Minor;
@@ -73,12 +74,28 @@ export function ratesView(r: Rates): { in_price_per_1m: string; out_price_per_1m
 
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
+/** Tokens an upstream adds to the input when the call defines tools (Anthropic's tool-use system prompt is ~350). */
+export const TOOL_PROMPT_TOKENS = 1024;
+
+type Counted = Pick<ChatMessage, 'content' | 'tool_calls' | 'tool_call_id'>;
+
+/** Text of a message the upstream reads as input: its content, and the calls it made or answers. */
+function messageBytes(m: Counted): number {
+  return utf8(m.content) + (m.tool_calls ? utf8(JSON.stringify(m.tool_calls)) : 0) + (m.tool_call_id ? utf8(m.tool_call_id) : 0);
+}
+
+/** Input the generation options add: tool definitions (and the prompt that presents them), a JSON schema. */
+function generationBytes(g: Generation): number {
+  return (g.tools ? utf8(JSON.stringify(g.tools)) : 0) + (g.response_format ? utf8(JSON.stringify(g.response_format)) : 0);
+}
+
 /**
  * More input tokens than any tokenizer reports for these messages: byte-level BPE tokenizers emit at most one token
  * per byte, and chat templates add a handful per message; 16 per message and 16 more cover every template we know.
  */
-export function inputTokenBound(messages: readonly { content: string }[]): number {
-  return messages.reduce((n, m) => n + utf8(m.content) + 16, 16);
+export function inputTokenBound(messages: readonly Counted[], generation: Generation = {}): number {
+  const tools = generation.tools?.length ? TOOL_PROMPT_TOKENS : 0;
+  return messages.reduce((n, m) => n + messageBytes(m) + 16, 16 + generationBytes(generation) + tools);
 }
 
 /** Typical tokenizers average about four bytes of text per token: the estimate when an upstream reports nothing. */
@@ -86,8 +103,8 @@ export function estimateTokens(text: string): number {
   return Math.ceil(utf8(text) / 4);
 }
 
-export function estimateInputTokens(messages: readonly { content: string }[]): number {
-  return messages.reduce((n, m) => n + estimateTokens(m.content) + 4, 0);
+export function estimateInputTokens(messages: readonly Counted[], generation: Generation = {}): number {
+  return messages.reduce((n, m) => n + Math.ceil(messageBytes(m) / 4) + 4, Math.ceil(generationBytes(generation) / 4));
 }
 
 /**

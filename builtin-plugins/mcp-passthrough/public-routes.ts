@@ -11,6 +11,7 @@ import { MAX_ORIGINS_PER_KEY } from './config.js';
 import { KEYINFO_USAGE_ROWS, parseChatArgs, type CustomerApi } from './customer.js';
 import type { Keys } from './keys.js';
 import type { McpEndpoint } from './mcp/endpoint.js';
+import type { OpenAiDoor } from './openai/door.js';
 import { checkOrigin } from './origins.js';
 import { customerUsageView } from './present.js';
 import type { KeyRow, McpStore } from './store.js';
@@ -18,6 +19,8 @@ import type { KeyRow, McpStore } from './store.js';
 /** Document 2, "Plugin routes (enforced by the host before plugin code runs)". */
 export const ROUTE_LIMITS = {
   mcp: { rateLimitPerMinute: 600, maxBodyBytes: 1_048_576 },
+  /** The OpenAI-compatible door: a call each, as on the MCP endpoint. */
+  openai: { rateLimitPerMinute: 600, maxBodyBytes: 1_048_576 },
   chat: { rateLimitPerMinute: 60, maxBodyBytes: 1_048_576 },
   keyinfo: { rateLimitPerMinute: 120, maxBodyBytes: 4096 },
   origins: { rateLimitPerMinute: 60, maxBodyBytes: 16_384 },
@@ -29,6 +32,7 @@ export interface PublicDeps {
   keys: Keys;
   api: CustomerApi;
   endpoint: McpEndpoint;
+  openai: OpenAiDoor;
   log: Logger;
 }
 
@@ -37,12 +41,16 @@ export const json = (data: unknown, status = 200, headers: Record<string, string
 export const failure = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): RawReply =>
   json({ ok: false, error: { code, message, ...extra } }, status, status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcp-passthrough"' } : {});
 
+/** What each path with a preflight serves. */
+const PREFLIGHT_METHODS: Record<string, string> = { mcp: 'POST, DELETE', chat: 'POST', 'v1/chat/completions': 'POST', 'v1/models': 'GET' };
+
 function preflight(req: RouteRequest, path: string): RawReply {
   const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
-  if (!origin) return new RawReply('', 'text/plain', 204, { Allow: path === 'mcp' ? 'POST, DELETE, OPTIONS' : 'POST, OPTIONS' });
+  const methods = PREFLIGHT_METHODS[path]!;
+  if (!origin) return new RawReply('', 'text/plain', 204, { Allow: `${methods}, OPTIONS` });
   return new RawReply('', 'text/plain', 204, {
     'Access-Control-Allow-Origin': origin,
-    'Access-Control-Allow-Methods': path === 'mcp' ? 'POST, DELETE' : 'POST',
+    'Access-Control-Allow-Methods': methods,
     'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID',
     'Access-Control-Expose-Headers': 'Mcp-Session-Id, MCP-Protocol-Version',
     'Access-Control-Max-Age': '600',
@@ -60,7 +68,7 @@ export function parseBody(req: RouteRequest): { ok: true; body: unknown } | { ok
 }
 
 export function registerPublicRoutes(deps: PublicDeps): void {
-  const { ctx, store, keys, api, endpoint, log } = deps;
+  const { ctx, store, keys, api, endpoint, openai, log } = deps;
   const limited = { ...ROUTE_LIMITS.mcp, rateLimitBy: 'credential' as const };
 
   ctx.routes.public({ method: 'POST', path: 'mcp', ...limited, handler: (req) => endpoint.handle(req) });
@@ -68,7 +76,10 @@ export function registerPublicRoutes(deps: PublicDeps): void {
   ctx.routes.public({ method: 'GET', path: 'mcp', ...limited, maxBodyBytes: 4096, handler: (req) => endpoint.handle(req) });
   // A preflight carries no bearer, so it cannot know a key's own origins: it permits the shape of the request, and
   // the request itself is then checked with its bearer and Origin like any other.
-  for (const path of ['mcp', 'chat']) {
+  const door = { ...ROUTE_LIMITS.openai, rateLimitBy: 'credential' as const };
+  ctx.routes.public({ method: 'POST', path: 'v1/chat/completions', ...door, handler: (req) => openai.chat(req) });
+  ctx.routes.public({ method: 'GET', path: 'v1/models', ...door, maxBodyBytes: 4096, handler: (req) => openai.models(req) });
+  for (const path of Object.keys(PREFLIGHT_METHODS)) {
     ctx.routes.public({ method: 'OPTIONS', path, rateLimitPerMinute: 600, maxBodyBytes: 0, handler: (req) => preflight(req, path) });
   }
 

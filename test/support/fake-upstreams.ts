@@ -5,7 +5,8 @@
  * that holds the connection open, no usage, a whole answer to a stream request).
  *
  * Token counts are deterministic so tests can compute exact charges: input tokens = the number of whitespace-separated
- * words of all message contents; output tokens = the number of text deltas sent (one word each: `w1 `, `w2 `...).
+ * words of all message contents (string contents only); output tokens = the number of text deltas sent (one word each:
+ * `w1 `, `w2 `...), or 2 for a tool call.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +26,11 @@ export interface Behaviour {
   ignoreStream?: boolean;
   /** Answer only once this settles (the test holds a call open, then lets it finish). */
   holdUntil?: Promise<void>;
+  /**
+   * When the request defines tools: call this one instead of answering text. Its arguments are sent in two pieces
+   * when streamed, and the output tokens reported are 2 (one a piece) either way.
+   */
+  toolCall?: { name: string; arguments: string };
 }
 
 export interface SeenRequest {
@@ -57,6 +63,45 @@ export function countWords(messages: readonly Message[]): number {
 
 export function answerWords(n: number): string[] {
   return Array.from({ length: n }, (_, i) => `w${i + 1} `);
+}
+
+/** A tool call as the answer, whole or streamed, in either API's form. */
+function callTool(res: http.ServerResponse, anthropic: boolean, body: Record<string, unknown>, input: number, tool: { name: string; arguments: string }): void {
+  const half = Math.ceil(tool.arguments.length / 2);
+  const pieces = [tool.arguments.slice(0, half), tool.arguments.slice(half)];
+  if (body.stream !== true) {
+    const answer = anthropic
+      ? { id: 'msg_fake', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'tool_use', id: 'toolu_fake', name: tool.name, input: JSON.parse(tool.arguments) }], stop_reason: 'tool_use', usage: { input_tokens: input, output_tokens: 2 } }
+      : {
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          model: body.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_fake', type: 'function', function: tool }] }, finish_reason: 'tool_calls' }],
+          usage: { prompt_tokens: input, completion_tokens: 2, total_tokens: input + 2 },
+        };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const event = (type: string, data: Record<string, unknown>): void => void res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): void =>
+    void res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+  if (anthropic) {
+    event('message_start', { message: { id: 'msg_fake', type: 'message', role: 'assistant', content: [], model: body.model, usage: { input_tokens: input, output_tokens: 1 } } });
+    event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_fake', name: tool.name, input: {} } });
+    for (const p of pieces) event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: p } });
+    event('content_block_stop', { index: 0 });
+    event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 2 } });
+    event('message_stop', {});
+  } else {
+    chunk({ role: 'assistant', content: null });
+    chunk({ tool_calls: [{ index: 0, id: 'call_fake', type: 'function', function: { name: tool.name, arguments: '' } }] });
+    for (const p of pieces) chunk({ tool_calls: [{ index: 0, function: { arguments: p } }] });
+    chunk({}, 'tool_calls');
+    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: input, completion_tokens: 2, total_tokens: input + 2 } })}\n\n`);
+    res.write('data: [DONE]\n\n');
+  }
+  res.end();
 }
 
 export async function startFakeUpstream(): Promise<FakeUpstream> {
@@ -98,6 +143,10 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       const messages = (Array.isArray(body.messages) ? body.messages : []) as Message[];
       const system = typeof body.system === 'string' ? [{ content: body.system }] : [];
       const input = countWords([...system, ...messages]);
+      if (b.toolCall && Array.isArray(body.tools)) {
+        callTool(res, anthropic, body, input, b.toolCall);
+        return;
+      }
       const words = answerWords(b.words ?? 5);
       const stream = body.stream === true && !b.ignoreStream;
       if (!stream) {

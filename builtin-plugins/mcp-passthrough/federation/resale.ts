@@ -20,7 +20,7 @@ import type { LedgerService, LedgerTx } from '../../ledger/api.js';
 import { topupMemo } from '../billing.js';
 import type { TokenCipher } from '../secrets.js';
 import type { CallFailure, CallOptions, CallOutcome } from '../upstream/call.js';
-import type { ChatMessage } from '../upstream/protocol.js';
+import type { ChatMessage, Generation, ToolCall } from '../upstream/protocol.js';
 import { makeProof } from './proofs.js';
 import type { ContactReach, Fetch } from './reach.js';
 import { CALL_MARK } from './call-mark.js';
@@ -42,6 +42,8 @@ export interface ResaleCall {
   model: string;
   messages: readonly ChatMessage[];
   maxOutputTokens: number;
+  /** The customer's tools and options, forwarded as they came (the seller validates and routes them itself). */
+  generation: Generation;
   /** Hops the seller may still resell within (0: it must serve the call itself). */
   hopsLeft: number;
 }
@@ -95,6 +97,7 @@ export class Resale {
   async call(offer: OfferRow, call: ResaleCall, options: CallOptions): Promise<ResoldOutcome> {
     const out: ResoldOutcome = {
       text: '',
+      toolCalls: [],
       deltas: 0,
       inputTokens: null,
       outputTokens: null,
@@ -141,7 +144,7 @@ export class Resale {
           const result = await client.callTool(
             {
               name: 'chat.completion',
-              arguments: { messages: call.messages, model: call.model, max_output_tokens: call.maxOutputTokens, routing },
+              arguments: { messages: call.messages, model: call.model, max_output_tokens: call.maxOutputTokens, routing, ...call.generation },
               _meta: { [CALL_MARK]: mark },
             },
             undefined,
@@ -161,6 +164,8 @@ export class Resale {
             },
           );
           this.#read(result as { isError?: boolean; structuredContent?: Structured }, out);
+          // The seller's progress carries text only: its tool calls come whole with its answer.
+          for (const [index, c] of out.toolCalls.entries()) options.onToolCall?.({ index, id: c.id, name: c.function.name, arguments: c.function.arguments });
           return out;
         } catch (err) {
           this.#forgetClient(offer.sellerHash);
@@ -217,6 +222,7 @@ export class Resale {
       return;
     }
     if (typeof s.output === 'string') out.text = s.output;
+    if (Array.isArray(s.tool_calls)) out.toolCalls = s.tool_calls as ToolCall[];
     out.inputTokens = count(s.input_tokens);
     out.outputTokens = count(s.output_tokens);
     out.requestBytes = count(s.transfer_bytes) ?? 0;

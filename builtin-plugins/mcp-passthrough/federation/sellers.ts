@@ -9,7 +9,7 @@ import type { ContactsService } from '../../contacts/api.js';
 import { MAX_OUTPUT_CAP, sameCurrency, type Settings } from '../config.js';
 import type { SellerCandidate, SellerSource } from '../inference.js';
 import type { CallOptions } from '../upstream/call.js';
-import type { ChatMessage } from '../upstream/protocol.js';
+import type { ChatMessage, Generation } from '../upstream/protocol.js';
 import { offerRates, resaleRates, type Offers } from './offers.js';
 import type { Resale, ResoldOutcome } from './resale.js';
 import type { FederationStore, UnsettledCall } from './store.js';
@@ -53,8 +53,8 @@ export class Sellers implements SellerSource {
     return [...bySeller.values()];
   }
 
-  call(c: SellerCandidate, call: { messages: readonly ChatMessage[]; maxOutputTokens: number }, options: CallOptions): Promise<ResoldOutcome> {
-    return this.resale.call(c.offer, { model: c.offer.model, messages: call.messages, maxOutputTokens: call.maxOutputTokens, hopsLeft: c.hops - 1 }, options);
+  call(c: SellerCandidate, call: { messages: readonly ChatMessage[]; maxOutputTokens: number; generation: Generation }, options: CallOptions): Promise<ResoldOutcome> {
+    return this.resale.call(c.offer, { model: c.offer.model, messages: call.messages, maxOutputTokens: call.maxOutputTokens, generation: call.generation, hopsLeft: c.hops - 1 }, options);
   }
 
   owe(c: SellerCandidate, outcome: ResoldOutcome): void {

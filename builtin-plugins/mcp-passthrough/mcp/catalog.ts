@@ -68,7 +68,7 @@ export const TOOLS = [
     name: 'chat.completion',
     title: 'Chat completion (billed)',
     description:
-      'Runs a text chat completion and bills this key for the tokens used. With a progress token the text arrives as notifications/progress while it is produced. Returns the output, model, provider, tokens, charge, currency and balance.',
+      'Runs a chat completion and bills this key for the tokens used. Messages, tools and options take OpenAI\'s chat completions form. With a progress token the text arrives as notifications/progress while it is produced. Returns the output, tool_calls (when the model called tools), model, provider, tokens, charge, currency and balance.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -77,11 +77,23 @@ export const TOOLS = [
           minItems: 1,
           items: {
             type: 'object',
-            properties: { role: { type: 'string', enum: ['system', 'user', 'assistant'] }, content: { type: 'string' } },
-            required: ['role', 'content'],
+            properties: {
+              role: { type: 'string', enum: ['system', 'user', 'assistant', 'tool'] },
+              content: { type: ['string', 'null'], description: 'Text; null for an assistant turn that only called tools' },
+              tool_calls: { type: 'array', description: "An assistant turn's calls: [{id, type: 'function', function: {name, arguments}}]", items: { type: 'object' } },
+              tool_call_id: { type: 'string', description: 'A tool turn: the id of the call it answers' },
+            },
+            required: ['role'],
             additionalProperties: false,
           },
         },
+        tools: { type: 'array', maxItems: 128, description: "[{type: 'function', function: {name, description?, parameters?}}]", items: { type: 'object' } },
+        tool_choice: { description: "auto, none, required, or {type: 'function', function: {name}}" },
+        temperature: { type: 'number', minimum: 0, maximum: 2 },
+        top_p: { type: 'number', minimum: 0, maximum: 1 },
+        stop: { type: ['string', 'array'], items: { type: 'string' }, maxItems: 4 },
+        seed: { type: 'integer', description: 'Not every provider takes it (Anthropic does not)' },
+        response_format: { type: 'object', description: "{type: 'text' | 'json_object'} or {type: 'json_schema', json_schema: {name, schema}}; not every provider takes it" },
         model: { type: 'string', description: 'Default: the active model' },
         max_output_tokens: { type: 'integer', minimum: 1, description: `Clamped to the allowance (default 1024, at most ${MAX_OUTPUT_CAP})` },
         routing: {

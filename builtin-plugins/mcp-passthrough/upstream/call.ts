@@ -12,7 +12,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
-import type { ProviderPreset, StreamItem, UpstreamCall } from './protocol.js';
+import { addToolCallDelta, type ProviderPreset, type StreamItem, type ToolCall, type ToolCallDelta, type UpstreamCall } from './protocol.js';
 
 /** A whole (non-streamed) answer larger than this is refused: no chat completion comes near it. */
 export const MAX_WHOLE_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -30,7 +30,9 @@ export interface CallFailure {
 
 export interface CallOutcome {
   text: string;
-  /** Text deltas received (streamed calls). */
+  /** Calls of the customer's tools in the answer. */
+  toolCalls: ToolCall[];
+  /** Text and tool-call pieces received (streamed calls). */
   deltas: number;
   inputTokens: number | null;
   outputTokens: number | null;
@@ -46,6 +48,8 @@ export interface CallOptions {
   /** Aborted at the request deadline. */
   deadline: AbortSignal;
   onDelta?: (text: string) => void;
+  /** With `onDelta`: the pieces of tool calls as they come. */
+  onToolCall?: (delta: ToolCallDelta) => void;
 }
 
 /** Connection pools of one plugin load; `close` drops them (the plugin stopping). */
@@ -113,6 +117,7 @@ export async function callUpstream(agents: UpstreamAgents, preset: ProviderPrese
   const spec = preset.protocol.request(call);
   const out: CallOutcome = {
     text: '',
+    toolCalls: [],
     deltas: 0,
     inputTokens: null,
     outputTokens: null,
@@ -176,12 +181,14 @@ async function exchange(
       }
       const body = parseJson(raw);
       const answer = preset.protocol.parse(body);
-      const said = body !== null && !answer.text && answer.usage.outputTokens === null ? preset.protocol.errorMessage(body) : null;
+      const toolCalls = answer.toolCalls ?? [];
+      const said = body !== null && !answer.text && !toolCalls.length && answer.usage.outputTokens === null ? preset.protocol.errorMessage(body) : null;
       if (body === null || said) {
         out.failure = { code: 'upstream_error', message: said ? `the upstream reported: ${said}` : 'the upstream answer is not JSON' };
         return out;
       }
       out.text = answer.text;
+      out.toolCalls = toolCalls;
       out.inputTokens = answer.usage.inputTokens;
       out.outputTokens = answer.usage.outputTokens;
       out.finishReason = answer.finishReason;
@@ -189,6 +196,7 @@ async function exchange(
         out.deltas = 1;
         options.onDelta(out.text);
       }
+      for (const [index, c] of toolCalls.entries()) options.onToolCall?.({ index, id: c.id, name: c.function.name, arguments: c.function.arguments });
       return out;
     }
     await readStream(preset, res, out, options, counted);
@@ -215,6 +223,13 @@ async function readStream(
         out.deltas++;
         options.onDelta?.(item.text);
         break;
+      case 'tool_call': {
+        const { type: _, ...delta } = item;
+        addToolCallDelta(out.toolCalls, delta);
+        out.deltas++;
+        options.onToolCall?.(delta);
+        break;
+      }
       case 'usage':
         if (item.inputTokens !== undefined) out.inputTokens = item.inputTokens;
         if (item.outputTokens !== undefined) out.outputTokens = item.outputTokens;

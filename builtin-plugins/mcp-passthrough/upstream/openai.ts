@@ -5,7 +5,7 @@
  * send none, and the call is billed on an estimate). Servers differ in details the decoder tolerates: `choices`
  * null or missing on the usage chunk, usage on the finishing chunk, an `{"error": ...}` event under HTTP 200.
  */
-import { count, isObject, type StreamItem, type UpstreamCall, type UpstreamProtocol, type UsageReport } from './protocol.js';
+import { count, isObject, type ChatMessage, type StreamItem, type ToolCall, type UpstreamCall, type UpstreamProtocol, type UsageReport } from './protocol.js';
 
 function usageOf(u: unknown): UsageReport | null {
   if (!isObject(u)) return null;
@@ -15,6 +15,21 @@ function usageOf(u: unknown): UsageReport | null {
 function firstChoice(body: Record<string, unknown>): Record<string, unknown> | null {
   const choices = body.choices;
   return Array.isArray(choices) && isObject(choices[0]) ? choices[0] : null;
+}
+
+/** An assistant turn that only called tools has no content (null, as OpenAI writes it). */
+function wireMessage(m: ChatMessage): Record<string, unknown> {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content };
+  if (m.tool_calls?.length) return { role: m.role, content: m.content || null, tool_calls: m.tool_calls };
+  return { role: m.role, content: m.content };
+}
+
+function toolCallsOf(message: Record<string, unknown> | null): ToolCall[] {
+  const calls = message && Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  return calls.filter(isObject).map((c) => {
+    const fn = isObject(c.function) ? c.function : {};
+    return { id: String(c.id ?? ''), type: 'function', function: { name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : '' } };
+  });
 }
 
 function errorText(body: unknown): string | null {
@@ -29,12 +44,14 @@ function errorText(body: unknown): string | null {
 export function openAiProtocol(maxTokensField: 'max_tokens' | 'max_completion_tokens' = 'max_tokens'): UpstreamProtocol {
   return {
     id: 'openai',
+    unsupported: [],
     request(call: UpstreamCall) {
       const body: Record<string, unknown> = {
         model: call.model,
-        messages: call.messages.map((m) => ({ role: m.role, content: m.content })),
+        messages: call.messages.map(wireMessage),
         [maxTokensField]: call.maxOutputTokens,
         stream: call.stream,
+        ...call.generation,
       };
       if (call.stream) body.stream_options = { include_usage: true };
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: call.stream ? 'text/event-stream' : 'application/json' };
@@ -47,6 +64,7 @@ export function openAiProtocol(maxTokensField: 'max_tokens' | 'max_completion_to
       const message = choice && isObject(choice.message) ? choice.message : null;
       return {
         text: message && typeof message.content === 'string' ? message.content : '',
+        toolCalls: toolCallsOf(message),
         usage: usageOf(body.usage) ?? { inputTokens: null, outputTokens: null },
         finishReason: choice && typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
       };
@@ -69,6 +87,17 @@ export function openAiProtocol(maxTokensField: 'max_tokens' | 'max_completion_to
           if (choice) {
             const delta = isObject(choice.delta) ? choice.delta : null;
             if (delta && typeof delta.content === 'string' && delta.content !== '') items.push({ type: 'delta', text: delta.content });
+            for (const [i, c] of (delta && Array.isArray(delta.tool_calls) ? delta.tool_calls : []).entries()) {
+              if (!isObject(c)) continue;
+              const fn = isObject(c.function) ? c.function : {};
+              items.push({
+                type: 'tool_call',
+                index: count(c.index) ?? i,
+                ...(typeof c.id === 'string' ? { id: c.id } : {}),
+                ...(typeof fn.name === 'string' ? { name: fn.name } : {}),
+                arguments: typeof fn.arguments === 'string' ? fn.arguments : '',
+              });
+            }
             if (typeof choice.finish_reason === 'string') items.push({ type: 'finish', reason: choice.finish_reason });
           }
           const usage = usageOf(chunk.usage);

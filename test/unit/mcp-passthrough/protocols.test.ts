@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { anthropicProtocol } from '../../../builtin-plugins/mcp-passthrough/upstream/anthropic.js';
 import { openAiProtocol } from '../../../builtin-plugins/mcp-passthrough/upstream/openai.js';
 
-const call = { endpoint: 'http://up/v1', token: 'sk', model: 'm', messages: [{ role: 'system' as const, content: 'sys' }, { role: 'user' as const, content: 'hi' }], maxOutputTokens: 9, stream: true };
+const call = { endpoint: 'http://up/v1', token: 'sk', model: 'm', messages: [{ role: 'system' as const, content: 'sys' }, { role: 'user' as const, content: 'hi' }], maxOutputTokens: 9, stream: true, generation: {} };
 
 describe('OpenAI-compatible protocol', () => {
   it('asks for usage on streams and sends the token as a bearer', () => {
@@ -54,7 +54,11 @@ describe('Anthropic protocol', () => {
   });
 
   it('parses a whole answer', () => {
-    const answer = anthropicProtocol().parse({ content: [{ type: 'text', text: 'a' }, { type: 'tool_use' }, { type: 'text', text: 'b' }], usage: { input_tokens: 3, cache_creation_input_tokens: 2, output_tokens: 4 }, stop_reason: 'max_tokens' });
-    expect(answer).toEqual({ text: 'ab', usage: { inputTokens: 5, outputTokens: 4 }, finishReason: 'max_tokens' });
+    const answer = anthropicProtocol().parse({
+      content: [{ type: 'text', text: 'a' }, { type: 'tool_use', id: 't1', name: 'f', input: { x: 1 } }, { type: 'text', text: 'b' }],
+      usage: { input_tokens: 3, cache_creation_input_tokens: 2, output_tokens: 4 },
+      stop_reason: 'max_tokens',
+    });
+    expect(answer).toEqual({ text: 'ab', toolCalls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }], usage: { inputTokens: 5, outputTokens: 4 }, finishReason: 'max_tokens' });
   });
 });
