@@ -4,17 +4,14 @@
  * request made in Bob's GUI is approved in Alice's; the analytics consent modal appears once; axe-core finds no serious
  * or critical violation on any page, at 1440 and 375 px.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect, hashOf, ok, waitFor } from '../integration/ledger-support.js';
+import { launchChromium, logIn, open as openIn, violations } from './support.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.GUI_SCREENSHOTS;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PAGES = ['overview', 'contacts', 'send', 'requests', 'history', 'p2p', 'payback', 'backups', 'plugins', 'settings', 'keys', 'dlq', 'inference'];
 
 let A: TestNode;
@@ -24,34 +21,12 @@ let browser: Browser;
 let alice: Page;
 let bob: Page;
 
-async function open(t: TestNode, width = 1440): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(8000);
-  await page.goto(t.node.baseUrl);
-  return page;
-}
-
-async function logIn(page: Page, t: TestNode): Promise<void> {
-  await page.getByLabel('Auth code').fill(t.node.identity.authCode);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('navigation', { name: 'Pages' }).waitFor();
-}
-
-/** Serious and critical accessibility violations of what the page shows now. */
-async function violations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's own CSP (script-src 'self') stays on.
-  await page.evaluate(AXE);
-  const result: { violations: { id: string; help: string; impact: string | null }[] } = await page.evaluate(async () =>
-    (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }),
-  );
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-}
+const open = (t: TestNode, width = 1440): Promise<Page> => openIn(browser, t, width);
 
 beforeAll(async () => {
   [A, B, C] = await Promise.all([startTestNode(), startTestNode(), startTestNode()]);
   for (const t of [A, B, C]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -5,10 +5,11 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
-import { Contacts, History, Overview, Requests, Send } from './pages.js';
+import { History, Overview, Requests, Send } from './pages.js';
+import { Contacts } from './page-contacts.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
 import { Inference } from './page-inference.js';
-import { Field, Status } from './ui.js';
+import { Field, Status, SureHost } from './ui.js';
 
 interface SessionInfo {
   csrf_token: string;
@@ -188,6 +189,7 @@ function App() {
       </main>
       {consent && <ConsentModal onDone={() => setConsent(false)} />}
       {confirming && <ConfirmModal done={(confirmed) => (setConfirming(null), confirming(confirmed))} />}
+      <SureHost />
     </>
   );
 }

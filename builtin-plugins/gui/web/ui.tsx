@@ -1,6 +1,6 @@
 /** Small shared pieces of the pages: a labelled field, a status line, a table, a hook that loads and reloads. */
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from './api.js';
 
 export function Field(props: { label: string; name: string; value: string; onInput: (v: string) => void; type?: string; required?: boolean; placeholder?: string }) {
@@ -66,18 +66,83 @@ export function useLoad<T>(load: () => Promise<T>, key: number | string): { data
   return { data, error, reload };
 }
 
-/** Runs a form action: its result or the node's error in a Status line. */
-export function useAction(): { ok: string | null; error: string | null; run: (work: () => Promise<string>) => Promise<void> } {
+/**
+ * Runs a form action: its result or the node's error in a Status line. While it runs, `busy` is true and another run
+ * is refused, so a second click cannot repeat a payment.
+ */
+export function useAction(): { ok: string | null; error: string | null; busy: boolean; run: (work: () => Promise<string>) => Promise<void> } {
   const [ok, setOk] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const running = useRef(false);
   const run = async (work: () => Promise<string>): Promise<void> => {
+    if (running.current) return;
+    running.current = true;
+    setBusy(true);
     setOk(null);
     setError(null);
     try {
       setOk(await work());
     } catch (e) {
       setError(errorText(e));
+    } finally {
+      running.current = false;
+      setBusy(false);
     }
   };
-  return { ok, error, run };
+  return { ok, error, busy, run };
+}
+
+/** A value the operator copies elsewhere (a key hash, a txid): shown whole, with a button that copies it. */
+export function Copyable(props: { value: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = () => navigator.clipboard?.writeText(props.value).then(() => setCopied(true), () => undefined);
+  return (
+    <span class="copyable">
+      <code>{props.value}</code>
+      <button type="button" class="secondary" onClick={copy} aria-label={`Copy ${props.label}`}>
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </span>
+  );
+}
+
+interface SureQuestion {
+  title: string;
+  detail: string;
+  yes: string;
+  answer: (yes: boolean) => void;
+}
+let showSure: (q: SureQuestion | null) => void = () => undefined;
+
+/** Asks before an action that moves money or destroys something; resolves true when the operator agreed. */
+export const askSure = (title: string, detail: string, yes: string): Promise<boolean> =>
+  new Promise((resolve) => showSure({ title, detail, yes, answer: resolve }));
+
+/** Where the questions of `askSure` appear: one dialog at a time, focused on its safe choice. */
+export function SureHost() {
+  const [q, setQ] = useState<SureQuestion | null>(null);
+  useEffect(() => {
+    showSure = setQ;
+  }, []);
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancel.current?.focus(), [q]);
+  if (!q) return null;
+  const done = (yes: boolean) => (setQ(null), q.answer(yes));
+  return (
+    <div class="modal-backdrop">
+      <div class="modal" role="alertdialog" aria-modal="true" aria-labelledby="sure-title" aria-describedby="sure-detail">
+        <h2 id="sure-title">{q.title}</h2>
+        <p id="sure-detail">{q.detail}</p>
+        <div class="actions">
+          <button type="button" onClick={() => done(true)}>
+            {q.yes}
+          </button>
+          <button type="button" class="secondary" ref={cancel} onClick={() => done(false)}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    </div>
+  );
 }

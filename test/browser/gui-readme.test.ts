@@ -1,0 +1,100 @@
+/**
+ * The README's first payment done in the GUI alone, on nodes started as the README starts them: private peer
+ * addresses are not allowed (the default), so Bob must confirm Alice's loopback address when he accepts, as
+ * `node-cli contact accept --address` does. Then the GUI's humane basics, history, phone size and charts on the same
+ * pair of nodes.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestNode, type TestNode } from '../support/node.js';
+import { hashOf, ok, waitFor } from '../integration/ledger-support.js';
+import { launchChromium, logInFirst, open } from './support.js';
+
+let A: TestNode;
+let B: TestNode;
+let browser: Browser;
+let alice: Page;
+let bob: Page;
+
+// NODE_PEER_PRIVATE_ADDRESSES pins the setting at its production default (startTestNode otherwise allows them).
+const readmeNode = (): Promise<TestNode> => startTestNode({ env: { NODE_PEER_PRIVATE_ADDRESSES: 'false' } });
+
+beforeAll(async () => {
+  [A, B] = await Promise.all([readmeNode(), readmeNode()]);
+  browser = await launchChromium();
+  alice = await open(browser, A);
+  await logInFirst(alice, A);
+  bob = await open(browser, B);
+  await logInFirst(bob, B);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([A, B].map((t) => t?.destroy()));
+});
+
+describe("the README's flow in the GUI, private peer addresses refused", () => {
+  it('the nodes refuse private peer addresses, as in production', async () => {
+    for (const t of [A, B]) expect((await ok(t, 'GET', '/api/v1/system/settings')).settings.peer_private_addresses_allowed).toBe(false);
+  });
+
+  it("Alice adds Bob with a message; Bob sees the message and Alice's full key hash, not an unnamed contact", async () => {
+    await alice.goto(`${A.node.baseUrl}/#/contacts`);
+    await alice.getByLabel('Address', { exact: true }).fill(B.node.baseUrl);
+    await alice.getByLabel('Name', { exact: true }).fill('Bob');
+    await alice.getByLabel('Credit limit', { exact: true }).fill('50');
+    await alice.getByLabel('Message (optional)').fill("hi, it's Alice");
+    await alice.getByRole('button', { name: 'Add contact' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('Contact request sent to Bob');
+    // The form is empty again: a second click does not send a second request.
+    expect(await alice.getByLabel('Name', { exact: true }).inputValue()).toBe('');
+
+    await bob.goto(`${B.node.baseUrl}/#/contacts`);
+    const request = bob.getByTestId('incoming-contact');
+    await expect.poll(() => request.textContent(), { timeout: 10_000 }).toContain("hi, it's Alice");
+    expect(await request.textContent()).toContain(hashOf(A));
+    expect(await bob.getByRole('button', { name: /^Copy the key hash/ }).count()).toBe(1);
+    // Alice waits in "Waiting for your answer", not as a nameless row of "Your contacts".
+    expect(await bob.getByRole('table', { name: 'Your contacts' }).count()).toBe(0);
+  });
+
+  it("Bob accepts with Alice's address confirmed, Alice sends, Bob sees the payment", async () => {
+    await bob.getByLabel('Name for the new contact').fill('Alice');
+    await bob.getByLabel('Credit you extend').fill('100');
+    await bob.getByLabel('Their address (confirm it: the answer goes there)').fill(A.node.baseUrl);
+    await bob.getByRole('button', { name: 'Accept VWL' }).click();
+    await waitFor(() => ok(A, 'GET', `/api/v1/contacts/${hashOf(B)}`), (r) => r.contact.status === 'accepted', 'Bob accepted on Alice', 10_000);
+    await expect.poll(() => bob.getByRole('table', { name: 'Your contacts' }).textContent()).toContain('Alice');
+
+    await bob.goto(`${B.node.baseUrl}/#/overview`);
+    await bob.getByRole('heading', { name: 'Overview' }).waitFor();
+    await alice.goto(`${A.node.baseUrl}/#/send`);
+    await alice.getByLabel('To (contact name or address)').fill('Bob');
+    await alice.getByLabel('Amount').fill('10');
+    await alice.getByLabel('Description').fill('first payment');
+    await alice.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('10 VWL');
+    await expect.poll(() => bob.getByTestId('balance-VWL').textContent(), { timeout: 10_000 }).toContain('10');
+  });
+});
+
+describe('deleting in the GUI asks first', () => {
+  it('a line and a contact are deleted after the operator confirms, and kept when they cancel', async () => {
+    for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { allowed_currencies: ['VWL', 'USD'] });
+    await ok(A, 'POST', '/api/v1/contacts', { address: 'http://127.0.0.1:9', name: 'Nobody', credit_limit: '1' });
+    await ok(A, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'Bob', currency: 'USD', credit_limit: '5' });
+    await alice.goto(`${A.node.baseUrl}/#/contacts`);
+    await alice.getByRole('button', { name: 'Delete Nobody' }).click();
+    await alice.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toBe('Nothing deleted');
+    await alice.getByRole('button', { name: 'Delete Nobody' }).click();
+    await alice.getByRole('alertdialog').getByRole('button', { name: 'Delete Nobody' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('deleted');
+    expect((await ok(A, 'GET', '/api/v1/contacts', undefined, { status: 'all' })).contacts.map((c: any) => c.name)).toEqual(['Bob']);
+
+    await alice.getByRole('button', { name: 'Remove USD line with Bob' }).click();
+    await alice.getByRole('alertdialog').getByRole('button', { name: 'Remove USD' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('USD removed');
+    const lines = (await ok(A, 'GET', `/api/v1/contacts/${hashOf(B)}/currencies`)).currencies.map((c: any) => c.currency);
+    expect(lines).toEqual(['VWL']);
+  });
+});
