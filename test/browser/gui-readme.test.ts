@@ -7,8 +7,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { hashOf, ok, waitFor } from '../integration/ledger-support.js';
-import { launchChromium, logInFirst, open } from './support.js';
+import { call, hashOf, ok, waitFor } from '../integration/ledger-support.js';
+import { launchChromium, logIn, sendInGui, logInFirst, open } from './support.js';
 
 let A: TestNode;
 let B: TestNode;
@@ -67,13 +67,83 @@ describe("the README's flow in the GUI, private peer addresses refused", () => {
 
     await bob.goto(`${B.node.baseUrl}/#/overview`);
     await bob.getByRole('heading', { name: 'Overview' }).waitFor();
+    await sendInGui(alice, A, 'Bob', '10', 'first payment');
+    await expect.poll(() => bob.getByTestId('balance-VWL').textContent(), { timeout: 10_000 }).toContain('10');
+  });
+});
+
+describe('humane basics', () => {
+  it("the header and the tab's title say which node this is; the favicon is served", async () => {
+    await alice.goto(`${A.node.baseUrl}/#/history`);
+    await alice.getByRole('heading', { name: 'History' }).waitFor();
+    await expect.poll(() => alice.title()).toBe(`History · node ${hashOf(A).slice(0, 8)} · wallet node`);
+    await alice.locator('.identity summary').click();
+    const identity = await alice.locator('.identity').textContent();
+    expect(identity).toContain(hashOf(A));
+    expect(identity).toContain(A.node.baseUrl);
+    const icon = await fetch(`${A.node.baseUrl}/favicon.ico`);
+    expect({ status: icon.status, type: icon.headers.get('content-type') }).toEqual({ status: 200, type: 'image/svg+xml' });
+  });
+
+  it('an error reads in words, its code on demand', async () => {
+    const api = await call(A, 'POST', '/api/v1/wallet/send', { address: 'Nobody at all', amount: '1', currency: 'VWL' });
+    expect(api.status).toBeGreaterThanOrEqual(400);
+    await alice.goto(`${A.node.baseUrl}/#/send`);
+    await alice.getByLabel('To (contact name or address)').fill('Nobody at all');
+    await alice.getByLabel('Amount').fill('1');
+    await alice.getByRole('button', { name: 'Send', exact: true }).click();
+    await alice.getByRole('alertdialog').getByRole('button', { name: 'Send 1 VWL' }).click();
+    const alert = alice.getByRole('alert');
+    await expect.poll(() => alert.locator('p').textContent()).toBe(api.body.error.message);
+    expect(await alert.getByText(api.body.error.code).isVisible()).toBe(false);
+    await alert.getByText('Details').click();
+    expect(await alert.getByText(api.body.error.code).isVisible()).toBe(true);
+  });
+
+  it('sending asks first, pays once, and leaves an empty form; the txid stays inside its card', async () => {
+    const before = (await ok(A, 'GET', '/api/v1/wallet/transactions')).pagination.total;
     await alice.goto(`${A.node.baseUrl}/#/send`);
     await alice.getByLabel('To (contact name or address)').fill('Bob');
-    await alice.getByLabel('Amount').fill('10');
-    await alice.getByLabel('Description').fill('first payment');
+    await alice.getByLabel('Amount').fill('1');
     await alice.getByRole('button', { name: 'Send', exact: true }).click();
-    await expect.poll(() => alice.getByRole('status').textContent()).toContain('10 VWL');
-    await expect.poll(() => bob.getByTestId('balance-VWL').textContent(), { timeout: 10_000 }).toContain('10');
+    await alice.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toBe('Nothing sent');
+    await alice.getByRole('button', { name: 'Send', exact: true }).click();
+    // While the question is open the form cannot be sent again.
+    expect(await alice.getByRole('button', { name: 'Send', exact: true }).isDisabled()).toBe(true);
+    await alice.getByRole('alertdialog').getByRole('button', { name: 'Send 1 VWL' }).click();
+    await expect.poll(() => alice.getByRole('status').textContent()).toContain('1 VWL to Bob');
+    expect(await alice.getByLabel('To (contact name or address)').inputValue()).toBe('');
+    expect(await alice.getByLabel('Amount').inputValue()).toBe('');
+    expect((await ok(A, 'GET', '/api/v1/wallet/transactions')).pagination.total).toBe(before + 1);
+    const form = await alice.getByRole('form', { name: 'Send a payment' }).boundingBox();
+    const txid = await alice.getByRole('form', { name: 'Send a payment' }).locator('.copyable code').boundingBox();
+    expect(txid!.x + txid!.width).toBeLessThanOrEqual(form!.x + form!.width);
+  });
+
+  it('the live stream says when the node is gone and comes back by itself (to the login: a restart ends sessions)', async () => {
+    await bob.goto(`${B.node.baseUrl}/#/overview`);
+    await bob.getByRole('heading', { name: 'Overview' }).waitFor();
+    const port = new URL(B.node.baseUrl).port;
+    await B.node.stop();
+    await expect.poll(() => bob.getByText('Offline: live updates stopped').count(), { timeout: 15_000 }).toBe(1);
+    await B.restart({ NODE_PEER_PRIVATE_ADDRESSES: 'false', NODE_PORT: port });
+    await bob.getByRole('button', { name: 'Log in' }).waitFor({ timeout: 40_000 });
+    await logIn(bob, B);
+    expect(await bob.getByText('Offline: live updates stopped').count()).toBe(0);
+    // Live again: a payment shows without a reload.
+    await bob.getByTestId('balance-VWL').waitFor();
+    const balance = await bob.getByTestId('balance-VWL').textContent();
+    await ok(A, 'POST', '/api/v1/wallet/send', { address: 'Bob', amount: '0.5', currency: 'VWL' });
+    await expect.poll(() => bob.getByTestId('balance-VWL').textContent(), { timeout: 10_000 }).not.toBe(balance);
+  });
+
+  it('the Inference page says how to enable mcp-passthrough instead of showing forms under an error', async () => {
+    await alice.goto(`${A.node.baseUrl}/#/inference`);
+    await expect.poll(() => alice.locator('main').textContent()).toContain('Selling inference is off');
+    expect(await alice.getByRole('alert').count()).toBe(0);
+    expect(await alice.getByRole('button', { name: 'Save provider' }).count()).toBe(0);
+    expect(await alice.getByRole('link', { name: 'Plugins page' }).getAttribute('href')).toBe('#/plugins');
   });
 });
 

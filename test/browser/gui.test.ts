@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect, hashOf, ok, waitFor } from '../integration/ledger-support.js';
-import { launchChromium, logIn, open as openIn, violations } from './support.js';
+import { launchChromium, logIn, sendInGui, open as openIn, violations } from './support.js';
 
 const SCREENSHOTS = process.env.GUI_SCREENSHOTS;
 const PAGES = ['overview', 'contacts', 'send', 'requests', 'history', 'p2p', 'payback', 'backups', 'plugins', 'settings', 'keys', 'dlq', 'inference'];
@@ -75,11 +75,7 @@ describe('the GUI in Chromium', () => {
 
     await bob.goto(`${B.node.baseUrl}/#/overview`);
     await bob.getByRole('heading', { name: 'Overview' }).waitFor();
-    await alice.goto(`${A.node.baseUrl}/#/send`);
-    await alice.getByLabel('To (contact name or address)').fill('Bob');
-    await alice.getByLabel('Amount').fill('2.5');
-    await alice.getByRole('button', { name: 'Send', exact: true }).click();
-    await expect.poll(() => alice.getByRole('status').textContent()).toContain('2.5 VWL');
+    await sendInGui(alice, A, 'Bob', '2.5');
     // Bob's page was not reloaded: the event stream brought the payment.
     await expect.poll(() => bob.getByTestId('balance-VWL').textContent(), { timeout: 10_000 }).toContain('2.5');
     expect(await bob.getByRole('table').textContent()).toContain('2.5 VWL');

@@ -40,3 +40,14 @@ export async function logInFirst(page: Page, t: TestNode): Promise<void> {
   await modal.getByRole('button', { name: 'No Thanks' }).click();
   await modal.waitFor({ state: 'detached' });
 }
+
+/** A payment made in the GUI's Send page, confirmed in its dialog; resolves once the page reports it. */
+export async function sendInGui(page: Page, t: TestNode, to: string, amount: string, description?: string): Promise<void> {
+  await page.goto(`${t.node.baseUrl}/#/send`);
+  await page.getByLabel('To (contact name or address)').fill(to);
+  await page.getByLabel('Amount').fill(amount);
+  if (description) await page.getByLabel('Description').fill(description);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: `Send ${amount} VWL` }).click();
+  await page.getByRole('status').filter({ hasText: `${amount} VWL to ${to}` }).waitFor();
+}

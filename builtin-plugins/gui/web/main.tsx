@@ -4,12 +4,13 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, errorText, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
+import { api, problemOf, type Problem, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
 import { History, Overview, Requests, Send } from './pages.js';
 import { Contacts } from './page-contacts.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
 import { Inference } from './page-inference.js';
 import { Field, Status, SureHost } from './ui.js';
+import { Identity, shortHash, useLiveEvents, type NodeInfo } from './chrome.js';
 
 interface SessionInfo {
   csrf_token: string;
@@ -36,13 +37,13 @@ const pageFromHash = (): string => location.hash.replace(/^#\/?/, '') || 'overvi
 
 function Login(props: { onLogin: (s: SessionInfo) => void }) {
   const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
       props.onLogin(await api<SessionInfo>('POST', '/gui/api/session', { auth_code: code }));
     } catch (err) {
-      setError(errorText(err));
+      setError(problemOf(err));
     }
   };
   return (
@@ -59,7 +60,7 @@ function Login(props: { onLogin: (s: SessionInfo) => void }) {
 }
 
 function ConsentModal(props: { onDone: () => void }) {
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
   // Keyboard users land in the dialog: its first choice takes the focus when it opens.
   const first = useRef<HTMLButtonElement>(null);
   useEffect(() => first.current?.focus(), []);
@@ -68,7 +69,7 @@ function ConsentModal(props: { onDone: () => void }) {
       await api('PUT', '/api/v1/system/settings', { analytics_enabled: enable, analytics_consent_asked: true });
       props.onDone();
     } catch (err) {
-      setError(errorText(err));
+      setError(problemOf(err));
     }
   };
   return (
@@ -91,14 +92,14 @@ function ConsentModal(props: { onDone: () => void }) {
 /** The auth code asked again before an action that shows secrets or widens power; `done(true)` once the node took it. */
 function ConfirmModal(props: { done: (confirmed: boolean) => void }) {
   const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
       await api('POST', '/gui/api/confirm', { auth_code: code });
       props.done(true);
     } catch (err) {
-      setError(errorText(err));
+      setError(problemOf(err));
     }
   };
   return (
@@ -143,17 +144,19 @@ function App() {
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
+  const online = useLiveEvents(session !== null, (data) => {
+    if (typeof data.dlq === 'number') setDlq(data.dlq);
+    setVersion((v) => v + 1);
+  });
+  const [info, setInfo] = useState<NodeInfo | null>(null);
   useEffect(() => {
-    if (!session) return;
-    const events = new EventSource('/gui/api/events');
-    const update = (e: MessageEvent) => {
-      const data = JSON.parse(e.data);
-      if (typeof data.dlq === 'number') setDlq(data.dlq);
-      setVersion((v) => v + 1);
-    };
-    for (const name of ['hello', 'transaction', 'contact', 'request', 'p2p', 'dlq']) events.addEventListener(name, update);
-    return () => events.close();
+    if (session) api<NodeInfo>('GET', '/api/v1/wallet/info').then(setInfo, () => undefined);
   }, [session]);
+  const label = PAGES.find(([id]) => id === page)?.[1] ?? 'Overview';
+  useEffect(() => {
+    // Tabs of several nodes stay apart: the page and the node in the tab's title.
+    document.title = info ? `${label} · node ${shortHash(info.public_key_hash)} · wallet node` : 'wallet node';
+  }, [label, info]);
 
   if (!checked) return null;
   if (!session) return <Login onLogin={begin} />;
@@ -165,6 +168,7 @@ function App() {
   return (
     <>
       <header>
+        {info && <Identity info={info} />}
         <nav aria-label="Pages">
           {PAGES.map(([id, label]) => (
             <a href={`#/${id}`} aria-current={id === page ? 'page' : undefined}>
@@ -179,6 +183,11 @@ function App() {
           </button>
         </nav>
       </header>
+      {!online && (
+        <p class="offline" role="status">
+          Offline: live updates stopped. Reconnecting to the node…
+        </p>
+      )}
       {dlq > 0 && (
         <div class="toast" role="alert">
           {dlq} message(s) could not be delivered and wait in the dead letter queue (node-cli dlq list).

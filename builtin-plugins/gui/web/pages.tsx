@@ -1,13 +1,13 @@
 /** The pages: overview, send, payment requests, history. Amounts stay the API's decimal strings. */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Field, Status, Table, useAction, useLoad } from './ui.js';
+import { Copyable, Field, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
 
 type Page = { version: number };
 
 /** A transaction row as the overview and the history show it. */
 const TX_COLUMNS: readonly [string, (t: any) => string][] = [
-  ['When', (t) => t.timestamp?.replace('T', ' ').slice(0, 19)],
+  ['When', (t) => when(t.timestamp)],
   ['Type', (t) => t.type],
   ['Contact', (t) => t.counterparty_name ?? '-'],
   ['Amount', (t) => `${t.amount} ${t.currency}`],
@@ -56,15 +56,25 @@ export function Overview({ version }: Page) {
 }
 
 export function Send(_: Page) {
-  const [form, setForm] = useState({ address: '', amount: '', currency: 'VWL', description: '' });
+  const empty = { address: '', amount: '', currency: 'VWL', description: '' };
+  const [form, setForm] = useState(empty);
   const [best, setBest] = useState(false);
+  const [txid, setTxid] = useState<string | null>(null);
   const send = useAction();
   const set = (k: keyof typeof form) => (v: string) => setForm({ ...form, [k]: v });
   const submit = (e: Event) => {
     e.preventDefault();
     void send.run(async () => {
+      setTxid(null);
+      const what = `${form.amount} ${form.currency}`;
+      const detail = `${what} to ${form.address}${form.description ? ` for "${form.description}"` : ''}. A routed payment adds the fees of the nodes on its route.`;
+      if (!(await askSure(`Send ${what}?`, detail, `Send ${what}`))) return 'Nothing sent';
       const r = await api('POST', '/api/v1/wallet/send', { ...form, ...(form.description ? {} : { description: undefined }), ...(best ? { best_fee: true } : {}) });
-      return `${r.status ?? 'sent'}: ${r.amount ?? form.amount} ${form.currency} (${r.txid ?? r.p2p_hash ?? ''})`;
+      // A fresh form: a second click cannot pay the same payment again.
+      setForm(empty);
+      setBest(false);
+      setTxid(r.txid ?? r.p2p_hash ?? null);
+      return `${r.status ?? 'sent'}: ${r.amount ?? form.amount} ${form.currency} to ${form.address}`;
     });
   };
   return (
@@ -79,8 +89,13 @@ export function Send(_: Page) {
           <input id="f-best" type="checkbox" checked={best} onChange={(e) => setBest((e.target as HTMLInputElement).checked)} />
           <label for="f-best">Cheapest route (best fee) when routed</label>
         </div>
-        <button type="submit">Send</button>
+        <button type="submit" disabled={send.busy}>Send</button>
         <Status ok={send.ok} error={send.error} />
+        {txid && (
+          <p>
+            Transaction: <Copyable value={txid} label="the transaction id" />
+          </p>
+        )}
       </form>
     </section>
   );

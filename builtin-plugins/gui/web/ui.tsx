@@ -1,7 +1,10 @@
 /** Small shared pieces of the pages: a labelled field, a status line, a table, a hook that loads and reloads. */
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { errorText } from './api.js';
+import { problemOf, type Problem } from './api.js';
+
+/** An API timestamp (ISO 8601) as the operator reads it: date and time to the second, UTC. */
+export const when = (iso: string | null | undefined): string => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '-');
 
 export function Field(props: { label: string; name: string; value: string; onInput: (v: string) => void; type?: string; required?: boolean; placeholder?: string }) {
   const id = `f-${props.name}`;
@@ -21,9 +24,22 @@ export function Field(props: { label: string; name: string; value: string; onInp
   );
 }
 
-/** The outcome of the last action: a success or the node's error, announced to screen readers. */
-export function Status(props: { ok?: string | null; error?: string | null }) {
-  if (props.error) return <p class="status error" role="alert">{props.error}</p>;
+/** The outcome of the last action: a success or the node's error in words (its code on demand), announced to screen readers. */
+export function Status(props: { ok?: string | null; error?: Problem | null }) {
+  const e = props.error;
+  if (e)
+    return (
+      <div class="status error" role="alert">
+        <p>{e.text}</p>
+        {e.code && (
+          <details>
+            <summary>Details</summary>
+            <code>{e.code}</code>
+            {e.status ? ` (HTTP ${e.status})` : ''}
+          </details>
+        )}
+      </div>
+    );
   if (props.ok) return <p class="status ok" role="status">{props.ok}</p>;
   return null;
 }
@@ -48,16 +64,16 @@ export function Table<R>(props: { caption: string; rows: readonly R[]; columns: 
 }
 
 /** Loads data, again whenever `key` changes (a live event, a filter) or the page asks. */
-export function useLoad<T>(load: () => Promise<T>, key: number | string): { data: T | null; error: string | null; reload: () => void } {
+export function useLoad<T>(load: () => Promise<T>, key: number | string): { data: T | null; error: Problem | null; reload: () => void } {
   const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   useEffect(() => {
     let live = true;
     load().then(
       (d) => live && (setData(d), setError(null)),
-      (e) => live && setError(errorText(e)),
+      (e) => live && setError(problemOf(e)),
     );
     return () => {
       live = false;
@@ -70,9 +86,9 @@ export function useLoad<T>(load: () => Promise<T>, key: number | string): { data
  * Runs a form action: its result or the node's error in a Status line. While it runs, `busy` is true and another run
  * is refused, so a second click cannot repeat a payment.
  */
-export function useAction(): { ok: string | null; error: string | null; busy: boolean; run: (work: () => Promise<string>) => Promise<void> } {
+export function useAction(): { ok: string | null; error: Problem | null; busy: boolean; run: (work: () => Promise<string>) => Promise<void> } {
   const [ok, setOk] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
   const running = useRef(false);
   const run = async (work: () => Promise<string>): Promise<void> => {
@@ -84,7 +100,7 @@ export function useAction(): { ok: string | null; error: string | null; busy: bo
     try {
       setOk(await work());
     } catch (e) {
-      setError(errorText(e));
+      setError(problemOf(e));
     } finally {
       running.current = false;
       setBusy(false);
