@@ -7,7 +7,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { call, hashOf, ok, waitFor } from '../integration/ledger-support.js';
+import { call, hashOf, ok, send, settledAll, waitFor } from '../integration/ledger-support.js';
 import { launchChromium, logIn, sendInGui, logInFirst, open } from './support.js';
 
 let A: TestNode;
@@ -144,6 +144,67 @@ describe('humane basics', () => {
     expect(await alice.getByRole('alert').count()).toBe(0);
     expect(await alice.getByRole('button', { name: 'Save provider' }).count()).toBe(0);
     expect(await alice.getByRole('link', { name: 'Plugins page' }).getAttribute('href')).toBe('#/plugins');
+  });
+});
+
+describe('history you can read', () => {
+  const txidsShown = (page: Page): Promise<string[]> => page.locator('button[data-txid]').evaluateAll((els) => els.map((e) => e.getAttribute('data-txid')!));
+  const txidsListed = async (query: Record<string, string | number>): Promise<string[]> =>
+    (await ok(B, 'GET', '/api/v1/wallet/transactions', undefined, query)).transactions.map((t: any) => t.txid);
+
+  it("a payment's description shows in Overview and History; its detail gives the chain position and signatures", async () => {
+    await bob.goto(`${B.node.baseUrl}/#/overview`);
+    await expect.poll(() => bob.getByRole('table', { name: 'Recent transactions' }).textContent()).toContain('first payment');
+    await bob.goto(`${B.node.baseUrl}/#/history`);
+    await expect.poll(() => bob.getByRole('table', { name: 'Transactions' }).textContent()).toContain('first payment');
+    const listed = (await ok(B, 'GET', '/api/v1/wallet/transactions')).transactions;
+    const second = listed[listed.length - 2];
+    const rest = await ok(B, 'GET', `/api/v1/wallet/transactions/${second.txid}`);
+    expect(rest.signatures.sender).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    await bob.getByRole('button', { name: `Details of ${second.txid.slice(0, 8)}` }).click();
+    const drawer = bob.getByRole('dialog', { name: 'Transaction' });
+    await expect.poll(() => drawer.textContent()).toContain(second.txid);
+    const text = await drawer.textContent();
+    expect(text).toContain(`after ${rest.transaction.previous_txid}`);
+    expect(text).toContain(rest.signatures.sender);
+    expect(text).toContain(rest.signatures.recipient);
+    // The chain position opens the previous transaction: the first payment, with its description.
+    await drawer.getByRole('button', { name: rest.transaction.previous_txid }).click();
+    await expect.poll(() => drawer.textContent()).toContain('first payment');
+    expect(await drawer.textContent()).toContain('first of this contact and currency');
+    await drawer.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('pages and filters show exactly what the REST listing returns for the same query', async () => {
+    const txids: string[] = [];
+    for (let i = 1; i <= 9; i++) txids.push(await send(A, 'Bob', '0.1', 'VWL', `p${i}`));
+    await settledAll(A, txids, B);
+    await bob.goto(`${B.node.baseUrl}/#/history`);
+    await bob.getByLabel('Type').selectOption('received');
+    await bob.getByLabel('Rows per page').selectOption('10');
+    await expect.poll(() => txidsShown(bob)).toEqual(await txidsListed({ type: 'received', limit: 10, offset: 0 }));
+    expect(await bob.locator('.pager').textContent()).toContain('1–10 of 12');
+    await bob.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => txidsShown(bob)).toEqual(await txidsListed({ type: 'received', limit: 10, offset: 10 }));
+    expect((await txidsShown(bob)).length).toBe(2);
+    await bob.getByLabel('Type').selectOption('sent');
+    await expect.poll(() => txidsShown(bob)).toEqual(await txidsListed({ type: 'sent', limit: 10, offset: 0 }));
+    expect(await bob.getByRole('table', { name: 'Transactions' }).count()).toBe(0);
+    await bob.getByLabel('Type').selectOption('');
+    await bob.getByLabel('Contact (name, address or key hash)').fill('Alice');
+    await bob.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => txidsShown(bob)).toEqual(await txidsListed({ contact: 'Alice', limit: 10, offset: 0 }));
+  });
+
+  it('a received payment is refunded from its detail after a confirmation', async () => {
+    const [last] = await txidsListed({ type: 'received', limit: 1 });
+    await bob.goto(`${B.node.baseUrl}/#/history`);
+    await bob.getByRole('button', { name: `Details of ${last!.slice(0, 8)}` }).click();
+    const drawer = bob.getByRole('dialog', { name: 'Transaction' });
+    await drawer.getByRole('button', { name: 'Refund' }).click();
+    await bob.getByRole('alertdialog').getByRole('button', { name: 'Refund' }).click();
+    await expect.poll(() => drawer.getByRole('status').textContent()).toContain('Refund of 0.1 VWL');
+    await waitFor(() => ok(B, 'GET', '/api/v1/wallet/transactions', undefined, { type: 'sent' }), (r) => r.transactions.some((t: any) => t.refund_of === last), 'the refund');
   });
 });
 

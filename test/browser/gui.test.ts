@@ -192,5 +192,5 @@ describe('the GUI in Chromium', () => {
       }
       await page.context().close();
     }
-  });
+  }, 120_000);
 });

@@ -5,7 +5,8 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, problemOf, type Problem, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
-import { History, Overview, Requests, Send } from './pages.js';
+import { Overview, Requests, Send } from './pages.js';
+import { History } from './page-history.js';
 import { Contacts } from './page-contacts.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
 import { Inference } from './page-inference.js';

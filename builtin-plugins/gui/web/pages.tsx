@@ -1,18 +1,10 @@
-/** The pages: overview, send, payment requests, history. Amounts stay the API's decimal strings. */
+/** The pages: overview, send, payment requests. Amounts stay the API's decimal strings. */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Copyable, Field, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
+import { Copyable, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
+import { TX_COLUMNS } from './page-history.js';
 
 type Page = { version: number };
-
-/** A transaction row as the overview and the history show it. */
-const TX_COLUMNS: readonly [string, (t: any) => string][] = [
-  ['When', (t) => when(t.timestamp)],
-  ['Type', (t) => t.type],
-  ['Contact', (t) => t.counterparty_name ?? '-'],
-  ['Amount', (t) => `${t.amount} ${t.currency}`],
-  ['Status', (t) => t.status],
-];
 
 export function Overview({ version }: Page) {
   const { data, error } = useLoad(() => Promise.all([api('GET', '/api/v1/wallet/overview', undefined, { transaction_limit: 10 }), api('GET', '/api/v1/wallet/balances')]), version);
@@ -175,47 +167,6 @@ export function Requests({ version }: Page) {
             ['Status', (r: any) => r.status],
             ['', (r: any) => (r.status === 'pending' ? <button type="button" class="secondary" onClick={() => decide('cancel', r.request_id)}>Cancel</button> : '-')],
           ]}
-        />
-      )}
-    </section>
-  );
-}
-
-function Choice(props: { label: string; value: string; options: readonly string[]; onChange: (v: string) => void }) {
-  return (
-    <label>
-      {props.label}{' '}
-      <select value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
-        <option value="">all</option>
-        {props.options.map((o) => (
-          <option value={o}>{o}</option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
-export function History({ version }: Page) {
-  const [filter, setFilter] = useState({ type: '', status: '' });
-  const { data, error } = useLoad(() => api('GET', '/api/v1/wallet/transactions', undefined, { limit: 50, type: filter.type, status: filter.status }), `${version}|${filter.type}|${filter.status}`);
-  return (
-    <section aria-labelledby="h-history">
-      <h1 id="h-history">History</h1>
-      <div class="filters">
-        <Choice label="Type" value={filter.type} options={['sent', 'received', 'relay']} onChange={(type) => setFilter({ ...filter, type })} />
-        <Choice label="Status" value={filter.status} options={['completed', 'pending', 'failed', 'rejected', 'cancelled']} onChange={(status) => setFilter({ ...filter, status })} />
-        <span class="downloads">
-          Export: <a href="/api/v1/export/transactions">CSV</a> · <a href="/api/v1/export/transactions?format=json">NDJSON</a> ·{' '}
-          <a href="/api/v1/export/transactions?view=full">CSV full</a>
-        </span>
-      </div>
-      <Status error={error} />
-      {data && (
-        <Table
-          caption="Transactions"
-          rows={data.transactions}
-          empty="No transaction matches."
-          columns={TX_COLUMNS}
         />
       )}
     </section>
