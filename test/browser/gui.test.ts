@@ -9,10 +9,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect, hashOf, ok, waitFor } from '../integration/ledger-support.js';
-import { launchChromium, logIn, sendInGui, open as openIn, violations } from './support.js';
+import { PAGES, launchChromium, logIn, sendInGui, open as openIn, violations } from './support.js';
 
 const SCREENSHOTS = process.env.GUI_SCREENSHOTS;
-const PAGES = ['overview', 'contacts', 'send', 'requests', 'history', 'p2p', 'payback', 'backups', 'plugins', 'settings', 'keys', 'dlq', 'inference'];
 
 let A: TestNode;
 let B: TestNode;

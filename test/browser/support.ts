@@ -7,6 +7,9 @@ import type { TestNode } from '../support/node.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
+/** Every page of the GUI, by its hash. */
+export const PAGES = ['overview', 'contacts', 'send', 'requests', 'history', 'p2p', 'payback', 'backups', 'plugins', 'settings', 'keys', 'dlq', 'inference'];
+
 export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
 
 export async function open(browser: Browser, t: TestNode, width = 1440): Promise<Page> {

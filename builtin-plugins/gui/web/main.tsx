@@ -128,6 +128,7 @@ function App() {
   const [version, setVersion] = useState(0);
   const [dlq, setDlq] = useState(0);
   const [consent, setConsent] = useState(false);
+  const [menu, setMenu] = useState(false);
   const [confirming, setConfirming] = useState<((confirmed: boolean) => void) | null>(null);
 
   const begin = (s: SessionInfo) => {
@@ -141,7 +142,7 @@ function App() {
     api<SessionInfo>('GET', '/gui/api/session')
       .then(begin, () => setSession(null))
       .finally(() => setChecked(true));
-    const onHash = () => setPage(pageFromHash());
+    const onHash = () => (setPage(pageFromHash()), setMenu(false));
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
@@ -170,12 +171,18 @@ function App() {
     <>
       <header>
         {info && <Identity info={info} />}
-        <nav aria-label="Pages">
-          {PAGES.map(([id, label]) => (
-            <a href={`#/${id}`} aria-current={id === page ? 'page' : undefined}>
-              {label}
-            </a>
-          ))}
+        <nav aria-label="Pages" class={menu ? 'open' : undefined}>
+          {/* On a phone the pages fold behind one button (CSS shows it below 640 px): one row instead of four. */}
+          <button type="button" class="secondary menu-toggle" aria-expanded={menu} aria-controls="page-links" onClick={() => setMenu(!menu)}>
+            Menu: {label}
+          </button>
+          <div id="page-links" class="page-links">
+            {PAGES.map(([id, name]) => (
+              <a href={`#/${id}`} aria-current={id === page ? 'page' : undefined}>
+                {name}
+              </a>
+            ))}
+          </div>
           <span class="badge" data-testid="dlq-badge" hidden={dlq === 0} aria-label={`${dlq} failed messages`}>
             {dlq}
           </span>

@@ -55,7 +55,7 @@ export function Table<R>(props: { caption: string; rows: readonly R[]; columns: 
         </thead>
         <tbody>
           {props.rows.map((r) => (
-            <tr>{props.columns.map(([, cell]) => <td>{cell(r)}</td>)}</tr>
+            <tr>{props.columns.map(([h, cell]) => <td data-label={h}>{cell(r)}</td>)}</tr>
           ))}
         </tbody>
       </table>
