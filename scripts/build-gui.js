@@ -23,7 +23,7 @@ await build({
   logLevel: 'warning',
 });
 await build({ entryPoints: [`${src}/app.css`], bundle: true, minify: true, outfile: `${out}/app.css`, logLevel: 'warning' });
-copyFileSync(`${src}/index.html`, `${out}/index.html`);
+for (const f of ['index.html', 'favicon.svg']) copyFileSync(`${src}/${f}`, `${out}/${f}`);
 const gz = ['index.html', 'app.js', 'app.css'].reduce((n, f) => n + gzipSync(readFileSync(`${out}/${f}`)).length, 0);
 console.log(`gui: bundle ${(gz / 1024).toFixed(1)} KB gzipped (budget 150 KB)`);
 if (gz > BUDGET) {

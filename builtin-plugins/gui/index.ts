@@ -20,6 +20,7 @@ const OWN_SITE = new Set(['same-origin', 'none']);
 const ASSETS: Readonly<Record<string, string>> = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 };
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
@@ -109,6 +110,13 @@ export default definePlugin({
       path: '/',
       access: { public: true },
       handler: () => new RawReply(file('index.html'), 'text/html; charset=utf-8', 200, { ...SECURITY_HEADERS }),
+    });
+    // Browsers ask for /favicon.ico whatever the page links: the same icon, not a 404 in every log.
+    ctx.routes.add({
+      method: 'GET',
+      path: '/favicon.ico',
+      access: { public: true },
+      handler: () => new RawReply(file('favicon.svg'), ASSETS['favicon.svg']!, 200, { ...SECURITY_HEADERS }),
     });
     ctx.routes.add<unknown, Record<string, string | undefined>>({
       method: 'GET',

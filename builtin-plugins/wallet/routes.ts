@@ -212,7 +212,8 @@ export function registerWalletRoutes(ctx: PluginContext): void {
       const txid = String(req.params.txid ?? '').toLowerCase();
       const tx = TXID.test(txid) ? ledger.get(txid) : null;
       if (!tx) throw new ApiError('transaction_not_found', 404, `No transaction ${req.params.txid}`);
-      return { transaction: fullTx(tx) };
+      // One transaction is looked at closely (the GUI's detail): the two signatures of its signed content come along.
+      return { transaction: fullTx(tx), signatures: { sender: tx.senderSignature, recipient: tx.recipientSignature } };
     },
   });
 

@@ -4,18 +4,14 @@
  * request made in Bob's GUI is approved in Alice's; the analytics consent modal appears once; axe-core finds no serious
  * or critical violation on any page, at 1440 and 375 px.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect, hashOf, ok, waitFor } from '../integration/ledger-support.js';
+import { PAGES, launchChromium, logIn, sendInGui, open as openIn, violations } from './support.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.GUI_SCREENSHOTS;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PAGES = ['overview', 'contacts', 'send', 'requests', 'history', 'p2p', 'payback', 'backups', 'plugins', 'settings', 'keys', 'dlq', 'inference'];
 
 let A: TestNode;
 let B: TestNode;
@@ -24,34 +20,12 @@ let browser: Browser;
 let alice: Page;
 let bob: Page;
 
-async function open(t: TestNode, width = 1440): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(8000);
-  await page.goto(t.node.baseUrl);
-  return page;
-}
-
-async function logIn(page: Page, t: TestNode): Promise<void> {
-  await page.getByLabel('Auth code').fill(t.node.identity.authCode);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('navigation', { name: 'Pages' }).waitFor();
-}
-
-/** Serious and critical accessibility violations of what the page shows now. */
-async function violations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's own CSP (script-src 'self') stays on.
-  await page.evaluate(AXE);
-  const result: { violations: { id: string; help: string; impact: string | null }[] } = await page.evaluate(async () =>
-    (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }),
-  );
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-}
+const open = (t: TestNode, width = 1440): Promise<Page> => openIn(browser, t, width);
 
 beforeAll(async () => {
   [A, B, C] = await Promise.all([startTestNode(), startTestNode(), startTestNode()]);
   for (const t of [A, B, C]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -104,9 +78,7 @@ describe('the GUI in Chromium', () => {
     await alice.getByLabel('To (contact name or address)').fill('Bob');
     await alice.getByRole('button', { name: 'How much can I send?' }).click();
     await expect.poll(() => alice.getByRole('status').textContent()).toMatch(/^Up to [0-9.]+ VWL in one payment; [0-9.]+ over 1 route\(s\)$/);
-    await alice.getByLabel('Amount').fill('2.5');
-    await alice.getByRole('button', { name: 'Send', exact: true }).click();
-    await expect.poll(() => alice.getByRole('status').textContent()).toContain('2.5 VWL');
+    await sendInGui(alice, A, 'Bob', '2.5');
     // Bob's page was not reloaded: the event stream brought the payment.
     await expect.poll(() => bob.getByTestId('balance-VWL').textContent(), { timeout: 10_000 }).toContain('2.5');
     expect(await bob.getByRole('table').textContent()).toContain('2.5 VWL');
@@ -223,5 +195,5 @@ describe('the GUI in Chromium', () => {
       }
       await page.context().close();
     }
-  });
+  }, 120_000);
 });

@@ -71,8 +71,15 @@ async function call<T>(method: string, path: string, body?: unknown, query?: Rec
   return envelope.data as T;
 }
 
-export const errorText = (err: unknown): string => {
-  if (!(err instanceof ApiError)) return String(err);
+/** A failure as the operator reads it: the node's words first, its code and HTTP status on demand. */
+export interface Problem {
+  text: string;
+  code?: string;
+  status?: number;
+}
+
+export const problemOf = (err: unknown): Problem => {
+  if (!(err instanceof ApiError)) return { text: err instanceof TypeError ? 'The node cannot be reached: check that it runs, then try again.' : String(err) };
   const fields = err.failure.fields?.map((f) => `${f.field}: ${f.message}`).join('; ');
-  return `${err.failure.code}: ${err.failure.message}${fields ? ` (${fields})` : ''}`;
+  return { text: `${err.failure.message}${fields ? ` (${fields})` : ''}`, code: err.failure.code, status: err.failure.status };
 };

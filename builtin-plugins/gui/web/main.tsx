@@ -4,11 +4,14 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, errorText, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
-import { Contacts, History, Overview, Requests, Send } from './pages.js';
+import { api, problemOf, type Problem, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
+import { Overview, Requests, Send } from './pages.js';
+import { History } from './page-history.js';
+import { Contacts } from './page-contacts.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
 import { Inference } from './page-inference.js';
-import { Field, Status } from './ui.js';
+import { Field, Status, SureHost } from './ui.js';
+import { Identity, shortHash, useLiveEvents, type NodeInfo } from './chrome.js';
 
 interface SessionInfo {
   csrf_token: string;
@@ -35,13 +38,13 @@ const pageFromHash = (): string => location.hash.replace(/^#\/?/, '') || 'overvi
 
 function Login(props: { onLogin: (s: SessionInfo) => void }) {
   const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
       props.onLogin(await api<SessionInfo>('POST', '/gui/api/session', { auth_code: code }));
     } catch (err) {
-      setError(errorText(err));
+      setError(problemOf(err));
     }
   };
   return (
@@ -58,7 +61,7 @@ function Login(props: { onLogin: (s: SessionInfo) => void }) {
 }
 
 function ConsentModal(props: { onDone: () => void }) {
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
   // Keyboard users land in the dialog: its first choice takes the focus when it opens.
   const first = useRef<HTMLButtonElement>(null);
   useEffect(() => first.current?.focus(), []);
@@ -67,7 +70,7 @@ function ConsentModal(props: { onDone: () => void }) {
       await api('PUT', '/api/v1/system/settings', { analytics_enabled: enable, analytics_consent_asked: true });
       props.onDone();
     } catch (err) {
-      setError(errorText(err));
+      setError(problemOf(err));
     }
   };
   return (
@@ -90,14 +93,14 @@ function ConsentModal(props: { onDone: () => void }) {
 /** The auth code asked again before an action that shows secrets or widens power; `done(true)` once the node took it. */
 function ConfirmModal(props: { done: (confirmed: boolean) => void }) {
   const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
       await api('POST', '/gui/api/confirm', { auth_code: code });
       props.done(true);
     } catch (err) {
-      setError(errorText(err));
+      setError(problemOf(err));
     }
   };
   return (
@@ -125,6 +128,7 @@ function App() {
   const [version, setVersion] = useState(0);
   const [dlq, setDlq] = useState(0);
   const [consent, setConsent] = useState(false);
+  const [menu, setMenu] = useState(false);
   const [confirming, setConfirming] = useState<((confirmed: boolean) => void) | null>(null);
 
   const begin = (s: SessionInfo) => {
@@ -138,21 +142,23 @@ function App() {
     api<SessionInfo>('GET', '/gui/api/session')
       .then(begin, () => setSession(null))
       .finally(() => setChecked(true));
-    const onHash = () => setPage(pageFromHash());
+    const onHash = () => (setPage(pageFromHash()), setMenu(false));
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
+  const online = useLiveEvents(session !== null, (data) => {
+    if (typeof data.dlq === 'number') setDlq(data.dlq);
+    setVersion((v) => v + 1);
+  });
+  const [info, setInfo] = useState<NodeInfo | null>(null);
   useEffect(() => {
-    if (!session) return;
-    const events = new EventSource('/gui/api/events');
-    const update = (e: MessageEvent) => {
-      const data = JSON.parse(e.data);
-      if (typeof data.dlq === 'number') setDlq(data.dlq);
-      setVersion((v) => v + 1);
-    };
-    for (const name of ['hello', 'transaction', 'contact', 'request', 'p2p', 'dlq']) events.addEventListener(name, update);
-    return () => events.close();
+    if (session) api<NodeInfo>('GET', '/api/v1/wallet/info').then(setInfo, () => undefined);
   }, [session]);
+  const label = PAGES.find(([id]) => id === page)?.[1] ?? 'Overview';
+  useEffect(() => {
+    // Tabs of several nodes stay apart: the page and the node in the tab's title.
+    document.title = info ? `${label} · node ${shortHash(info.public_key_hash)} · wallet node` : 'wallet node';
+  }, [label, info]);
 
   if (!checked) return null;
   if (!session) return <Login onLogin={begin} />;
@@ -164,12 +170,19 @@ function App() {
   return (
     <>
       <header>
-        <nav aria-label="Pages">
-          {PAGES.map(([id, label]) => (
-            <a href={`#/${id}`} aria-current={id === page ? 'page' : undefined}>
-              {label}
-            </a>
-          ))}
+        {info && <Identity info={info} />}
+        <nav aria-label="Pages" class={menu ? 'open' : undefined}>
+          {/* On a phone the pages fold behind one button (CSS shows it below 640 px): one row instead of four. */}
+          <button type="button" class="secondary menu-toggle" aria-expanded={menu} aria-controls="page-links" onClick={() => setMenu(!menu)}>
+            Menu: {label}
+          </button>
+          <div id="page-links" class="page-links">
+            {PAGES.map(([id, name]) => (
+              <a href={`#/${id}`} aria-current={id === page ? 'page' : undefined}>
+                {name}
+              </a>
+            ))}
+          </div>
           <span class="badge" data-testid="dlq-badge" hidden={dlq === 0} aria-label={`${dlq} failed messages`}>
             {dlq}
           </span>
@@ -178,6 +191,11 @@ function App() {
           </button>
         </nav>
       </header>
+      {!online && (
+        <p class="offline" role="status">
+          Offline: live updates stopped. Reconnecting to the node…
+        </p>
+      )}
       {dlq > 0 && (
         <div class="toast" role="alert">
           {dlq} message(s) could not be delivered and wait in the dead letter queue (node-cli dlq list).
@@ -188,6 +206,7 @@ function App() {
       </main>
       {consent && <ConsentModal onDone={() => setConsent(false)} />}
       {confirming && <ConfirmModal done={(confirmed) => (setConfirming(null), confirming(confirmed))} />}
+      <SureHost />
     </>
   );
 }

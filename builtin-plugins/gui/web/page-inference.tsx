@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Field, Status, Table, useAction, useLoad } from './ui.js';
+import { Field, Status, Table, useAction, useLoad, when } from './ui.js';
 
 const BASE = '/api/v1/plugins/mcp-passthrough';
 
@@ -39,10 +39,24 @@ export function Inference({ version }: { version: number }) {
       return `Key ${k.key_id} created: give its token to the customer now, it is shown once`;
     });
   };
+  // The plugin's routes exist only while it runs: their absence is the "not enabled" state, not an error to show.
+  if (error?.code === 'unknown_action')
+    return (
+      <section aria-labelledby="h-inference">
+        <h1 id="h-inference">Inference (mcp-passthrough)</h1>
+        <div class="empty-state">
+          <p>Selling inference is off: the mcp-passthrough plugin is not enabled on this node.</p>
+          <p>
+            Enable <strong>mcp-passthrough</strong> on the <a href="#/plugins">Plugins page</a>, then restart the node; this page then sets up
+            providers, models, prices and customer keys (docs/mcp-passthrough.md).
+          </p>
+        </div>
+      </section>
+    );
   return (
     <section aria-labelledby="h-inference">
       <h1 id="h-inference">Inference (mcp-passthrough)</h1>
-      <Status error={error && `${error}. Enable the mcp-passthrough plugin (Plugins page) and restart to sell inference.`} />
+      <Status error={error} />
       <Status ok={act.ok} error={act.error} />
       {config && (
         <p>
@@ -109,7 +123,7 @@ export function Inference({ version }: { version: number }) {
           rows={usage.usage}
           empty="No call yet."
           columns={[
-            ['When', (u: any) => u.created_at ?? '-'],
+            ['When', (u: any) => when(u.started_at)],
             ['Key', (u: any) => String(u.key_id ?? '-')],
             ['Model', (u: any) => u.model ?? '-'],
             ['Tokens in / out', (u: any) => `${u.input_tokens ?? '-'} / ${u.output_tokens ?? '-'}`],

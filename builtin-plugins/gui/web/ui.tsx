@@ -1,7 +1,10 @@
 /** Small shared pieces of the pages: a labelled field, a status line, a table, a hook that loads and reloads. */
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { errorText } from './api.js';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { problemOf, type Problem } from './api.js';
+
+/** An API timestamp (ISO 8601) as the operator reads it: date and time to the second, UTC. */
+export const when = (iso: string | null | undefined): string => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '-');
 
 export function Field(props: { label: string; name: string; value: string; onInput: (v: string) => void; type?: string; required?: boolean; placeholder?: string }) {
   const id = `f-${props.name}`;
@@ -21,9 +24,22 @@ export function Field(props: { label: string; name: string; value: string; onInp
   );
 }
 
-/** The outcome of the last action: a success or the node's error, announced to screen readers. */
-export function Status(props: { ok?: string | null; error?: string | null }) {
-  if (props.error) return <p class="status error" role="alert">{props.error}</p>;
+/** The outcome of the last action: a success or the node's error in words (its code on demand), announced to screen readers. */
+export function Status(props: { ok?: string | null; error?: Problem | null }) {
+  const e = props.error;
+  if (e)
+    return (
+      <div class="status error" role="alert">
+        <p>{e.text}</p>
+        {e.code && (
+          <details>
+            <summary>Details</summary>
+            <code>{e.code}</code>
+            {e.status ? ` (HTTP ${e.status})` : ''}
+          </details>
+        )}
+      </div>
+    );
   if (props.ok) return <p class="status ok" role="status">{props.ok}</p>;
   return null;
 }
@@ -39,7 +55,7 @@ export function Table<R>(props: { caption: string; rows: readonly R[]; columns: 
         </thead>
         <tbody>
           {props.rows.map((r) => (
-            <tr>{props.columns.map(([, cell]) => <td>{cell(r)}</td>)}</tr>
+            <tr>{props.columns.map(([h, cell]) => <td data-label={h}>{cell(r)}</td>)}</tr>
           ))}
         </tbody>
       </table>
@@ -48,16 +64,16 @@ export function Table<R>(props: { caption: string; rows: readonly R[]; columns: 
 }
 
 /** Loads data, again whenever `key` changes (a live event, a filter) or the page asks. */
-export function useLoad<T>(load: () => Promise<T>, key: number | string): { data: T | null; error: string | null; reload: () => void } {
+export function useLoad<T>(load: () => Promise<T>, key: number | string): { data: T | null; error: Problem | null; reload: () => void } {
   const [data, setData] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   useEffect(() => {
     let live = true;
     load().then(
       (d) => live && (setData(d), setError(null)),
-      (e) => live && setError(errorText(e)),
+      (e) => live && setError(problemOf(e)),
     );
     return () => {
       live = false;
@@ -66,18 +82,83 @@ export function useLoad<T>(load: () => Promise<T>, key: number | string): { data
   return { data, error, reload };
 }
 
-/** Runs a form action: its result or the node's error in a Status line. */
-export function useAction(): { ok: string | null; error: string | null; run: (work: () => Promise<string>) => Promise<void> } {
+/**
+ * Runs a form action: its result or the node's error in a Status line. While it runs, `busy` is true and another run
+ * is refused, so a second click cannot repeat a payment.
+ */
+export function useAction(): { ok: string | null; error: Problem | null; busy: boolean; run: (work: () => Promise<string>) => Promise<void> } {
   const [ok, setOk] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+  const running = useRef(false);
   const run = async (work: () => Promise<string>): Promise<void> => {
+    if (running.current) return;
+    running.current = true;
+    setBusy(true);
     setOk(null);
     setError(null);
     try {
       setOk(await work());
     } catch (e) {
-      setError(errorText(e));
+      setError(problemOf(e));
+    } finally {
+      running.current = false;
+      setBusy(false);
     }
   };
-  return { ok, error, run };
+  return { ok, error, busy, run };
+}
+
+/** A value the operator copies elsewhere (a key hash, a txid): shown whole, with a button that copies it. */
+export function Copyable(props: { value: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = () => navigator.clipboard?.writeText(props.value).then(() => setCopied(true), () => undefined);
+  return (
+    <span class="copyable">
+      <code>{props.value}</code>
+      <button type="button" class="secondary" onClick={copy} aria-label={`Copy ${props.label}`}>
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </span>
+  );
+}
+
+interface SureQuestion {
+  title: string;
+  detail: string;
+  yes: string;
+  answer: (yes: boolean) => void;
+}
+let showSure: (q: SureQuestion | null) => void = () => undefined;
+
+/** Asks before an action that moves money or destroys something; resolves true when the operator agreed. */
+export const askSure = (title: string, detail: string, yes: string): Promise<boolean> =>
+  new Promise((resolve) => showSure({ title, detail, yes, answer: resolve }));
+
+/** Where the questions of `askSure` appear: one dialog at a time, focused on its safe choice. */
+export function SureHost() {
+  const [q, setQ] = useState<SureQuestion | null>(null);
+  useEffect(() => {
+    showSure = setQ;
+  }, []);
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancel.current?.focus(), [q]);
+  if (!q) return null;
+  const done = (yes: boolean) => (setQ(null), q.answer(yes));
+  return (
+    <div class="modal-backdrop">
+      <div class="modal" role="alertdialog" aria-modal="true" aria-labelledby="sure-title" aria-describedby="sure-detail">
+        <h2 id="sure-title">{q.title}</h2>
+        <p id="sure-detail">{q.detail}</p>
+        <div class="actions">
+          <button type="button" onClick={() => done(true)}>
+            {q.yes}
+          </button>
+          <button type="button" class="secondary" ref={cancel} onClick={() => done(false)}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    </div>
+  );
 }

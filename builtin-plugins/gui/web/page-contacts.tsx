@@ -1,0 +1,190 @@
+/**
+ * The contacts page: add a contact, answer the requests waiting (with the address to answer at, which the operator
+ * confirms: a node never trusts the loopback or private addresses a requester claims), your contacts and their lines,
+ * their terms, ping, block, delete.
+ */
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { Copyable, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
+
+type Page = { version: number };
+
+const addressOf = (c: any): string => c.addresses?.https ?? c.addresses?.http ?? c.addresses?.tor ?? '';
+
+/** One request waiting: who asks (the full key hash, their message), and the terms of the answer. */
+function IncomingRequest(props: { request: any; done: () => void }) {
+  const c = props.request;
+  const decide = useAction();
+  const [answer, setAnswer] = useState({ name: c.name ?? c.suggested_name ?? '', credit: '100', address: addressOf(c) });
+  const set = (k: keyof typeof answer) => (v: string) => setAnswer({ ...answer, [k]: v });
+  const shown = c.name ?? c.suggested_name ?? 'A new contact';
+  const answerWith = (currency: string, action: 'accept' | 'decline' | 'defer') =>
+    decide.run(async () => {
+      await api('POST', `/api/v1/contacts/${c.pubkey_hash}/decisions`, {
+        decisions: [{ currency, action, ...(action === 'accept' ? { fee: 0, credit: answer.credit } : {}) }],
+        ...(c.is_new_contact && action === 'accept' ? { is_new_contact: true, contact_address: answer.address, contact_name: answer.name || shown } : {}),
+      });
+      props.done();
+      return `${action === 'accept' ? 'Accepted' : action === 'decline' ? 'Declined' : 'Deferred'} ${currency} with ${answer.name || shown}`;
+    });
+  const id = c.pubkey_hash.slice(0, 12);
+  return (
+    <article class="request" data-testid="incoming-contact" aria-labelledby={`req-${id}`}>
+      <h3 id={`req-${id}`}>{shown}</h3>
+      <p>
+        Key hash: <Copyable value={c.pubkey_hash} label={`the key hash of ${shown}`} />
+      </p>
+      {c.currencies.map((cur: any) => (
+        <div class="request-line">
+          <p>
+            Asks to connect in <strong>{cur.currency}</strong>
+            {cur.requested_credit_limit ? `, asking ${cur.requested_credit_limit} of credit` : ''}.
+            {cur.description && <q class="message">{cur.description}</q>}
+          </p>
+          {cur.warning && <p class="status error">{cur.warning}</p>}
+        </div>
+      ))}
+      <div class="grid-fields">
+        <Field label="Name for the new contact" name={`name-${id}`} value={answer.name} onInput={set('name')} />
+        <Field label="Credit you extend" name={`credit-${id}`} value={answer.credit} onInput={set('credit')} />
+        {c.is_new_contact && (
+          <Field
+            label="Their address (confirm it: the answer goes there)"
+            name={`address-${id}`}
+            value={answer.address}
+            onInput={set('address')}
+            placeholder="http://127.0.0.1:8080"
+          />
+        )}
+      </div>
+      {c.currencies.map((cur: any) => (
+        <span class="actions">
+          <button type="button" disabled={decide.busy} onClick={() => answerWith(cur.currency, 'accept')}>Accept {cur.currency}</button>
+          <button type="button" class="secondary" disabled={decide.busy} onClick={() => answerWith(cur.currency, 'decline')}>Decline {cur.currency}</button>
+          <button type="button" class="secondary" disabled={decide.busy} onClick={() => answerWith(cur.currency, 'defer')}>Later</button>
+        </span>
+      ))}
+      <Status ok={decide.ok} error={decide.error} />
+    </article>
+  );
+}
+
+export function Contacts({ version }: Page) {
+  const { data, error, reload } = useLoad(() => Promise.all([api('GET', '/api/v1/contacts', undefined, { status: 'all', limit: 100 }), api('GET', '/api/v1/contacts/pending')]), version);
+  const [contacts, pending] = data ?? [null, null];
+  const add = useAction();
+  const empty = { address: '', name: '', currency: 'VWL', credit_limit: '100', fee_percent: '0', description: '' };
+  const [form, setForm] = useState(empty);
+  const set = (k: keyof typeof form) => (v: string) => setForm({ ...form, [k]: v });
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void add.run(async () => {
+      await api('POST', '/api/v1/contacts', { ...form, ...(form.description ? {} : { description: undefined }) });
+      setForm(empty);
+      reload();
+      return `Contact request sent to ${form.name}`;
+    });
+  };
+  const [terms, setTerms] = useState({ contact: '', currency: 'VWL', credit_limit: '', fee_percent: '' });
+  const change = useAction();
+  const contactAction = (c: any, action: 'ping' | 'block' | 'unblock') =>
+    change.run(async () => {
+      const r = await api('POST', `/api/v1/contacts/${action}/${c.pubkey_hash}`);
+      reload();
+      return action === 'ping' ? `${c.name}: ${r.online_status ?? 'answered'}${r.chain_valid === false ? ', chain needs repair' : ''}` : `${c.name} ${action}ed`;
+    });
+  const remove = (c: any) =>
+    change.run(async () => {
+      if (!(await askSure(`Delete ${c.name}?`, `Every line with ${c.name} and its local history go; ${c.name} is not told. Adding them again needs a new request.`, `Delete ${c.name}`))) return 'Nothing deleted';
+      const r = await api('DELETE', `/api/v1/contacts/${encodeURIComponent(c.pubkey_hash ?? addressOf(c))}`);
+      reload();
+      return r.message;
+    });
+  const removeLine = (c: any, currency: string) =>
+    change.run(async () => {
+      if (!(await askSure(`Remove the ${currency} line with ${c.name}?`, `The ${currency} line goes on this node only; ${c.name} is not told.`, `Remove ${currency}`))) return 'Nothing removed';
+      const r = await api('POST', `/api/v1/contacts/${c.pubkey_hash}/currency-remove`, { currency });
+      reload();
+      return r.message;
+    });
+  const saveTerms = (e: Event) => {
+    e.preventDefault();
+    void change.run(async () => {
+      const body = { currency: terms.currency, ...(terms.credit_limit ? { credit_limit: terms.credit_limit } : {}), ...(terms.fee_percent ? { fee_percent: terms.fee_percent } : {}) };
+      await api('PUT', `/api/v1/contacts/${encodeURIComponent(terms.contact)}`, body);
+      reload();
+      return `Terms with ${terms.contact} in ${terms.currency} saved`;
+    });
+  };
+  // A requester is a pending contact without a name of yours yet: it is shown where it waits, not among your contacts.
+  const waiting = new Set<string>((pending?.pending.incoming ?? []).filter((c: any) => c.status === 'pending').map((c: any) => c.pubkey_hash));
+  const yours = (contacts?.contacts ?? []).filter((c: any) => !waiting.has(c.pubkey_hash));
+  return (
+    <section aria-labelledby="h-contacts">
+      <h1 id="h-contacts">Contacts</h1>
+      <Status error={error} />
+      <form onSubmit={submit} class="form" aria-label="Add a contact">
+        <h2>Add a contact</h2>
+        <Field label="Address" name="address" value={form.address} onInput={set('address')} required placeholder="https://host:port or .onion" />
+        <Field label="Name" name="name" value={form.name} onInput={set('name')} required />
+        <Field label="Currency" name="currency" value={form.currency} onInput={set('currency')} required />
+        <Field label="Credit limit" name="credit_limit" value={form.credit_limit} onInput={set('credit_limit')} required />
+        <Field label="Fee percent" name="fee_percent" value={form.fee_percent} onInput={set('fee_percent')} />
+        <Field label="Message (optional)" name="description" value={form.description} onInput={set('description')} />
+        <button type="submit" disabled={add.busy}>Add contact</button>
+        <Status ok={add.ok} error={add.error} />
+      </form>
+      <h2>Waiting for your answer</h2>
+      {pending && pending.pending.incoming.length === 0 && <p class="empty">No contact request waits. When someone adds this node, their request appears here.</p>}
+      {pending?.pending.incoming.map((c: any) => <IncomingRequest key={c.pubkey_hash} request={c} done={reload} />)}
+      <h2>Your contacts</h2>
+      <Status ok={change.ok} error={change.error} />
+      {contacts && (
+        <Table
+          caption="Your contacts"
+          rows={yours}
+          empty="No contacts yet: add one above with its address."
+          columns={[
+            ['Name', (c: any) => c.name],
+            ['Status', (c: any) => c.status],
+            ['Address', (c: any) => addressOf(c) || '-'],
+            [
+              'Lines',
+              (c: any) =>
+                c.currencies.map((l: any) => (
+                  <span class="actions">
+                    {l.currency} {l.status}
+                    {c.pubkey_hash && (
+                      <button type="button" class="secondary" onClick={() => removeLine(c, l.currency)}>
+                        Remove {l.currency} line with {c.name}
+                      </button>
+                    )}
+                  </span>
+                )),
+            ],
+            [
+              'Actions',
+              (c: any) => (
+                <span class="actions">
+                  <button type="button" class="secondary" onClick={() => contactAction(c, 'ping')}>Ping {c.name}</button>
+                  <button type="button" class="secondary" onClick={() => contactAction(c, c.status === 'blocked' ? 'unblock' : 'block')}>
+                    {c.status === 'blocked' ? 'Unblock' : 'Block'} {c.name}
+                  </button>
+                  <button type="button" class="secondary danger" onClick={() => remove(c)}>Delete {c.name}</button>
+                </span>
+              ),
+            ],
+          ]}
+        />
+      )}
+      <form onSubmit={saveTerms} class="form" aria-label="Change the terms with a contact">
+        <h2>Terms with a contact</h2>
+        <Field label="Contact (name or address)" name="t-contact" value={terms.contact} onInput={(contact) => setTerms({ ...terms, contact })} required />
+        <Field label="Currency of the line" name="t-currency" value={terms.currency} onInput={(currency) => setTerms({ ...terms, currency })} required />
+        <Field label="New credit limit" name="t-credit" value={terms.credit_limit} onInput={(credit_limit) => setTerms({ ...terms, credit_limit })} />
+        <Field label="New fee percent" name="t-fee" value={terms.fee_percent} onInput={(fee_percent) => setTerms({ ...terms, fee_percent })} />
+        <button type="submit">Save terms</button>
+      </form>
+    </section>
+  );
+}

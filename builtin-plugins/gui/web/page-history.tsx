@@ -1,0 +1,189 @@
+/**
+ * History: the REST listing (GET /wallet/transactions) paged and filtered by the node, with the same query parameters,
+ * so a page shows exactly what the API answers; and a transaction's detail (GET /wallet/transactions/:txid) in a drawer.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from './api.js';
+import { Copyable, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
+
+/** A transaction row as the overview and the history show it. */
+export const TX_COLUMNS: readonly [string, (t: any) => ComponentChildren][] = [
+  ['When', (t) => when(t.timestamp)],
+  ['Type', (t) => t.type],
+  ['Contact', (t) => t.counterparty_name ?? '-'],
+  ['Amount', (t) => `${t.amount} ${t.currency}`],
+  ['Description', (t) => t.description ?? ''],
+  ['Status', (t) => t.status],
+];
+
+const PAGE_SIZES = [10, 20, 50, 100] as const;
+
+function Choice(props: { label: string; id: string; value: string; options: readonly (string | number)[]; all?: boolean; onChange: (v: string) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+        {props.all && <option value="">all</option>}
+        {props.options.map((o) => (
+          <option value={String(o)}>{o}</option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function Row(props: { term: string; children: ComponentChildren }) {
+  return (
+    <>
+      <dt>{props.term}</dt>
+      <dd>{props.children ?? '-'}</dd>
+    </>
+  );
+}
+
+/** One transaction in full: its chain position (the previous txid opens in turn), signatures, refund. */
+function TxDrawer(props: { txid: string; open: (txid: string) => void; close: () => void }) {
+  const { data, error, reload } = useLoad(() => api('GET', `/api/v1/wallet/transactions/${props.txid}`), props.txid);
+  const refund = useAction();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [props.txid]);
+  const t = data?.transaction;
+  const doRefund = () =>
+    refund.run(async () => {
+      if (!(await askSure(`Refund ${t.amount} ${t.currency}?`, `The whole remainder goes back to ${t.counterparty_name ?? t.sender_address} as a new payment.`, 'Refund'))) return 'Nothing refunded';
+      const r = await api('POST', '/api/v1/wallet/refund', { txid: t.txid });
+      reload();
+      return r.message;
+    });
+  return (
+    <div class="drawer-backdrop" onClick={(e) => e.target === e.currentTarget && props.close()}>
+      <aside class="drawer" role="dialog" aria-modal="true" aria-labelledby="tx-title" onKeyDown={(e) => e.key === 'Escape' && props.close()}>
+        <h2 id="tx-title" tabIndex={-1} ref={heading}>
+          Transaction
+        </h2>
+        <button type="button" class="secondary" onClick={props.close}>
+          Close
+        </button>
+        <Status error={error} />
+        {t && (
+          <dl class="details">
+            <Row term="Txid">
+              <Copyable value={t.txid} label="the txid" />
+            </Row>
+            <Row term="Type">{`${t.type} (${t.tx_type})`}</Row>
+            <Row term="Status">{t.status}</Row>
+            <Row term="Amount">{`${t.amount} ${t.currency}`}</Row>
+            <Row term="Description">{t.description}</Row>
+            <Row term="Contact">{t.counterparty_name}</Row>
+            <Row term="Contact key hash">{t.counterparty_pubkey_hash && <Copyable value={t.counterparty_pubkey_hash} label="the contact's key hash" />}</Row>
+            <Row term="From">{t.sender_address}</Row>
+            <Row term="To">{t.receiver_address}</Row>
+            <Row term="Created">{when(t.timestamp)}</Row>
+            <Row term="Completed">{when(t.completed_at)}</Row>
+            <Row term="Chain position">
+              {t.previous_txid ? (
+                <>
+                  after{' '}
+                  <button type="button" class="link" onClick={() => props.open(t.previous_txid)}>
+                    {t.previous_txid}
+                  </button>
+                </>
+              ) : (
+                'first of this contact and currency'
+              )}
+            </Row>
+            <Row term="Sender's signature">{data.signatures?.sender && <code class="long">{data.signatures.sender}</code>}</Row>
+            <Row term="Recipient's signature">{data.signatures?.recipient && <code class="long">{data.signatures.recipient}</code>}</Row>
+            {t.refund_of && (
+              <Row term="Refund of">
+                <button type="button" class="link" onClick={() => props.open(t.refund_of)}>
+                  {t.refund_of}
+                </button>
+              </Row>
+            )}
+            {t.failure_reason && <Row term="Why it failed">{t.failure_reason}</Row>}
+            {t.needs_review && <Row term="Review">the outcome may differ on the other side (docs/protocol.md, crash recovery)</Row>}
+            {t.tx_type === 'p2p' && <Row term="Route">routed: the fees of the nodes on its route were paid on top (Approvals shows candidates while one waits)</Row>}
+          </dl>
+        )}
+        {t?.type === 'received' && t.status === 'completed' && (
+          <button type="button" disabled={refund.busy} onClick={doRefund}>
+            Refund
+          </button>
+        )}
+        <Status ok={refund.ok} error={refund.error} />
+      </aside>
+    </div>
+  );
+}
+
+export function History({ version }: { version: number }) {
+  const [filter, setFilter] = useState({ type: '', status: '', contact: '' });
+  const [contactInput, setContactInput] = useState('');
+  const [size, setSize] = useState(20);
+  const [offset, setOffset] = useState(0);
+  const [open, setOpen] = useState<string | null>(null);
+  const query = { limit: size, offset, type: filter.type, status: filter.status, contact: filter.contact };
+  const { data, error } = useLoad(() => api('GET', '/api/v1/wallet/transactions', undefined, query), `${version}|${JSON.stringify(query)}`);
+  const change = (next: Partial<typeof filter>) => (setFilter({ ...filter, ...next }), setOffset(0));
+  const total: number = data?.pagination.total ?? 0;
+  const shown = data?.transactions.length ?? 0;
+  return (
+    <section aria-labelledby="h-history">
+      <h1 id="h-history">History</h1>
+      <form
+        class="filters"
+        aria-label="Filter the transactions"
+        onSubmit={(e) => {
+          e.preventDefault();
+          change({ contact: contactInput.trim() });
+        }}
+      >
+        <Choice label="Type" id="h-type" all value={filter.type} options={['sent', 'received', 'relay']} onChange={(type) => change({ type })} />
+        <Choice label="Status" id="h-status" all value={filter.status} options={['completed', 'pending', 'sending', 'failed', 'rejected', 'cancelled']} onChange={(status) => change({ status })} />
+        <div class="field">
+          <label for="h-contact">Contact (name, address or key hash)</label>
+          <input id="h-contact" value={contactInput} onInput={(e) => setContactInput((e.target as HTMLInputElement).value)} />
+        </div>
+        <button type="submit">Search</button>
+        <Choice label="Rows per page" id="h-size" value={String(size)} options={PAGE_SIZES} onChange={(v) => (setSize(Number(v)), setOffset(0))} />
+      </form>
+      <p class="downloads">
+        Export: <a href="/api/v1/export/transactions">CSV</a> · <a href="/api/v1/export/transactions?format=json">NDJSON</a> ·{' '}
+        <a href="/api/v1/export/transactions?view=full">CSV full</a>
+      </p>
+      <Status error={error} />
+      {data && (
+        <>
+          <Table
+            caption="Transactions"
+            rows={data.transactions}
+            empty={filter.type || filter.status || filter.contact ? 'No transaction matches: clear a filter.' : 'No transactions yet: send one from the Send page.'}
+            columns={[
+              ...TX_COLUMNS,
+              [
+                'Detail',
+                (t: any) => (
+                  <button type="button" class="secondary" data-txid={t.txid} aria-label={`Details of ${t.txid.slice(0, 8)}`} onClick={() => setOpen(t.txid)}>
+                    Details
+                  </button>
+                ),
+              ],
+            ]}
+          />
+          <nav class="pager" aria-label="Pages of transactions">
+            <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - size))}>
+              Previous
+            </button>
+            <span aria-live="polite">{shown ? `${offset + 1}–${offset + shown} of ${total}` : `0 of ${total}`}</span>
+            <button type="button" class="secondary" disabled={offset + shown >= total} onClick={() => setOffset(offset + size)}>
+              Next
+            </button>
+          </nav>
+        </>
+      )}
+      {open && <TxDrawer txid={open} open={setOpen} close={() => setOpen(null)} />}
+    </section>
+  );
+}
