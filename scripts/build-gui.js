@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles the GUI (builtin-plugins/gui/web, Preact + TSX) into dist/builtin-plugins/gui/web: index.html, app.js,
+// Bundles the GUI (builtin-plugins/gui/web, Preact + TSX, uPlot) into dist/builtin-plugins/gui/web: index.html, app.js,
 // app.css, minified, no external resources. Prints the gzipped size and fails above the 150 KB budget of issue 17.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';

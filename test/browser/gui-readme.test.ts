@@ -253,6 +253,44 @@ describe('phone-sized', () => {
   }, 120_000);
 });
 
+describe('money at a glance', () => {
+  it("after three payments Carol's balance chart has three steps and Bob's line shows what he owes", async () => {
+    const C = await readmeNode();
+    try {
+      await ok(C, 'POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'Bob', credit_limit: '50' });
+      await waitFor(() => ok(B, 'GET', '/api/v1/contacts/pending'), (p) => p.pending.incoming.some((c: any) => c.pubkey_hash === hashOf(C)), 'the request at Bob');
+      await ok(B, 'POST', `/api/v1/contacts/${hashOf(C)}/decisions`, {
+        decisions: [{ currency: 'VWL', action: 'accept', fee: 0, credit: '20' }],
+        is_new_contact: true,
+        contact_address: C.node.baseUrl,
+        contact_name: 'Carol',
+      });
+      await waitFor(() => ok(C, 'GET', `/api/v1/contacts/${hashOf(B)}`), (r) => r.contact.status === 'accepted', 'Bob accepted on Carol');
+      const txids: string[] = [];
+      for (const amount of ['1', '2', '3']) txids.push(await send(B, 'Carol', amount));
+      await settledAll(B, txids, C);
+
+      const carol = await open(browser, C);
+      await logInFirst(carol, C);
+      const chart = carol.getByTestId('balance-chart-VWL');
+      await chart.locator('canvas').waitFor();
+      const canvas = await chart.locator('canvas').boundingBox();
+      expect(canvas!.width).toBeGreaterThan(200);
+      await chart.getByText('The numbers').click();
+      const steps = await chart.getByRole('table').locator('tbody tr').allTextContents();
+      expect(steps).toHaveLength(3);
+      expect(steps.map((r) => r.replace(/^.*UTC/, ''))).toEqual(['+11', '+23', '+36']);
+      const line = carol.getByTestId('line-Bob-VWL');
+      expect(await line.textContent()).toContain('Bob owes you 6 of the 50 you extend');
+      expect(await line.locator('meter').first().getAttribute('value')).toBe('6');
+      expect(await violations(carol)).toEqual([]);
+      await carol.context().close();
+    } finally {
+      await C.destroy();
+    }
+  });
+});
+
 describe('deleting in the GUI asks first', () => {
   it('a line and a contact are deleted after the operator confirms, and kept when they cancel', async () => {
     for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { allowed_currencies: ['VWL', 'USD'] });

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Copyable, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
 import { TX_COLUMNS } from './page-history.js';
+import { BalanceHistory, LineBars } from './charts.js';
 
 type Page = { version: number };
 
@@ -35,6 +36,8 @@ export function Overview({ version }: Page) {
               </div>
             ))}
           </div>
+          <LineBars version={version} />
+          <BalanceHistory version={version} />
           <Table
             caption="Recent transactions"
             rows={overview.recent_transactions}
