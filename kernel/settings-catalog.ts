@@ -31,7 +31,7 @@ export const kernelSettings: readonly SettingDefinition[] = [
   { key: 'trustedProxies', security: true, type: 'list', default: [], category: 'api', env: 'TRUSTED_PROXIES',
     description: 'Proxy IPs or narrow CIDRs whose forwarding headers are trusted; empty clears (TRUSTED_PROXIES overrides)',
     validate: (v) => { const r = parseTrustedProxies(v as string[]); return typeof r === 'string' ? r : null; } },
-  { key: 'metricsAllowedAddresses', type: 'list', default: ['127.0.0.1', '::1'], category: 'api', env: 'NODE_METRICS_ALLOWED_ADDRESSES',
+  { key: 'metricsAllowedAddresses', security: true, type: 'list', default: ['127.0.0.1', '::1'], category: 'api', env: 'NODE_METRICS_ALLOWED_ADDRESSES',
     description: 'Client IPs or narrow CIDRs that may read GET /metrics without the bearer token (NODE_METRICS_TOKEN); empty: token only',
     validate: (v) => { const r = parseTrustedProxies(v as string[]); return typeof r === 'string' ? r : null; } },
   { key: 'logLevel', type: 'enum', default: 'INFO', options: ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'], category: 'logging', description: 'Lowest level written to the log' },

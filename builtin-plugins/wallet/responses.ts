@@ -77,7 +77,7 @@ const fullTx = objectOf({
 });
 
 export const transactionsResponse = objectOf({ transactions: arrayOf(fullTx), pagination: paginationSchema });
-export const transactionResponse = objectOf({ transaction: fullTx });
+export const transactionResponse = objectOf({ transaction: fullTx, signatures: objectOf({ sender: nullable(string), recipient: nullable(string) }) });
 
 export const sendResponse = objectOf({
   status: { type: 'string', enum: ['sent', 'awaiting_approval', 'searching'] },

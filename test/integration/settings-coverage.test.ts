@@ -30,6 +30,8 @@ const COVERED: Record<string, Entry> = {
   hostname: 'test/integration/transport-repin.test.ts',
   api_enabled: 'test/integration/auth-http.test.ts',
   api_cors_allowed_origins: 'test/integration/auth-http.test.ts',
+  // 'refuses a client address that is not listed, and grants the bearer token from anywhere'.
+  metrics_allowed_addresses: 'test/integration/metrics.test.ts',
   rate_limit_enabled: 'test/integration/auth-access.test.ts',
   trusted_proxies: 'test/integration/auth-http.test.ts',
   log_level: 'test/integration/system-log-settings.test.ts',
