@@ -13,6 +13,8 @@ export const numberSchema: JsonSchema = { type: 'number' };
 export const booleanSchema: JsonSchema = { type: 'boolean' };
 export const dateTimeSchema: JsonSchema = { type: 'string', format: 'date-time' };
 export const anySchema: JsonSchema = {};
+/** The `data` of a route that answers with a message only. */
+export const nullSchema: JsonSchema = { type: 'null' };
 
 /** `schema` or null. */
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });

@@ -2,6 +2,7 @@
  * JSON shapes of payment requests (Document 1, "Payment request"). Timestamps are `YYYY-MM-DD HH:MM:SS` (UTC).
  */
 import { formatMinor } from '../../sdk/money.js';
+import { amountSchema, arrayOf, integerSchema, nullable, objectOf, optional, stringSchema } from '../../sdk/schema.js';
 import type { RequestRow } from './store.js';
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC. */
@@ -32,3 +33,29 @@ export function requestView(r: RequestRow, contactName: string | null): Record<s
     ...(r.deliveryError ? { delivery_error: r.deliveryError } : {}),
   };
 }
+
+// ---- The answers of the request routes, as JSON schemas (`RouteDefinition.response`)
+
+const time = { type: 'string', pattern: '^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$' };
+const requestSchema = objectOf({
+  id: integerSchema,
+  request_id: stringSchema,
+  direction: { type: 'string', enum: ['incoming', 'outgoing'] },
+  status: stringSchema,
+  contact_name: nullable(stringSchema),
+  requester_address: optional(nullable(stringSchema)),
+  amount: amountSchema,
+  currency: stringSchema,
+  description: nullable(stringSchema),
+  created_at: time,
+  resulting_txid: optional(nullable(stringSchema)),
+  responded_at: optional(nullable(time)),
+  payer_note: optional(stringSchema),
+  failure_reason: optional(stringSchema),
+  delivery: stringSchema,
+  delivery_error: optional(stringSchema),
+});
+export const requestListResponse = objectOf({ incoming: arrayOf(requestSchema), outgoing: arrayOf(requestSchema) });
+export const requestCreatedResponse = objectOf({ request_id: stringSchema });
+/** An approved or retried request's payment: its txid, and the route's hash when it goes over one. */
+export const requestPaymentResponse = objectOf({ txid: nullable(stringSchema), p2p_hash: optional(stringSchema) });

@@ -6,7 +6,8 @@ import { pageParams, pageQuery } from '../../sdk/paging.js';
 import { formatMinor } from '../../sdk/money.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 import type { Payment, RequestsCore } from './core.js';
-import { requestView } from './present.js';
+import { nullSchema } from '../../sdk/schema.js';
+import { requestCreatedResponse, requestListResponse, requestPaymentResponse, requestView } from './present.js';
 
 /** `{txid}` (Document 1); a payment that goes over a route also names it (`p2p_hash`, as the send route does). */
 const paymentData = (paid: Payment): Record<string, unknown> => ({ txid: paid.txid, ...(paid.routeHash ? { p2p_hash: paid.routeHash } : {}) });
@@ -21,6 +22,7 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     method: 'GET',
     path: '/api/v1/requests',
     access: { scope: 'wallet:read' },
+    response: requestListResponse,
     query: pageQuery(),
     handler: (req) => {
       core.expireDue();
@@ -36,6 +38,7 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     method: 'POST',
     path: '/api/v1/requests',
     access: { scope: 'wallet:send' },
+    response: requestCreatedResponse,
     body: {
       type: 'object',
       required: ['contact', 'amount', 'currency'],
@@ -62,6 +65,7 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     method: 'POST',
     path: '/api/v1/requests/approve',
     access: { scope: 'wallet:send' },
+    response: requestPaymentResponse,
     body: { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string', minLength: 1 } } },
     handler: async (req) => {
       const paid = await core.approve(req.body.request_id, req.body.payer_note);
@@ -74,6 +78,7 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     method: 'POST',
     path: '/api/v1/requests/retry',
     access: { scope: 'wallet:send' },
+    response: requestPaymentResponse,
     body: { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string' } } },
     errorCodes: { request_id: 'retry_failed' },
     handler: async (req) => {
@@ -86,6 +91,7 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     method: 'POST',
     path: '/api/v1/requests/decline',
     access: { scope: 'wallet:send' },
+    response: nullSchema,
     body: { type: 'object', required: ['request_id'], properties: { request_id: { type: 'string', minLength: 1 } } },
     handler: (req) => {
       const row = core.decline(req.body.request_id);
@@ -97,6 +103,7 @@ export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): v
     method: 'DELETE',
     path: '/api/v1/requests/:request_id',
     access: { scope: 'wallet:send' },
+    response: nullSchema,
     handler: (req) => {
       const id = req.params.request_id ?? '';
       if (!id) throw new ApiError('missing_field', 400, 'Missing required field: request_id', { field: 'request_id' });
