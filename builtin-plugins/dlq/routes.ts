@@ -1,4 +1,5 @@
 import { ApiError, type DeadLetterStatus, type PluginContext } from '../../sdk/index.js';
+import { arrayOf, booleanSchema, integerSchema, nullable, objectOf, stringSchema } from '../../sdk/schema.js';
 
 const STATUSES: readonly DeadLetterStatus[] = ['pending', 'retrying', 'resolved', 'abandoned'];
 const DEFAULT_STATUSES: readonly DeadLetterStatus[] = ['pending', 'retrying'];
@@ -18,6 +19,24 @@ export function parseStatuses(raw: unknown): readonly DeadLetterStatus[] {
   return [...new Set(parts)] as DeadLetterStatus[];
 }
 
+const STATUS = { type: 'string', enum: STATUSES };
+/** A dead letter as every route shows it (DeadLetterItem). */
+const itemSchema = objectOf({
+  id: integerSchema,
+  message_id: stringSchema,
+  message_type: stringSchema,
+  status: STATUS,
+  retry_count: integerSchema,
+  recipient_address: nullable(stringSchema),
+  failure_reason: nullable(stringSchema),
+  added_at: stringSchema,
+  updated_at: stringSchema,
+  retryable: booleanSchema,
+});
+const listResponse = objectOf({ items: arrayOf(itemSchema), count: integerSchema, statuses: arrayOf(STATUS), pending_count: integerSchema });
+const itemResponse = objectOf({ item: itemSchema });
+const actedResponse = objectOf({ message: stringSchema, item: itemSchema });
+
 function itemId(raw: string | undefined): number {
   if (!raw || !/^\d{1,15}$/.test(raw)) throw new ApiError('invalid_id', 400, 'The dead letter id must be a positive integer');
   return Number(raw);
@@ -30,6 +49,7 @@ export function registerDlqRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/system/dlq',
     access: { scope: 'system:read' },
+    response: listResponse,
     query: { type: 'object', properties: { status: { type: 'string' } } },
     handler: (req) => {
       const statuses = parseStatuses(req.query.status);
@@ -42,6 +62,7 @@ export function registerDlqRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/system/dlq/:id',
     access: { scope: 'system:read' },
+    response: itemResponse,
     handler: (req) => {
       const id = itemId(req.params.id);
       const item = dlq.get(id);
@@ -54,6 +75,7 @@ export function registerDlqRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/system/dlq/:id/retry',
     access: { scope: 'system:write' },
+    response: actedResponse,
     handler: async (req) => {
       const id = itemId(req.params.id);
       const item = await dlq.retry(id);
@@ -70,6 +92,7 @@ export function registerDlqRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/system/dlq/:id/abandon',
     access: { scope: 'system:write' },
+    response: actedResponse,
     handler: (req) => {
       const id = itemId(req.params.id);
       const item = dlq.abandon(id);
