@@ -1,5 +1,6 @@
 import type { PluginContext, SettingsMechanism } from '../../sdk/index.js';
 import { ApiError } from '../../sdk/index.js';
+import { arrayOf, objectOf, stringSchema } from '../../sdk/schema.js';
 import { READ_ONLY_SETTINGS } from './settings-catalog.js';
 
 /**
@@ -11,6 +12,14 @@ import { READ_ONLY_SETTINGS } from './settings-catalog.js';
 
 const WRITE = { scope: 'system:write' } as const;
 const READ = { scope: 'system:read' } as const;
+
+const viewFields = {
+  settings: { type: 'object' },
+  overridden: arrayOf(stringSchema),
+  read_only: arrayOf(stringSchema),
+  categories: { type: 'object', additionalProperties: arrayOf(stringSchema) },
+};
+const viewResponse = objectOf(viewFields);
 
 function snakeValues(settings: SettingsMechanism, values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).map(([k, v]) => [settings.toSnake(k), v]));
@@ -45,6 +54,7 @@ export function registerSettingsRoutes(ctx: PluginContext): void {
     method: 'GET',
     path: '/api/v1/system/settings',
     access: READ,
+    response: viewResponse,
     query: { type: 'object' },
     handler: () => settingsView(settings),
   });
@@ -53,6 +63,7 @@ export function registerSettingsRoutes(ctx: PluginContext): void {
     method: 'PUT',
     path: '/api/v1/system/settings',
     access: WRITE,
+    response: objectOf({ message: stringSchema, updated: { type: 'object' } }),
     body: { type: 'object' },
     confirm: (req) => {
       const keys = new Set(Object.keys(req.body).map((name) => settings.fromSnake(name)));
@@ -99,6 +110,7 @@ export function registerSettingsRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/system/settings/reset',
     access: WRITE,
+    response: objectOf({ message: stringSchema, ...viewFields }),
     // A reset changes the security settings too.
     confirm: true,
     body: { type: 'object' },
