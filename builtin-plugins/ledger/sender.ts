@@ -46,6 +46,7 @@ const NOT_DELIVERED = new Set([
   'replay',
   'retired',
   'handler_error',
+  'insufficient_storage',
   'hello_failed',
   'hello_invalid',
   'identity_mismatch',

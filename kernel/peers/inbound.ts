@@ -1,5 +1,5 @@
 import type { Logger, NodeAddresses, PeerHandler, PeerSender } from '../../sdk/index.js';
-import { PeerRefusal } from '../../sdk/index.js';
+import { PeerRefusal, storageFault, type StorageFault } from '../../sdk/index.js';
 import { GroupCommit, type GroupCommitWatch } from '../db/group-commit.js';
 import type { Db } from '../db/open.js';
 import { decryptAtRest, encryptAtRest } from '../crypto/at-rest.js';
@@ -196,6 +196,7 @@ export class PeerInbound {
     } else {
       const outcome = await this.#dispatch(type, payload, sender, header.mid, now);
       if (!outcome) return refuse(500, 'handler_error', 'the message could not be processed; retry later');
+      if (typeof outcome === 'string') return refuse(507, 'insufficient_storage', `this node cannot write to its disk (${outcome}); retry later`);
       reply = outcome;
     }
     if (!stored && repeatable) {
@@ -225,15 +226,19 @@ export class PeerInbound {
     return this.#pendingReplay.has(replayKey(sender, nonce)) || this.#replay.get(sender, nonce) !== undefined;
   }
 
-  /** Null when the handler failed unexpectedly: nothing is recorded, so the sender's retry runs it again. */
-  async #dispatch(type: string, payload: Record<string, unknown>, sender: PeerSender, messageId: string, now: number): Promise<StoredReply | null> {
+  /**
+   * Null when the handler failed unexpectedly, the fault when the disk refused its write: nothing is recorded either
+   * way, so the sender's retry runs it again.
+   */
+  async #dispatch(type: string, payload: Record<string, unknown>, sender: PeerSender, messageId: string, now: number): Promise<StoredReply | StorageFault | null> {
     const reply = await this.#handled(type, payload, sender, messageId, now);
     const known = this.#handlers.has(type);
-    this.counted('in', known ? type : 'unknown', !reply ? 'error' : reply.ok ? 'ok' : known ? 'refused' : 'unknown_type');
+    const answered = typeof reply === 'object' ? reply : null;
+    this.counted('in', known ? type : 'unknown', !answered ? 'error' : answered.ok ? 'ok' : known ? 'refused' : 'unknown_type');
     return reply;
   }
 
-  async #handled(type: string, payload: Record<string, unknown>, sender: PeerSender, messageId: string, now: number): Promise<StoredReply | null> {
+  async #handled(type: string, payload: Record<string, unknown>, sender: PeerSender, messageId: string, now: number): Promise<StoredReply | StorageFault | null> {
     const refusal = (r: PeerRefusal): StoredReply => ({ ok: false, data: r.data ?? {}, error: { code: r.code, message: r.message } });
     const entry = this.#handlers.get(type);
     if (!entry) return refusal(new PeerRefusal('unknown_type', `this node does not handle "${type}" messages`));
@@ -246,6 +251,11 @@ export class PeerInbound {
       return { ok: true, data, error: null };
     } catch (err) {
       if (err instanceof PeerRefusal) return refusal(err);
+      const fault = storageFault(err);
+      if (fault) {
+        this.log.warn(`peer handler for ${type} held: the disk refused its write`, { storage: fault });
+        return fault;
+      }
       this.log.error(`peer handler for ${type} failed`, { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       return null;
     }

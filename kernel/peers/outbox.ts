@@ -183,7 +183,7 @@ export class Outbox {
     const onDisk = this.tx.storage?.failed(err) ?? null;
     const wait = storageRetryMs(++this.#pauses);
     this.#pausedUntil = Date.now() + wait;
-    this.log.error('outbox paused: its records could not be written', { error: err instanceof Error ? err.message : String(err), storage: onDisk, retry_in_ms: wait });
+    this.log.error('outbox paused: its records could not be read or written', { error: err instanceof Error ? err.message : String(err), storage: onDisk, retry_in_ms: wait });
     this.#armTimer();
   }
 
