@@ -385,3 +385,50 @@ describe('tools and generation options', () => {
     }
   });
 });
+
+describe('provider health', () => {
+  it('retries and fails over from a dead provider, skips it once it cools down, and takes it back after a probe', async () => {
+    const { keyId, token, openai } = await fundedKey('1');
+    const mcp = await mcpClient(seller, token);
+    const explain = async () => {
+      const res = await mcp.client.callTool({ name: 'route.explain', arguments: { model: 'gpt-fake' } });
+      return (res.structuredContent as any).candidates.find((c: any) => c.provider === 'dead');
+    };
+    const servedBy = async () => {
+      const res: any = await openai.chat.completions.create({ model: 'gpt-fake', messages: user('x') });
+      return { provider: res.billing.provider, failovers: res.billing.route.failovers };
+    };
+    // Nothing listens on port 9: every attempt on `dead` is refused at once.
+    await configure(seller, {
+      set: { cooldown_seconds: '1', retries: '1' },
+      provider: { id: 'dead', preset: 'openai-compatible', endpoint: 'http://127.0.0.1:9/v1', models: [model('gpt-fake')] },
+      active: { provider: 'dead', model: 'gpt-fake' },
+    });
+    try {
+      // Two attempts (one retry), then the next provider: two failures so far.
+      expect(await servedBy()).toEqual({ provider: 'primary', failovers: 1 });
+      expect((await explain()).health).toMatchObject({ state: 'healthy', consecutive_failures: 2 });
+      // The third failure starts the cooldown; the retry is skipped.
+      expect(await servedBy()).toEqual({ provider: 'primary', failovers: 1 });
+      const cooling = await explain();
+      expect(cooling).toMatchObject({ ready: false, rejections: ['cooling_down'], health: { state: 'cooling', consecutive_failures: 3 } });
+      expect(cooling.health.last_error).toMatch(/^upstream_unreachable/);
+      const status = await ok(seller, 'GET', `${PLUGIN}/status`);
+      expect(status.providers.find((p: any) => p.id === 'dead').health['gpt-fake']).toMatchObject({ state: 'cooling' });
+      // Skipped: the call goes straight to the next provider.
+      expect(await servedBy()).toEqual({ provider: 'primary', failovers: 0 });
+
+      // The provider comes back; after the cooldown one call probes it and it serves again.
+      await configure(seller, { provider: { id: 'dead', endpoint: fake.openaiUrl } });
+      await waitFor(explain, (c) => c.health.state === 'half_open' && c.ready, 'the cooldown to end');
+      expect(await servedBy()).toEqual({ provider: 'dead', failovers: 0 });
+      expect((await explain()).health).toMatchObject({ state: 'healthy', consecutive_failures: 0 });
+      const rows = await usageRows(keyId);
+      expect(rows.map((r) => r.provider)).toEqual(['dead', 'primary', 'primary', 'primary']);
+      expect(await balanceOf(keyId)).toBe(rows.reduce((b, r) => b.minus(r.charge), new Decimal(1)).toString());
+    } finally {
+      await configure(seller, { set: { cooldown_seconds: '30', retries: '1' }, active: { provider: 'primary', model: 'gpt-fake' } });
+      await mcp.client.close();
+    }
+  });
+});
