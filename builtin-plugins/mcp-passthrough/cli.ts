@@ -106,7 +106,7 @@ export default defineCliCommands({
     mcp
       .command('set')
       .summary('change one setting')
-      .argument('<name>', 'a setting name: mode, currency, max_output_tokens, allowed_origins, failover, remote_routing, max_hops, max_price_per_call, max_spend_per_day or resale_markup_pct')
+      .argument('<name>', 'a setting name: mode, currency, max_output_tokens, allowed_origins, failover, retries, cooldown_seconds, remote_routing, max_hops, max_price_per_call, max_spend_per_day or resale_markup_pct')
       .argument('<value>')
       .action((name: string, value: string) => configureWith(ctx, { set: { [name]: value } }, `${name} set to ${value}.`));
 

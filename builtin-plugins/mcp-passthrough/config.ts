@@ -26,6 +26,8 @@ export type Mode = 'pilot' | 'open';
 export const MAX_OUTPUT_CAP = 32768;
 export const DEFAULT_OUTPUT_ALLOWANCE = 1024;
 export const MAX_ORIGINS_PER_KEY = 3;
+export const DEFAULT_RETRIES = 1;
+export const DEFAULT_COOLDOWN_SECONDS = 30;
 const MAX_DEFAULT_ORIGINS = 20;
 const MAX_MODELS_PER_PROVIDER = 500;
 /** Rates above this (per million tokens or per gigabyte) are refused as typing mistakes. */
@@ -37,6 +39,10 @@ export interface Settings {
   maxOutputTokens: number;
   allowedOrigins: string[];
   failover: boolean;
+  /** Further attempts on a provider that failed before output, with backoff, before failing over. */
+  retries: number;
+  /** How long a provider that failed repeatedly is skipped before one call probes it (health.ts). */
+  cooldownMs: number;
   /** Whether calls may be resold to sellers learned from contacts (off unless the operator turns it on). */
   remoteRouting: boolean;
   /** The discovery horizon this node routes within (1 to 3 hops). */
@@ -77,6 +83,11 @@ const SETTING_PARSERS: Record<string, (value: string) => string | { error: strin
     return out.join(',');
   },
   failover: (v) => onOff(v, 'failover'),
+  retries: (v) => (/^[0-5]$/.test(v.trim()) ? v.trim() : { error: 'retries must be an integer from 0 to 5' }),
+  cooldown_seconds: (v) => {
+    const n = Number(v.trim());
+    return /^\d+$/.test(v.trim()) && n >= 1 && n <= 3600 ? String(n) : { error: 'cooldown_seconds must be an integer from 1 to 3600' };
+  },
   // The federation's operator limits (docs/mcp-passthrough.md, "Federation"): a call's `routing` can only lower them.
   remote_routing: (v) => onOff(v, 'remote_routing'),
   max_hops: (v) => (/^[1-3]$/.test(v.trim()) ? v.trim() : { error: `max_hops must be 1, 2 or ${MAX_HOPS}` }),
@@ -273,6 +284,8 @@ export class OperatorConfig {
       maxOutputTokens: Number(c.get('max_output_tokens') ?? DEFAULT_OUTPUT_ALLOWANCE),
       allowedOrigins: (c.get('allowed_origins') ?? '').split(',').filter(Boolean),
       failover: (c.get('failover') ?? 'on') === 'on',
+      retries: Number(c.get('retries') ?? DEFAULT_RETRIES),
+      cooldownMs: Number(c.get('cooldown_seconds') ?? DEFAULT_COOLDOWN_SECONDS) * 1000,
       remoteRouting: c.get('remote_routing') === 'on',
       maxHops: Number(c.get('max_hops') ?? MAX_HOPS),
       maxPricePerCall: amountOrNull(c.get('max_price_per_call')),

@@ -14,6 +14,7 @@ import { Resale } from './federation/resale.js';
 import { registerFederationRoutes } from './federation/routes.js';
 import { Sellers } from './federation/sellers.js';
 import { FederationStore, federationMigrations } from './federation/store.js';
+import { Health } from './health.js';
 import { Keys } from './keys.js';
 import { OpenAiDoor } from './openai/door.js';
 import { registerPublicRoutes } from './public-routes.js';
@@ -83,7 +84,8 @@ export default definePlugin({
       ctx.log,
       now,
     );
-    const inference = new Inference(config, presets, keys, billing, agents, timeoutMs, now, inferenceMetrics(ctx), new Sellers(offers, resale, federation, contacts, now));
+    const health = new Health(now, () => config.settings().cooldownMs);
+    const inference = new Inference(config, presets, keys, billing, agents, timeoutMs, now, inferenceMetrics(ctx), health, new Sellers(offers, resale, federation, contacts, now));
     const api = new CustomerApi(store, config, inference, contacts, ctx.identity, () => ctx.kernel.node);
     const sessions = new Sessions(now, ctx.log);
     const endpoint = new McpEndpoint(keys, sessions, api, ctx.manifest.version, ctx.log, now);
@@ -96,6 +98,7 @@ export default definePlugin({
       keys,
       sessions,
       presets,
+      health,
       federation: () => federationStatus(offers.fresh(), federation.owedCalls()),
       refreshOffers: () => ctx.jobs.kick('refresh-offers'),
     });

@@ -22,6 +22,7 @@ import { MAX_OUTPUT_CAP, sameCurrency, type OperatorConfig, type Settings } from
 import { offerRates } from './federation/offers.js';
 import type { ResoldOutcome } from './federation/resale.js';
 import type { OfferRow } from './federation/store.js';
+import { countsAgainst, type Health } from './health.js';
 import type { Keys } from './keys.js';
 import {
   charge,
@@ -35,7 +36,7 @@ import {
   type Rates,
 } from './pricing.js';
 import type { KeyRow, ModelRow, ProviderRow, UsageRow } from './store.js';
-import { callUpstream, type CallOptions, type CallOutcome, type UpstreamAgents } from './upstream/call.js';
+import { callUpstream, emptyOutcome, type CallOptions, type CallOutcome, type UpstreamAgents } from './upstream/call.js';
 import type { ChatMessage, Generation, GenerationOption, ProviderPreset, ToolCall, ToolCallDelta } from './upstream/protocol.js';
 import type { PresetRegistry } from './upstream/presets.js';
 import type { InferenceMetrics } from './metrics.js';
@@ -71,6 +72,28 @@ export type Candidate = ProviderCandidate | SellerCandidate;
 /** The provider id, or `seller:<first 16 hex of its key hash>`. */
 export const candidateName = (c: Candidate): string => (c.kind === 'provider' ? c.provider.id : `seller:${c.offer.sellerHash.slice(0, 16)}`);
 const modelOf = (c: Candidate): string => (c.kind === 'provider' ? c.model.id : c.offer.model);
+/** What health is kept for: a model where it runs (one model of a provider may be down while the others answer). */
+const deployment = (c: Candidate): string => `${candidateName(c)}/${modelOf(c)}`;
+
+/** First pause before a retry; each further one doubles. */
+const RETRY_BACKOFF_MS = 100;
+
+/** Waits `ms`, or less when a signal aborts. */
+function pause(ms: number, signals: AbortSignal[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      for (const s of signals) s.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    for (const s of signals) s.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** A failure before output worth another attempt on the same place: it was busy or briefly away, not refusing. */
+const retryable = (o: CallOutcome): boolean =>
+  o.failure !== null && o.text.length === 0 && o.deltas === 0 && o.failure.code !== 'upstream_timeout' && countsAgainst(o.failure) && o.failure.status !== 401 && o.failure.status !== 403;
 
 /** Sellers of a model (federation/sellers.ts): their candidates, and how a call reaches and pays one. */
 export interface SellerSource {
@@ -146,6 +169,11 @@ function unsupportedBy(c: Candidate, generation: Generation): Candidate {
   return missing.length ? { ...c, rejections: [...c.rejections, ...missing.map((k) => `${UNSUPPORTED}${k}`)] } : c;
 }
 
+/** The outcome of a place that could not be tried: a failure before output, so the call goes on to the next. */
+function skippedOutcome(): CallOutcome {
+  return { ...emptyOutcome(), failure: { code: 'upstream_unreachable', message: 'the provider is cooling down after repeated failures' } };
+}
+
 export class Inference {
   /**
    * What resold calls running now may still cost this node (each at its worst case): the daily ceiling counts it beside
@@ -162,6 +190,7 @@ export class Inference {
     private readonly timeoutMs: number,
     private readonly now: () => number,
     private readonly metrics: InferenceMetrics,
+    private readonly health: Health,
     private readonly sellers: SellerSource | null = null,
   ) {}
 
@@ -209,6 +238,7 @@ export class Inference {
     const spent = this.sellers && settings.maxSpendPerDay !== null ? this.sellers.spentToday() + this.#sellerInFlight : 0n;
     const ranked = selection.candidates.map((c, order) => {
       const rejections = [...c.rejections];
+      if (this.health.skipped(deployment(c))) rejections.push('cooling_down');
       const price = estimate(c.rates, c);
       if (routing.maxPrice !== undefined && price > routing.maxPrice) rejections.push('above_max_price');
       if (c.kind === 'seller') {
@@ -261,6 +291,7 @@ export class Inference {
         estimated_charge: formatMinor(estimated),
         ready: rejections.length === 0,
         rejections,
+        health: this.health.view(deployment(c)),
       };
     });
     const best = candidates.find((c) => c.ready) ?? null;
@@ -337,29 +368,10 @@ export class Inference {
     try {
       for (const [i, c] of tries.entries()) {
         used = c;
-        const options = { cancel: io.cancel, deadline: deadline.signal, ...(io.onDelta ? { onDelta: io.onDelta } : {}), ...(io.onToolCall ? { onToolCall: io.onToolCall } : {}) };
-        const triedAt = performance.now();
-        outcome =
-          c.kind === 'seller'
-            ? await this.sellers!.call(c, { messages: args.messages, maxOutputTokens: outputOf(c), generation }, options)
-            : await callUpstream(
-                this.agents,
-                c.preset!,
-                {
-                  endpoint: c.provider.endpoint,
-                  token: this.config.token(c.provider),
-                  model: c.model.id,
-                  messages: args.messages,
-                  maxOutputTokens: outputOf(c),
-                  stream: io.onDelta !== undefined,
-                  generation,
-                },
-                options,
-              );
-        this.metrics.attempt(candidateName(c), modelOf(c), outcome.failure?.code ?? 'ok', (performance.now() - triedAt) / 1000);
+        outcome = await this.#attempts(c, { messages: args.messages, maxOutputTokens: outputOf(c), generation }, io, deadline.signal, settings.retries);
         const produced = outcome.text.length > 0 || outcome.deltas > 0;
-        const retryable = outcome.failure && !produced && outcome.failure.code !== 'cancelled' && outcome.failure.code !== 'upstream_timeout';
-        if (!retryable || i === tries.length - 1) break;
+        const next = outcome.failure && !produced && outcome.failure.code !== 'cancelled' && outcome.failure.code !== 'upstream_timeout';
+        if (!next || i === tries.length - 1) break;
         failovers++;
       }
     } catch (err) {
@@ -446,6 +458,42 @@ export class Inference {
       route: { kind: used.kind === 'provider' ? 'local' : 'seller', hops: used.hops, seller: used.kind === 'seller' ? used.offer.sellerHash : null },
       failure: o.failure ? { code: o.failure.code, message: o.failure.message } : null,
     };
+  }
+
+  /**
+   * One candidate's attempts: the first, then up to `retries` more after a pause (100 ms, doubling) while it fails
+   * before output with a failure worth retrying and is not cooling down. Each verdict goes to the candidate's health.
+   */
+  async #attempts(
+    c: Candidate,
+    call: { messages: readonly ChatMessage[]; maxOutputTokens: number; generation: Generation },
+    io: CompletionIo,
+    deadline: AbortSignal,
+    retries: number,
+  ): Promise<CallOutcome | ResoldOutcome> {
+    const name = deployment(c);
+    const options = { cancel: io.cancel, deadline, ...(io.onDelta ? { onDelta: io.onDelta } : {}), ...(io.onToolCall ? { onToolCall: io.onToolCall } : {}) };
+    for (let attempt = 0; ; attempt++) {
+      // Another call took the probe of a place just out of its cooldown: this one goes on to the next candidate.
+      if (!this.health.begin(name)) return skippedOutcome();
+      const triedAt = performance.now();
+      const outcome =
+        c.kind === 'seller'
+          ? await this.sellers!.call(c, call, options)
+          : await callUpstream(
+              this.agents,
+              c.preset!,
+              { endpoint: c.provider.endpoint, token: this.config.token(c.provider), model: c.model.id, ...call, stream: io.onDelta !== undefined },
+              options,
+            );
+      this.metrics.attempt(candidateName(c), modelOf(c), outcome.failure?.code ?? 'ok', (performance.now() - triedAt) / 1000);
+      if (!outcome.failure) this.health.succeeded(name);
+      else if (countsAgainst(outcome.failure)) this.health.failed(name, outcome.failure);
+      else this.health.released(name);
+      if (!retryable(outcome) || attempt >= retries || this.health.skipped(name) || io.cancel.aborted || deadline.aborted) return outcome;
+      await pause(RETRY_BACKOFF_MS * 2 ** attempt, [io.cancel, deadline]);
+      if (io.cancel.aborted || deadline.aborted) return outcome;
+    }
   }
 
   funds(key: KeyRow): Funds {

@@ -6,6 +6,7 @@ import { ApiError, formatMinor, type PluginContext } from '../../sdk/index.js';
 import { topupMemo } from './billing.js';
 import { customerEndpoint, mcpClientConfig } from './client-config.js';
 import { modelView, SETTING_NAMES, type OperatorConfig } from './config.js';
+import type { Health } from './health.js';
 import type { Keys } from './keys.js';
 import { iso } from './keys.js';
 import type { Sessions } from './mcp/sessions.js';
@@ -24,6 +25,7 @@ export interface OperatorDeps {
   keys: Keys;
   sessions: Sessions;
   presets: PresetRegistry;
+  health: Health;
   /** The federation's state for `status`: learned offers and the sellers they come from. */
   federation: () => Record<string, unknown>;
   /** Asks the contacts for their offers now rather than at the next scheduled refresh. */
@@ -39,7 +41,7 @@ function changesOffers(changed: readonly string[], config: OperatorConfig): bool
   return changed.some((c) => (c === 'set.remote_routing' ? config.settings().remoteRouting : c === 'set.currency' || c === 'active' || c.startsWith('provider.')));
 }
 
-function providerSummaries(config: OperatorConfig): Record<string, unknown>[] {
+function providerSummaries(config: OperatorConfig, health: Health): Record<string, unknown>[] {
   const models = config.models();
   return config.providers().map((p) => {
     const own = models.filter((m) => m.providerId === p.id);
@@ -51,6 +53,8 @@ function providerSummaries(config: OperatorConfig): Record<string, unknown>[] {
       has_token: p.tokenEnc !== null,
       model_count: own.length,
       enabled_models: own.filter((m) => m.enabled).map((m) => m.id),
+      // Per enabled model: a model may be down on a provider while its others answer (health.ts).
+      health: Object.fromEntries(own.filter((m) => m.enabled).map((m) => [m.id, health.view(`${p.id}/${m.id}`)])),
     };
   });
 }
@@ -65,6 +69,8 @@ export function configView(config: OperatorConfig): Record<string, unknown> {
       max_output_tokens: String(s.maxOutputTokens),
       allowed_origins: s.allowedOrigins.join(','),
       failover: s.failover ? 'on' : 'off',
+      retries: String(s.retries),
+      cooldown_seconds: String(s.cooldownMs / 1000),
       remote_routing: s.remoteRouting ? 'on' : 'off',
       max_hops: String(s.maxHops),
       max_price_per_call: s.maxPricePerCall === null ? '' : formatMinor(s.maxPricePerCall),
@@ -101,7 +107,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
         active: config.active(),
         mode: s.mode,
         currency: s.currency,
-        providers: providerSummaries(config),
+        providers: providerSummaries(config, deps.health),
         presets: presets.list().map((p) => ({ id: p.id, label: p.label, default_endpoint: p.defaultEndpoint, requires_token: p.requiresToken })),
         key_count: store.activeKeyCount(),
         sessions: sessions.count(),

@@ -1,6 +1,7 @@
 /**
  * Benchmark of mcp-passthrough (BENCH_ONLY=mcp): what the passthrough adds over calling the fake upstream directly,
- * non-streamed (whole call) and streamed (time to the first text delta), p50 of sequential calls on loopback; then
+ * non-streamed (whole call) and streamed (time to the first text delta), p50 of sequential calls on loopback, through
+ * the MCP door and through the OpenAI-compatible door (`v1/chat/completions`, the same call behind it); then
  * billed calls per second with 50 concurrent MCP sessions (SDK clients in a worker thread). Every call is billed:
  * priced model, prepaid keys funded by real top-up payments. It prints figures and asserts nothing.
  *
@@ -156,9 +157,24 @@ export async function benchMcp(options: { samples: number; sessions: number; war
       const t0 = performance.now();
       return streamCall(true).then((res) => timeTo(res, 'notifications/progress', t0));
     });
+    // The OpenAI door with the same keys: its route has its own per-key request budget.
+    const openai = (token: string, stream: boolean) => () => {
+      const t0 = performance.now();
+      return fetch(`${seller.node.baseUrl}/p/mcp-passthrough/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ model: 'bench', messages: MESSAGES, max_tokens: 16, stream }),
+      }).then((res) => (stream ? timeTo(res, '"content":"w1 "', t0) : res.text().then(() => performance.now() - t0)));
+    };
+    const openaiWhole = await sample(n, openai(tokens[0]!, false));
+    const openaiFirst = await sample(n, openai(tokens[1]!, true));
+    const line = (what: string, direct: number[], via: number[]): string =>
+      `  ${what} direct p50 ${ms(p(direct, 0.5))}, passthrough p50 ${ms(p(via, 0.5))}, added p50 ${ms(p(via, 0.5) - p(direct, 0.5))} (p90 passthrough ${ms(p(via, 0.9))})`;
     console.log(`  ${n} sequential calls each (after 50 warm-up), one client, keep-alive, loopback; every passthrough call billed`);
-    console.log(`  non-streamed, whole call:   direct p50 ${ms(p(directWhole, 0.5))}, passthrough p50 ${ms(p(viaWhole, 0.5))}, added p50 ${ms(p(viaWhole, 0.5) - p(directWhole, 0.5))} (p90 passthrough ${ms(p(viaWhole, 0.9))})`);
-    console.log(`  streamed, first text delta: direct p50 ${ms(p(directFirst, 0.5))}, passthrough p50 ${ms(p(viaFirst, 0.5))}, added p50 ${ms(p(viaFirst, 0.5) - p(directFirst, 0.5))} (p90 passthrough ${ms(p(viaFirst, 0.9))})`);
+    console.log(line('MCP door, non-streamed, whole call:     ', directWhole, viaWhole));
+    console.log(line('MCP door, streamed, first text delta:   ', directFirst, viaFirst));
+    console.log(line('OpenAI door, non-streamed, whole call:  ', directWhole, openaiWhole));
+    console.log(line('OpenAI door, streamed, first text delta:', directFirst, openaiFirst));
 
     const load = await runWorker({ url, tokens: tokens.slice(2), warmupMs: options.warmupMs, durationMs: options.durationMs, maxCallsPerSession: 550 });
     const sorted = Array.from(load.latencies).sort((a, b) => a - b);

@@ -127,7 +127,8 @@ describe('charges', () => {
     // Both providers run on the one fake, so both fail here: the call ends with the last failure, uncharged.
     expect(failing.isError).toBe(true);
     expect(failing.r.error).toMatchObject({ code: 'upstream_error', upstream_status: 503, failovers: 1, charge: '0' });
-    expect(fake.requests.length - before).toBe(2);
+    // Each tried twice: a 503 is retried once (the default `retries`) before the call fails over.
+    expect(fake.requests.length - before).toBe(4);
     fake.behave('shared', {});
     const served = await chat(mcp, { model: 'shared', messages: user('hello') });
     expect(served.r.route).toEqual({ kind: 'local', provider: 'primary', hops: 0, failovers: 0 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerWords, startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect } from './ledger-support.js';
-import { chat, configure, createKey, expectedCharge, mcpClient, model, ok, PLUGIN, startMcpNode, topUp, waitFor } from './mcp-support.js';
+import { chat, configure, createKey, expectedCharge, initializeBody, mcpClient, model, ok, PLUGIN, rpc, rpcAll, startMcpNode, topUp, waitFor } from './mcp-support.js';
 
 let fake: FakeUpstream;
 let seller: TestNode;
@@ -384,4 +384,114 @@ describe('tools and generation options', () => {
       await mcp.client.close();
     }
   });
+});
+
+describe('provider health', () => {
+  it('retries and fails over from a dead provider, skips it once it cools down, and takes it back after a probe', async () => {
+    const { keyId, token, openai } = await fundedKey('1');
+    const mcp = await mcpClient(seller, token);
+    const explain = async () => {
+      const res = await mcp.client.callTool({ name: 'route.explain', arguments: { model: 'gpt-fake' } });
+      return (res.structuredContent as any).candidates.find((c: any) => c.provider === 'dead');
+    };
+    const servedBy = async () => {
+      const res: any = await openai.chat.completions.create({ model: 'gpt-fake', messages: user('x') });
+      return { provider: res.billing.provider, failovers: res.billing.route.failovers };
+    };
+    // Nothing listens on port 9: every attempt on `dead` is refused at once.
+    await configure(seller, {
+      set: { cooldown_seconds: '1', retries: '1' },
+      provider: { id: 'dead', preset: 'openai-compatible', endpoint: 'http://127.0.0.1:9/v1', models: [model('gpt-fake')] },
+      active: { provider: 'dead', model: 'gpt-fake' },
+    });
+    try {
+      // Two attempts (one retry), then the next provider: two failures so far.
+      expect(await servedBy()).toEqual({ provider: 'primary', failovers: 1 });
+      expect((await explain()).health).toMatchObject({ state: 'healthy', consecutive_failures: 2 });
+      // The third failure starts the cooldown; the retry is skipped.
+      expect(await servedBy()).toEqual({ provider: 'primary', failovers: 1 });
+      const cooling = await explain();
+      expect(cooling).toMatchObject({ ready: false, rejections: ['cooling_down'], health: { state: 'cooling', consecutive_failures: 3 } });
+      expect(cooling.health.last_error).toMatch(/^upstream_unreachable/);
+      const status = await ok(seller, 'GET', `${PLUGIN}/status`);
+      expect(status.providers.find((p: any) => p.id === 'dead').health['gpt-fake']).toMatchObject({ state: 'cooling' });
+      // Skipped: the call goes straight to the next provider.
+      expect(await servedBy()).toEqual({ provider: 'primary', failovers: 0 });
+
+      // The provider comes back; after the cooldown one call probes it and it serves again.
+      await configure(seller, { provider: { id: 'dead', endpoint: fake.openaiUrl } });
+      await waitFor(explain, (c) => c.health.state === 'half_open' && c.ready, 'the cooldown to end');
+      expect(await servedBy()).toEqual({ provider: 'dead', failovers: 0 });
+      expect((await explain()).health).toMatchObject({ state: 'healthy', consecutive_failures: 0 });
+      const rows = await usageRows(keyId);
+      expect(rows.map((r) => r.provider)).toEqual(['dead', 'primary', 'primary', 'primary']);
+      expect(await balanceOf(keyId)).toBe(rows.reduce((b, r) => b.minus(r.charge), new Decimal(1)).toString());
+    } finally {
+      await configure(seller, { set: { cooldown_seconds: '30', retries: '1' }, active: { provider: 'primary', model: 'gpt-fake' } });
+      await mcp.client.close();
+    }
+  });
+});
+
+describe('both doors', () => {
+  it('1,000 mixed calls through the OpenAI door and the MCP tool on one key reconcile exactly', async () => {
+    const { keyId, token, openai } = await fundedKey('3');
+    const charges = new Map<string, string>();
+    const models = ['gpt-fake', 'claude-fake', 'gpt-tool', 'claude-tool'];
+    const argsOf = (n: number) => ({
+      model: models[n % 4]!,
+      messages: user('w '.repeat(1 + (n % 7)).trim()),
+      max_tokens: 16,
+      ...(n % 4 >= 2 ? { tools: [WEATHER_TOOL] } : {}),
+      ...(n % 5 === 0 ? { temperature: 0.5 } : {}),
+    });
+    // 500 through the OpenAI door (under its 600 requests a minute per key), 20 at a time, whole and streamed.
+    for (let batch = 0; batch < 25; batch++) {
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const n = batch * 20 + i;
+          if (n % 2) {
+            const stream = await openai.chat.completions.create({ ...argsOf(n), stream: true, stream_options: { include_usage: true } });
+            let last: any = null;
+            for await (const chunk of stream) last = chunk;
+            charges.set(last.id, last.billing.charge);
+          } else {
+            const res: any = await openai.chat.completions.create(argsOf(n));
+            charges.set(res.id, res.billing.charge);
+          }
+        }),
+      );
+    }
+    // 500 through the MCP tool, in JSON-RPC batches of 100, half of them streamed.
+    const init = await rpc(seller, token, initializeBody('2025-03-26'));
+    const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-03-26' };
+    await rpc(seller, token, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    for (let batch = 0; batch < 5; batch++) {
+      const calls = Array.from({ length: 100 }, (_, i) => {
+        const n = batch * 100 + i;
+        const { max_tokens, ...rest } = argsOf(n);
+        return {
+          jsonrpc: '2.0',
+          id: `mcp-${n}`,
+          method: 'tools/call',
+          params: { name: 'chat.completion', arguments: { ...rest, max_output_tokens: max_tokens }, ...(n % 2 ? { _meta: { progressToken: n } } : {}) },
+        };
+      });
+      const res = await rpcAll(seller, token, calls, headers);
+      expect(res.size).toBe(100);
+      for (const [id, message] of res) {
+        const r = message.result.structuredContent;
+        expect(message.result.isError, JSON.stringify(r)).toBeFalsy();
+        expect(r.charge).toBe(expectedCharge(r.input_tokens, r.output_tokens, r.transfer_bytes));
+        charges.set(String(id), r.charge);
+      }
+    }
+    expect(charges.size).toBe(1000);
+    const total = [...charges.values()].reduce((s, c) => s.plus(c), new Decimal(0));
+    expect(await balanceOf(keyId)).toBe(new Decimal(3).minus(total).toString());
+    // The newest 500 usage rows (the operator's page) carry exactly the charges the answers said.
+    const rows = await usageRows(keyId);
+    expect(rows).toHaveLength(500);
+    for (const r of rows) expect(r.charge, r.call_id).toBe(charges.get(r.call_id));
+  }, 120_000);
 });

@@ -43,6 +43,8 @@ describe('mcp-passthrough operator REST', () => {
       max_output_tokens: '1024',
       allowed_origins: '',
       failover: 'on',
+      retries: '1',
+      cooldown_seconds: '30',
       remote_routing: 'off',
       max_hops: '3',
       max_price_per_call: '',

@@ -19,7 +19,7 @@ import type { ContactsService } from '../../contacts/api.js';
 import type { LedgerService, LedgerTx } from '../../ledger/api.js';
 import { topupMemo } from '../billing.js';
 import type { TokenCipher } from '../secrets.js';
-import type { CallFailure, CallOptions, CallOutcome } from '../upstream/call.js';
+import { emptyOutcome, type CallFailure, type CallOptions, type CallOutcome } from '../upstream/call.js';
 import type { ChatMessage, Generation, ToolCall } from '../upstream/protocol.js';
 import { makeProof } from './proofs.js';
 import type { ContactReach, Fetch } from './reach.js';
@@ -96,15 +96,7 @@ export class Resale {
 
   async call(offer: OfferRow, call: ResaleCall, options: CallOptions): Promise<ResoldOutcome> {
     const out: ResoldOutcome = {
-      text: '',
-      toolCalls: [],
-      deltas: 0,
-      inputTokens: null,
-      outputTokens: null,
-      finishReason: null,
-      requestBytes: 0,
-      responseBytes: 0,
-      failure: null,
+      ...emptyOutcome(),
       sellerCharge: null,
       sellerEstimated: false,
       sellerKeyId: null,

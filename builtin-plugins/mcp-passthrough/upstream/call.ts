@@ -113,19 +113,14 @@ function parseJson(buf: Buffer | null): unknown {
   }
 }
 
+/** An outcome before anything came back. */
+export function emptyOutcome(requestBytes = 0): CallOutcome {
+  return { text: '', toolCalls: [], deltas: 0, inputTokens: null, outputTokens: null, finishReason: null, requestBytes, responseBytes: 0, failure: null };
+}
+
 export async function callUpstream(agents: UpstreamAgents, preset: ProviderPreset, call: UpstreamCall, options: CallOptions): Promise<CallOutcome> {
   const spec = preset.protocol.request(call);
-  const out: CallOutcome = {
-    text: '',
-    toolCalls: [],
-    deltas: 0,
-    inputTokens: null,
-    outputTokens: null,
-    finishReason: null,
-    requestBytes: Buffer.byteLength(spec.body, 'utf8'),
-    responseBytes: 0,
-    failure: null,
-  };
+  const out = emptyOutcome(Buffer.byteLength(spec.body, 'utf8'));
   // One signal for the request, released when the call ends (AbortSignal.any keeps its sources' listeners longer).
   const combined = new AbortController();
   const stop = (): void => combined.abort();
