@@ -39,6 +39,18 @@ describe('debt-cycle clearing around A-B-C', () => {
     }
   });
 
+  it('a line switched out of clearing on a relay: nothing moves; switched back, it takes part again', async () => {
+    const hashOfC = C.node.identity.pubkeyHash;
+    expect(await ok(B, 'PUT', `/api/v1/clearing/lines/${hashOfC}`, { currency: 'VWL', enabled: false })).toEqual({ contact_pubkey_hash: hashOfC, currency: 'VWL', enabled: false });
+    expect((await ok(B, 'GET', '/api/v1/clearing/lines')).lines).toEqual([{ contact_pubkey_hash: hashOfC, currency: 'VWL', enabled: false }]);
+    try {
+      expect((await ok(A, 'POST', '/api/v1/clearing/run', { currency: 'VWL' })).status).toBe('nothing_to_clear');
+      expect(await lines()).toEqual(['-10', '10', '-10', '10', '-10', '10']);
+    } finally {
+      await ok(B, 'PUT', '/api/v1/clearing/lines/nC', { currency: 'VWL', enabled: true });
+    }
+  });
+
   it('all opted in: every line back to 0, every net unchanged, every chain verifies; clearing.done is posted', async () => {
     const posted: { body: string; signature: string }[] = [];
     const receiver = createServer((req, res) => {
