@@ -196,9 +196,13 @@ export class Discovery {
     return b.sent - b.received;
   }
 
-  /** The most an asker may pay this node on a route: the free credit on its line, or in a clearing the debt it cancels. */
+  /**
+   * The most an asker may pay this node on a route: the free credit on its line, or in a clearing the debt it cancels,
+   * less what other routes' offers reserved on that line (two clearings at once cannot both be offered one debt).
+   */
   #bound(state: RouteState, asker: string): Minor {
-    return state.req.clearing ? this.owedTo(asker, state.req.currency) : this.capacityFor(asker, state.req.currency, state.req.hash);
+    const { currency, hash } = state.req;
+    return state.req.clearing ? this.owedTo(asker, currency) - this.reservedFor(asker, currency, hash) : this.capacityFor(asker, currency, hash);
   }
 
   // ---- originator
