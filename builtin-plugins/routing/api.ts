@@ -5,4 +5,6 @@
 export const ROUTING_EVENTS = {
   /** A routed payment of this node waits for the operator to pick a route (autoAcceptTransaction off); `{ hash }`. */
   awaitingApproval: 'routing.awaiting_approval',
+  /** A debt-cycle clearing of this node completed on every leg; `{ hash, currency, amount }` (amount: decimal text). */
+  clearingDone: 'routing.clearing_done',
 } as const;

@@ -3,8 +3,9 @@
  * this node now, `GET /api/v1/clearing` lists the clearings with what each cleared on this node's lines. A job runs one
  * clearing per allowed currency every hour while `autoCycleClearing` is on.
  */
-import { formatMinor, type PluginContext, type SettingDefinition } from '../../sdk/index.js';
+import { ApiError, formatMinor, type PluginContext, type SettingDefinition } from '../../sdk/index.js';
 import { checkCurrency } from '../../sdk/amounts.js';
+import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { Payments } from './payments.js';
 import type { RoutingStore } from './store.js';
@@ -22,7 +23,7 @@ export const clearingSettings: readonly SettingDefinition[] = [
 const LIST_LIMIT = 100;
 const EVERY_MS = 3_600_000;
 
-export function registerClearing(ctx: PluginContext, store: RoutingStore, payments: Payments, ledger: LedgerService): void {
+export function registerClearing(ctx: PluginContext, store: RoutingStore, payments: Payments, ledger: LedgerService, contacts: ContactsService): void {
   const run = async (currency: string) => {
     const outcome = await payments.clear(currency);
     if (!outcome) return { status: 'nothing_to_clear', currency, amount: '0', hash: null, txid: null };
@@ -55,6 +56,33 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
       }));
       return { clearings, count: clearings.length };
     },
+  });
+
+  ctx.routes.add<{ currency: string; enabled: boolean }>({
+    method: 'PUT',
+    path: '/api/v1/clearing/lines/:contact',
+    access: { scope: 'contacts:write' },
+    body: { type: 'object', required: ['currency', 'enabled'], additionalProperties: false, properties: { currency: { type: 'string' }, enabled: { type: 'boolean' } } },
+    errorCodes: { currency: 'invalid_currency' },
+    handler: (req) => {
+      const contact = contacts.resolve(req.params.contact ?? '');
+      const currency = checkCurrency(ctx, req.body.currency);
+      if (!contact.pubkeyHash || !contacts.line(contact.pubkeyHash, currency)) {
+        throw new ApiError('no_line', 400, `No accepted ${currency} line with ${contact.name ?? req.params.contact}`);
+      }
+      ctx.db.tx(() => store.setClearingLine(contact.pubkeyHash!, currency, req.body.enabled, ctx.clock.now()));
+      return { contact_pubkey_hash: contact.pubkeyHash, currency, enabled: req.body.enabled };
+    },
+  });
+
+  ctx.routes.add({
+    method: 'GET',
+    path: '/api/v1/clearing/lines',
+    access: { scope: 'contacts:read' },
+    handler: () => ({
+      lines: store.clearingLines().map((l) => ({ contact_pubkey_hash: l.contactHash, currency: l.currency, enabled: l.enabled })),
+      default: 'enabled',
+    }),
   });
 
   ctx.jobs.register({

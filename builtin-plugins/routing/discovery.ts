@@ -132,6 +132,8 @@ export class Discovery {
     private readonly ctx: PluginContext,
     private readonly contacts: ContactsService,
     private readonly ledger: LedgerService,
+    /** Whether the line with a contact takes part in debt-cycle clearing (its switch). */
+    private readonly clearingLine: (contact: string, currency: string) => boolean,
   ) {}
 
   /** The node stops: answers still arriving change nothing (the database is about to close). */
@@ -194,9 +196,13 @@ export class Discovery {
     return b.sent - b.received;
   }
 
-  /** The most an asker may pay this node on a route: the free credit on its line, or in a clearing the debt it cancels. */
+  /**
+   * The most an asker may pay this node on a route: the free credit on its line, or in a clearing the debt it cancels,
+   * less what other routes' offers reserved on that line (two clearings at once cannot both be offered one debt).
+   */
   #bound(state: RouteState, asker: string): Minor {
-    return state.req.clearing ? this.owedTo(asker, state.req.currency) : this.capacityFor(asker, state.req.currency, state.req.hash);
+    const { currency, hash } = state.req;
+    return state.req.clearing ? this.owedTo(asker, currency) - this.reservedFor(asker, currency, hash) : this.capacityFor(asker, currency, hash);
   }
 
   // ---- originator
@@ -232,7 +238,9 @@ export class Discovery {
     const currency = allowed.find((c) => c.toLowerCase() === req.currency.toLowerCase());
     if (!currency) throw new PeerRefusal(REFUSAL.currency, `${req.currency} is not an allowed currency on this node`);
     if (!this.contacts.line(from, currency)) throw new PeerRefusal(REFUSAL.notAccepted, `no accepted ${currency} line with you on this node`);
-    if (req.clearing && this.ctx.settings.get('autoCycleClearing') !== true) throw new PeerRefusal(REFUSAL.clearingOff, 'this node takes no part in debt-cycle clearing');
+    if (req.clearing && (this.ctx.settings.get('autoCycleClearing') !== true || !this.clearingLine(from, currency))) {
+      throw new PeerRefusal(REFUSAL.clearingOff, 'this node, or its line with you, takes no part in debt-cycle clearing');
+    }
     if (!req.probe && req.amount > this.capacityFor(from, currency, req.hash)) {
       throw new PeerRefusal(REFUSAL.insufficientCredit, 'the credit this node extends to you cannot carry the amount');
     }
@@ -349,7 +357,7 @@ export class Discovery {
       .accepted(state.req.currency)
       .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first)
       // A clearing pays only contacts that owe this node: each leg cancels debt, none creates any.
-      .filter((c) => !state.req.clearing || this.owedTo(c.pubkeyHash, state.req.currency) < 0n);
+      .filter((c) => !state.req.clearing || (this.owedTo(c.pubkeyHash, state.req.currency) < 0n && this.clearingLine(c.pubkeyHash, state.req.currency)));
     // A contact whose address the hash names is the destination: ask it alone first (it is the cheapest route there
     // is, with no fee and one leg), and the others only if its line cannot carry the payment.
     // A probe wants every route, the destination's own line among them.

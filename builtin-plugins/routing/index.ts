@@ -27,7 +27,7 @@ export default definePlugin({
     const contacts = ctx.services.use<ContactsService>('contacts');
     const ledger = ctx.services.use<LedgerService>('ledger');
     const store = new RoutingStore(ctx.db.handle);
-    const discovery = new Discovery(ctx, contacts, ledger);
+    const discovery = new Discovery(ctx, contacts, ledger, (contact, currency) => store.clearingLine(contact, currency));
     const probe = new CapacityProbe(ctx, contacts, discovery);
     const payments = new Payments(ctx, store, ledger, contacts, discovery, probe);
     const legs = new Legs(ctx, store, ledger, contacts, discovery, {
@@ -53,7 +53,7 @@ export default definePlugin({
     const offRouter = ledger.registerRouter(payments);
     registerRoutes(ctx, store, payments);
     registerMaxSendableRoute(ctx, contacts, probe);
-    registerClearing(ctx, store, payments, ledger);
+    registerClearing(ctx, store, payments, ledger, contacts);
     ctx.services.use<SystemService>('system').registerMetrics('routing', () => ({ messages_sent: { ...discovery.sent }, ...store.counts() }));
 
     let started = false;

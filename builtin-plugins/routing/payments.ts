@@ -332,6 +332,10 @@ export class Payments implements PaymentRouter {
     if (!payment || payment.status !== 'executing') return;
     const status = tx.status === 'completed' ? 'completed' : tx.status === 'cancelled' ? 'cancelled' : 'failed';
     this.store.patchPayment(payment.hash, { status, failureReason: tx.status === 'completed' ? null : tx.failureReason }, this.ctx.clock.now());
+    if (payment.clearing && status === 'completed') {
+      const done = { hash: payment.hash, currency: payment.currency, amount: formatMinor(payment.amount) };
+      this.ctx.db.afterCommit(() => this.ctx.events.publish(ROUTING_EVENTS.clearingDone, done));
+    }
   };
 
   // ---- destination side: the originator's note

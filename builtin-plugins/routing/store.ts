@@ -91,6 +91,17 @@ export const migrations: readonly Migration[] = [
     up: `ALTER TABLE routing_payments ADD COLUMN clearing INTEGER NOT NULL DEFAULT 0;
       CREATE INDEX routing_payments_clearing ON routing_payments (created_at) WHERE clearing = 1;`,
   },
+  {
+    // Lines the operator took out of debt-cycle clearing (every line of an opted-in node takes part otherwise).
+    version: 3,
+    up: `CREATE TABLE routing_clearing_lines (
+        contact_hash TEXT NOT NULL,
+        currency TEXT NOT NULL COLLATE NOCASE,
+        enabled INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (contact_hash, currency)
+      );`,
+  },
 ];
 
 export type PaymentStatus = 'searching' | 'awaiting_approval' | 'executing' | 'completed' | 'cancelled' | 'failed';
@@ -294,6 +305,28 @@ export class RoutingStore {
   paymentByTxid(txid: string): PaymentRow | null {
     const r = this.#stmt('SELECT * FROM routing_payments WHERE txid = ?').get(txid) as Record<string, unknown> | undefined;
     return r ? paymentOf(r) : null;
+  }
+
+  /** Whether a line takes part in debt-cycle clearing (yes unless the operator switched it off). */
+  clearingLine(contactHash: string, currency: string): boolean {
+    const r = this.#stmt('SELECT enabled FROM routing_clearing_lines WHERE contact_hash = ? AND currency = ?').get(contactHash, currency) as { enabled: number | bigint } | undefined;
+    return r === undefined || Number(r.enabled) === 1;
+  }
+
+  setClearingLine(contactHash: string, currency: string, enabled: boolean, now: number): void {
+    this.#stmt(
+      `INSERT INTO routing_clearing_lines (contact_hash, currency, enabled, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (contact_hash, currency) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at`,
+    ).run(contactHash, currency, enabled ? 1 : 0, now);
+  }
+
+  /** The lines whose switch the operator set, either way. */
+  clearingLines(): { contactHash: string; currency: string; enabled: boolean }[] {
+    return (this.#stmt('SELECT * FROM routing_clearing_lines ORDER BY contact_hash, currency').all() as Record<string, unknown>[]).map((r) => ({
+      contactHash: r.contact_hash as string,
+      currency: r.currency as string,
+      enabled: Number(r.enabled) === 1,
+    }));
   }
 
   /** This node's clearings, newest first. */

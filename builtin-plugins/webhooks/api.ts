@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   'contact.request',
   'line.threshold',
   'dead_letter.added',
+  'clearing.done',
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

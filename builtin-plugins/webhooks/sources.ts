@@ -76,6 +76,7 @@ export function subscribeSources(ctx: PluginContext, core: WebhooksCore, ledger:
     if (e.direction === 'incoming' && e.status === 'pending') core.emit('payment_request.received', { request_id: e.request_id });
   });
   on<{ hash: string }>(ROUTING_EVENTS.awaitingApproval, (e) => core.emit('route.awaiting_approval', { hash: e.hash }));
+  on<{ hash: string; currency: string; amount: string }>(ROUTING_EVENTS.clearingDone, (e) => core.emit('clearing.done', { hash: e.hash, currency: e.currency, amount: e.amount }));
   on<{ pubkey_hash: string; currency: string }>(CONTACT_EVENTS.requestReceived, (e) => core.emit('contact.request', { pubkey_hash: e.pubkey_hash, currency: e.currency }));
 
   // The queue's change event carries only a count: the new items are those above the highest id seen. The webhooks'

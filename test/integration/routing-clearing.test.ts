@@ -3,6 +3,9 @@
  * moves; with all three opted in, one run clears the cycle: every line's balance is 0, every node's net is unchanged,
  * every chain verifies.
  */
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { balanceRow, nodeCli, nodeCliHuman, send, settled } from './ledger-support.js';
@@ -36,7 +39,32 @@ describe('debt-cycle clearing around A-B-C', () => {
     }
   });
 
-  it('all opted in: every line back to 0, every net unchanged, every chain verifies', async () => {
+  it('a line switched out of clearing on a relay: nothing moves; switched back, it takes part again', async () => {
+    const hashOfC = C.node.identity.pubkeyHash;
+    expect(await ok(B, 'PUT', `/api/v1/clearing/lines/${hashOfC}`, { currency: 'VWL', enabled: false })).toEqual({ contact_pubkey_hash: hashOfC, currency: 'VWL', enabled: false });
+    expect((await ok(B, 'GET', '/api/v1/clearing/lines')).lines).toEqual([{ contact_pubkey_hash: hashOfC, currency: 'VWL', enabled: false }]);
+    try {
+      expect((await ok(A, 'POST', '/api/v1/clearing/run', { currency: 'VWL' })).status).toBe('nothing_to_clear');
+      expect(await lines()).toEqual(['-10', '10', '-10', '10', '-10', '10']);
+    } finally {
+      await ok(B, 'PUT', '/api/v1/clearing/lines/nC', { currency: 'VWL', enabled: true });
+    }
+  });
+
+  it('all opted in: every line back to 0, every net unchanged, every chain verifies; clearing.done is posted', async () => {
+    const posted: { body: string; signature: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        posted.push({ body, signature: String(req.headers['x-webhook-signature']) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const secret = 'the-clearing-receiver-secret';
+    await ok(A, 'PUT', '/api/v1/system/settings', { webhooks_private_targets_allowed: true });
+    await ok(A, 'POST', '/api/v1/webhooks', { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, events: ['clearing.done'], secret });
     const nets = await Promise.all([A, B, C].map((t) => netOf(t)));
     const r = await ok(A, 'POST', '/api/v1/clearing/run', { currency: 'VWL' });
     expect(r).toMatchObject({ status: 'sent', currency: 'VWL', amount: '10' });
@@ -55,6 +83,12 @@ describe('debt-cycle clearing around A-B-C', () => {
     ]);
     // Nothing left to clear.
     expect((await ok(A, 'POST', '/api/v1/clearing/run', {})).status).toBe('nothing_to_clear');
+
+    await waitFor(async () => posted.length, (n) => n === 1, 'clearing.done at the receiver');
+    expect(JSON.parse(posted[0]!.body)).toMatchObject({ event: 'clearing.done', data: { hash: r.hash, currency: 'VWL', amount: '10' } });
+    const [, t, mac] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(posted[0]!.signature)!;
+    expect(createHmac('sha256', secret).update(`${t}.${posted[0]!.body}`).digest('hex')).toBe(mac);
+    receiver.close();
   });
 
   it('node-cli clearing list and run, human and --json', async () => {
