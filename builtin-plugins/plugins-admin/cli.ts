@@ -10,12 +10,14 @@
  *   plugin limits <name> [--memory MB] [--cpu MS] [--store KB] [--reset]
  *   plugin settings <name> [key=value ...]
  *   plugin new <name> [--rail|--service] [--dir <folder>]   (on this machine, no node needed)
+ *   plugin build <folder>                                    (idem)
  */
 import { resolve } from 'node:path';
 import type { SandboxPluginInfo } from '../../sdk/index.js';
 import { defineCliCommands, localCommand, parseIntOption, type CliContext } from '../../sdk/cli.js';
 import { allPages } from '../../sdk/cli-paging.js';
 import { BundleError, readBundle } from './bundle.js';
+import { BuildError, buildPlugin } from './build.js';
 import { scaffold, ScaffoldError } from './scaffold.js';
 
 interface PluginRow {
@@ -265,6 +267,28 @@ export default defineCliCommands({
             ctx.out.line('  node-cli plugin build .            # index.ts -> index.js, checks plugin.json and the imports');
             ctx.out.line('  npm run plugin:sign -- sign <folder> --key <author key>   # in the node\'s checkout; or a node with NODE_PLUGINS_DEV_MODE=true');
             ctx.out.line(`  node-cli plugin install .  then  node-cli plugin enable ${name}  and  node-cli restart`);
+          });
+        }),
+    );
+
+    localCommand(
+      plugin
+        .command('build')
+        .summary("bundle a plugin's index.ts into its entry, checking plugin.json and the sandbox's import rule; needs no node")
+        .argument('[folder]', 'the plugin folder (plugin.json, index.ts)', '.')
+        .action(async (folder: string) => {
+          const dir = resolve(folder);
+          let built;
+          try {
+            built = await buildPlugin(dir);
+          } catch (err) {
+            if (err instanceof BuildError) return ctx.fail('PLUGIN_BUILD_FAILED', err.message, { problems: err.problems });
+            throw err;
+          }
+          ctx.out.success(built, () => {
+            ctx.out.line(`Built ${built.name} ${built.version}: ${built.output} (${built.bytes} bytes, ${built.ms} ms).`);
+            ctx.out.line(`Next: npm run plugin:sign -- sign ${dir} --key <author key> (or a node with NODE_PLUGINS_DEV_MODE=true),`);
+            ctx.out.line(`then node-cli plugin install ${dir} (--replace for a new build of an installed plugin).`);
           });
         }),
     );

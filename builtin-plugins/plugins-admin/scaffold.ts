@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PLUGIN_NAME } from './routes.js';
+import { PLUGIN_NAME } from '../../sdk/plugin-manifest.js';
 
 export type PluginKind = 'service' | 'rail';
 

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseManifest } from '../../kernel/plugins/sandbox/manifest.js';
+import { parseManifest } from '../../sdk/plugin-manifest.js';
 import { nodeCli, nodeCliHuman } from './ledger-support.js';
 
 /** An empty folder and no node: no data directory, no credentials. */

@@ -22,7 +22,7 @@ import type { LogSink } from '../../log.js';
 import { isEventName, MAX_EVENT_BYTES, SandboxBridge } from './bridge.js';
 import { parseFromPlugin, type CallOutcome, type HostHandler, type Registrations } from './isolate.js';
 import { SandboxStores } from './kv-store.js';
-import { checkActionPath, coerceSetting, ManifestError, parseManifest, PLUGIN_NAME, settingProblem, type ThirdPartyManifest } from './manifest.js';
+import { checkActionPath, coerceSetting, ManifestError, parseManifest, PLUGIN_NAME, settingProblem, type ThirdPartyManifest } from '../../../sdk/plugin-manifest.js';
 import { RunningPlugin } from './running.js';
 import { TRUSTED_KEYS_FILE } from '../../data-files.js';
 import { readTrustedKeys, SIGNATURE_FILE, verifyPlugin, type SignatureVerdict } from './signature.js';
