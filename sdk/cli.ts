@@ -250,6 +250,20 @@ export function defineCliCommands(contribution: CliContribution): CliContributio
   return contribution;
 }
 
+const LOCAL_COMMANDS = new WeakSet<Command>();
+
+/**
+ * Marks a command that works on this machine alone (writing files, say): the host then asks for no credentials,
+ * charges no rate limit and names no node in its envelope, so it runs where no node is. Marking a parent marks its
+ * subcommands.
+ */
+export function localCommand(command: Command): Command {
+  LOCAL_COMMANDS.add(command);
+  return command;
+}
+
+export const isLocalCommand = (command: Command): boolean => LOCAL_COMMANDS.has(command);
+
 // ---------------------------------------------------------------------------------------------------------
 // Display of amounts and dates
 

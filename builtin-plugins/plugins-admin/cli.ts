@@ -9,12 +9,16 @@
  *   plugin install <folder or archive> [--replace]
  *   plugin limits <name> [--memory MB] [--cpu MS] [--store KB] [--reset]
  *   plugin settings <name> [key=value ...]
+ *   plugin new <name> [--rail|--service] [--dir <folder>]   (on this machine, no node needed)
+ *   plugin build <folder>                                    (idem)
  */
 import { resolve } from 'node:path';
 import type { SandboxPluginInfo } from '../../sdk/index.js';
-import { defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
+import { defineCliCommands, localCommand, parseIntOption, type CliContext } from '../../sdk/cli.js';
 import { allPages } from '../../sdk/cli-paging.js';
 import { BundleError, readBundle } from './bundle.js';
+import { BuildError, buildPlugin } from './build.js';
+import { scaffold, ScaffoldError } from './scaffold.js';
 
 interface PluginRow {
   name: string;
@@ -234,6 +238,60 @@ export default defineCliCommands({
         const data = await ctx.api.post<{ message: string }>(pluginPath(name, 'settings'), body);
         ctx.out.success(data, data.message);
       });
+
+    localCommand(
+      plugin
+        .command('new')
+        .summary('write the folder of a new third-party plugin (a service, or a payback rail with --rail); needs no node')
+        .argument('<name>', 'the plugin name: 1-64 of a-z, 0-9, - and _')
+        .option('--rail', 'a payback rail')
+        .option('--service', 'a service: a public page, an API route, a setting (the default)')
+        .option('--dir <folder>', 'where to write it (default: ./<name>); it must be empty')
+        .action((name: string, opts: { rail?: boolean; service?: boolean; dir?: string }) => {
+          if (opts.rail && opts.service) return ctx.fail('INVALID_PARAMS', 'give --rail or --service, not both');
+          const kind = opts.rail ? 'rail' : 'service';
+          const dir = resolve(opts.dir ?? name);
+          let files: string[];
+          try {
+            files = scaffold(name, kind, dir);
+          } catch (err) {
+            if (err instanceof ScaffoldError) return ctx.fail('INVALID_PARAMS', err.message);
+            throw err;
+          }
+          ctx.out.success({ name, kind, dir, files }, () => {
+            ctx.out.line(`Plugin ${name} (${kind}) written to ${dir}:`);
+            for (const file of files) ctx.out.line(`  ${file}`);
+            ctx.out.line();
+            ctx.out.line('Next:');
+            ctx.out.line(`  cd ${dir}`);
+            ctx.out.line('  node-cli plugin build .            # index.ts -> index.js, checks plugin.json and the imports');
+            ctx.out.line('  npm run plugin:sign -- sign <folder> --key <author key>   # in the node\'s checkout; or a node with NODE_PLUGINS_DEV_MODE=true');
+            ctx.out.line(`  node-cli plugin install .  then  node-cli plugin enable ${name}  and  node-cli restart`);
+          });
+        }),
+    );
+
+    localCommand(
+      plugin
+        .command('build')
+        .summary("bundle a plugin's index.ts into its entry, checking plugin.json and the sandbox's import rule; needs no node")
+        .argument('[folder]', 'the plugin folder (plugin.json, index.ts)', '.')
+        .action(async (folder: string) => {
+          const dir = resolve(folder);
+          let built;
+          try {
+            built = await buildPlugin(dir);
+          } catch (err) {
+            if (err instanceof BuildError) return ctx.fail('PLUGIN_BUILD_FAILED', err.message, { problems: err.problems });
+            throw err;
+          }
+          ctx.out.success(built, () => {
+            ctx.out.line(`Built ${built.name} ${built.version}: ${built.output} (${built.bytes} bytes, ${built.ms} ms).`);
+            ctx.out.line(`Next: npm run plugin:sign -- sign ${dir} --key <author key> (or a node with NODE_PLUGINS_DEV_MODE=true),`);
+            ctx.out.line(`then node-cli plugin install ${dir} (--replace for a new build of an installed plugin).`);
+          });
+        }),
+    );
 
     plugin
       .command('uninstall')

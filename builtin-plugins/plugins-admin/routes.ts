@@ -1,10 +1,10 @@
 import { ApiError, created } from '../../sdk/index.js';
 import type { PluginBundle, PluginContext, PluginHostMechanism, PluginStatusRow } from '../../sdk/index.js';
+import { PLUGIN_NAME } from '../../sdk/plugin-manifest.js';
 import { pageOf, pageQuery, type PageQuery } from '../../sdk/paging.js';
 import { pluginView, publicRoutesGate, publicRoutesServed, restartRequired } from './present.js';
 
 const ADMIN = { scope: 'admin' } as const;
-const PLUGIN_NAME = /^[a-z0-9][a-z0-9-_]{0,63}$/;
 const RESTART_HINT = 'POST /api/v1/system/restart to apply.';
 /** A plugin's files travel as JSON text: a 4 MiB entry, escaped, plus the manifest and signature, fits. */
 const MAX_INSTALL_BODY = 10 * 1024 * 1024;

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CommanderError, type Command } from 'commander';
-import { CliError, asksRateLimitOff, type CliApi, type CliContext, type CliContribution, type CliRateRule } from '../../sdk/cli.js';
+import { CliError, asksRateLimitOff, isLocalCommand, type CliApi, type CliContext, type CliContribution, type CliRateRule } from '../../sdk/cli.js';
 import { CliApiClient } from './api.js';
 import { ArgvError, extractGlobalOptions } from './argv.js';
 import { resolveCredentials, resolveDataDir } from './credentials.js';
@@ -166,12 +166,14 @@ export async function runCli(io: CliIo, setup: CliSetup): Promise<number> {
   let helpText = '';
   const program = createRootProgram(setup.version);
   let commandName = '';
+  let localRun = false;
   program.hook('preAction', async (_root: Command, action: Command) => {
     const path: Command[] = [];
     for (let c: Command | null = action; c && c !== program; c = c.parent) path.unshift(c);
     commandName = commandPathName(path);
     const top = path[0]?.name();
-    if (!top || top === 'help') return;
+    localRun = path.some(isLocalCommand);
+    if (!top || top === 'help' || localRun) return;
     const creds = api.creds(); // NO_CREDENTIALS before anything else
     if (asksRateLimitOff(action)) return waiveRateLimit(action, creds.keyId);
     await ctx.rateLimit(top);
@@ -215,7 +217,7 @@ export async function runCli(io: CliIo, setup: CliSetup): Promise<number> {
     if (!globals.metadata || !globals.json) return null;
     let id: string | null = null;
     try {
-      id = await nodeId();
+      id = localRun ? null : await nodeId();
     } catch {
       id = null; // no credentials: no node to name
     }

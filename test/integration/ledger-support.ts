@@ -164,7 +164,7 @@ export function loseAnswer(dataDir: string, txid: string, recoveryCount: number,
  * Runs node-cli in this process against a test node, as its operator would: credentials and the rate file
  * (cli-rate.json) in the node's data directory. Returns the exit code and what it printed on stdout.
  */
-export async function nodeCliHuman(t: TestNode, args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+export async function nodeCliHuman(t: Pick<TestNode, 'dataDir'>, args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
   let out = '';
   const stderr = new PassThrough();
   stderr.resume();
@@ -183,7 +183,7 @@ export async function nodeCliHuman(t: TestNode, args: readonly string[], env: Re
 }
 
 /** node-cli with `--json`: the exit code and the parsed envelope. */
-export async function nodeCli(t: TestNode, args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; body: any }> {
+export async function nodeCli(t: Pick<TestNode, 'dataDir'>, args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; body: any }> {
   const { code, out } = await nodeCliHuman(t, [...args, '--json'], env);
   return { code, body: JSON.parse(out) };
 }

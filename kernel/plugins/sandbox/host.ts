@@ -22,7 +22,7 @@ import type { LogSink } from '../../log.js';
 import { isEventName, MAX_EVENT_BYTES, SandboxBridge } from './bridge.js';
 import { parseFromPlugin, type CallOutcome, type HostHandler, type Registrations } from './isolate.js';
 import { SandboxStores } from './kv-store.js';
-import { checkActionPath, coerceSetting, ManifestError, parseManifest, PLUGIN_NAME, settingProblem, type ThirdPartyManifest } from './manifest.js';
+import { checkActionPath, coerceSetting, ManifestError, parseManifest, PLUGIN_NAME, settingProblem, type ThirdPartyManifest } from '../../../sdk/plugin-manifest.js';
 import { RunningPlugin } from './running.js';
 import { TRUSTED_KEYS_FILE } from '../../data-files.js';
 import { readTrustedKeys, SIGNATURE_FILE, verifyPlugin, type SignatureVerdict } from './signature.js';
@@ -41,7 +41,16 @@ const MAX_CHANGELOG_BYTES = 256 * 1024;
 const MAX_ARGS_CHARS = 1_100_000;
 const LOG_LINES_PER_MINUTE = 600;
 const CHANGELOG = 'CHANGELOG.md';
-const DEV_HINT = `trust its key in ${TRUSTED_KEYS_FILE} of the data directory, or set NODE_PLUGINS_DEV_MODE=true on a development node`;
+/**
+ * What fixes an untrusted plugin, named in every refusal so the reader need not look it up: the author signs
+ * (`npm run plugin:sign`), the operator trusts the key, or a development node runs it anyway.
+ */
+const TRUST_HINT =
+  `sign it with npm run plugin:sign and add the author's public key to <data dir>/${TRUSTED_KEYS_FILE} (one "<hex key> <name>" a line), ` +
+  'or set NODE_PLUGINS_DEV_MODE=true on a development node';
+const RESTART_HINT = 'node-cli restart (POST /api/v1/system/restart)';
+/** How an operator sends a fixed or newer build of an installed plugin. */
+const REINSTALL_HINT = 'node-cli plugin install <folder> --replace (replace: true in POST /api/v1/plugins)';
 
 type LimitName = keyof typeof DEFAULT_LIMITS;
 
@@ -214,7 +223,7 @@ export class SandboxHost {
   #refusal(files: PluginFiles): string | null {
     if (files.problem) return files.problem;
     if (files.verdict.status === 'trusted' || this.devMode) return null;
-    return `${files.verdict.reason}; ${DEV_HINT}`;
+    return `${files.verdict.reason}; ${TRUST_HINT}`;
   }
 
   has(name: string): boolean {
@@ -308,10 +317,10 @@ export class SandboxHost {
   /** Refuses to enable a plugin that could not start: its files are wrong, or it is not trusted. */
   checkEnable(name: string): void {
     const f = this.#read(name, readTrustedKeys(join(this.deps.dataDir, TRUSTED_KEYS_FILE)).keys);
-    if (f.problem) throw new ApiError('plugin_invalid', 400, `Plugin ${name} cannot be enabled: ${f.problem}`);
+    if (f.problem) throw new ApiError('plugin_invalid', 400, `Plugin ${name} cannot be enabled: ${f.problem}; fix it and install it again: ${REINSTALL_HINT}`);
     if (f.verdict.status !== 'trusted' && !this.devMode) {
       const code = f.verdict.status === 'invalid' ? 'plugin_signature_invalid' : 'plugin_untrusted';
-      throw new ApiError(code, 400, `Plugin ${name} cannot be enabled: ${f.verdict.reason}; ${DEV_HINT}`, { signature: f.verdict.status });
+      throw new ApiError(code, 400, `Plugin ${name} cannot be enabled: ${f.verdict.reason}; ${TRUST_HINT}`, { signature: f.verdict.status });
     }
   }
 
@@ -389,9 +398,9 @@ export class SandboxHost {
     if (builtin(name)) throw new ApiError('plugin_exists', 409, `${name} is the name of a builtin plugin`);
     const exists = this.has(name);
     if (exists) {
-      if (!bundle.replace) throw new ApiError('plugin_exists', 409, `Plugin ${name} is installed already; uninstall it first, or send replace: true`);
-      if (this.#flagsOf(name).enabled) throw new ApiError('plugin_enabled', 400, `Disable plugin ${name} before replacing it`);
-      if (this.isLoaded(name)) throw new ApiError('plugin_running', 400, `Plugin ${name} still runs until the restart; POST /api/v1/system/restart, then replace it`);
+      if (!bundle.replace) throw new ApiError('plugin_exists', 409, `Plugin ${name} is installed already: replace it with ${REINSTALL_HINT}, keeping its data, or remove it first with node-cli plugin uninstall ${name}`);
+      if (this.#flagsOf(name).enabled) throw new ApiError('plugin_enabled', 400, `Disable plugin ${name} before replacing it: node-cli plugin disable ${name}, then ${RESTART_HINT}`);
+      if (this.isLoaded(name)) throw new ApiError('plugin_running', 400, `Plugin ${name} still runs until the restart: ${RESTART_HINT}, then replace it`);
     }
     const verdict = verifyPlugin(
       {
@@ -405,7 +414,7 @@ export class SandboxHost {
     );
     if (verdict.status !== 'trusted' && !this.devMode) {
       const code = verdict.status === 'invalid' ? 'plugin_signature_invalid' : 'plugin_untrusted';
-      throw new ApiError(code, 400, `Plugin ${name} was not installed: ${verdict.reason}; ${DEV_HINT}`, { signature: verdict.status });
+      throw new ApiError(code, 400, `Plugin ${name} was not installed: ${verdict.reason}; ${TRUST_HINT}`, { signature: verdict.status });
     }
     checkCompiles(manifest.entry, bundle.entry);
 

@@ -1,6 +1,7 @@
 import ivm from 'isolated-vm';
 import { SandboxCallError } from '../../../sdk/index.js';
-import { bootstrapSource, SDK_MODULE_SOURCE, SDK_SPECIFIER } from './runtime.js';
+import { SDK_SPECIFIER } from '../../../sdk/plugin-manifest.js';
+import { bootstrapSource, SDK_MODULE_SOURCE } from './runtime.js';
 
 export interface IsolateLimits {
   memoryMb: number;

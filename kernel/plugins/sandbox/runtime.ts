@@ -282,6 +282,3 @@ export const definePlugin = sdk.definePlugin;
 
 /** The names SDK_MODULE_SOURCE exports (a unit test holds them equal to sdk/sandbox.ts's runtime exports). */
 export const SDK_MODULE_EXPORTS = ['ApiError', 'RawReply', 'Reply', 'created', 'definePlugin'] as const;
-
-/** Import specifiers that resolve to the sdk module: `.../sdk/sandbox.js` as TypeScript leaves it, or without `.js`. */
-export const SDK_SPECIFIER = /(^|\/)sdk\/sandbox(\.js)?$/;

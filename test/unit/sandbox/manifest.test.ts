@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkActionPath, coerceSetting, parseManifest, settingProblem } from '../../../kernel/plugins/sandbox/manifest.js';
+import { checkActionPath, coerceSetting, parseManifest, settingProblem } from '../../../sdk/plugin-manifest.js';
 
 const base = { name: 'demo', version: '1.0.0' };
 const parse = (extra: Record<string, unknown>) => parseManifest(JSON.stringify({ ...base, ...extra }));

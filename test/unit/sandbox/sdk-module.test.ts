@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SDK_MODULE_EXPORTS, SDK_SPECIFIER } from '../../../kernel/plugins/sandbox/runtime.js';
+import { SDK_MODULE_EXPORTS } from '../../../kernel/plugins/sandbox/runtime.js';
+import { SDK_SPECIFIER } from '../../../sdk/plugin-manifest.js';
 import * as sandboxSdk from '../../../sdk/sandbox.js';
 
 describe('the sdk module inside the isolate', () => {

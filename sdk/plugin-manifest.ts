@@ -1,4 +1,8 @@
-import type { SandboxManifest, SandboxPublicRouteManifest, SandboxSettingManifest } from '../../../sdk/sandbox.js';
+/**
+ * The check of a third-party plugin's plugin.json, one for the node (install, enable, start) and for the author's
+ * tools (node-cli plugin build), so that what the build accepts the node accepts.
+ */
+import type { SandboxManifest, SandboxPublicRouteManifest, SandboxSettingManifest } from './sandbox.js';
 
 /** Why a manifest (or a part of one) is refused; the message names the field. */
 export class ManifestError extends Error {
@@ -7,6 +11,12 @@ export class ManifestError extends Error {
     this.name = 'ManifestError';
   }
 }
+
+/**
+ * Import specifiers that resolve to the sdk module, the one import of a sandboxed plugin: `.../sdk/sandbox.js` as
+ * TypeScript leaves it, or without `.js` (`wallet-node/sdk/sandbox`).
+ */
+export const SDK_SPECIFIER = /(^|\/)sdk\/sandbox(\.js)?$/;
 
 export const PLUGIN_NAME = /^[a-z0-9][a-z0-9-_]{0,63}$/;
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$/;
