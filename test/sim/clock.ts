@@ -49,7 +49,10 @@ class Handle {
 export class VirtualClock {
   #now: number;
   #seq = 0;
+  /** Live timers by id; `#queue` is a binary heap on (time, order queued) that may hold stale entries (skipped). */
   readonly #timers = new Map<number, Timer>();
+  readonly #queue: Entry[] = [];
+  #order = 0;
   #immediates = 0;
   /** Timers fired so far (a measure of the work a run did). */
   fired = 0;
@@ -68,6 +71,7 @@ export class VirtualClock {
       const delay = Math.max(1, Math.floor(Number(ms) || 0));
       const timer: Timer = { id: ++clock.#seq, at: clock.#now + delay, every: every ? delay : null, fn, args };
       clock.#timers.set(timer.id, timer);
+      clock.#push(timer);
       return new Handle(timer.id);
     };
     const clear = (handle: unknown): void => {
@@ -115,25 +119,67 @@ export class VirtualClock {
 
   /** The time of the next timer, or null when none is set. */
   nextAt(): number | null {
-    let at: number | null = null;
-    for (const t of this.#timers.values()) if (at === null || t.at < at) at = t.at;
-    return at;
+    return this.#peek()?.at ?? null;
   }
 
-  /** Moves to the next timer's time and fires every timer due then (in the order set), each followed by idle(). */
+  /** Moves to the next timer's time and fires every timer due then (in the order queued), each followed by idle(). */
   async step(): Promise<boolean> {
     const at = this.nextAt();
     if (at === null) return false;
     this.#now = Math.max(this.#now, at);
     for (;;) {
-      let due: Timer | null = null;
-      for (const t of this.#timers.values()) if (t.at <= this.#now && (due === null || t.at < due.at || (t.at === due.at && t.id < due.id))) due = t;
-      if (!due) return true;
-      if (due.every !== null) due.at += due.every;
-      else this.#timers.delete(due.id);
+      const entry = this.#peekEntry();
+      if (!entry || entry.at > this.#now) return true;
+      this.#pop();
+      const due = entry.timer;
+      if (due.every !== null) {
+        due.at += due.every;
+        this.#push(due);
+      } else this.#timers.delete(due.id);
       this.fired++;
       due.fn(...due.args);
       await this.idle();
+    }
+  }
+
+  #peek(): Timer | undefined {
+    return this.#peekEntry()?.timer;
+  }
+
+  /** The earliest live entry: entries of cleared timers, or of an interval's earlier time, are dropped on the way. */
+  #peekEntry(): Entry | undefined {
+    for (;;) {
+      const top = this.#queue[0];
+      if (!top || (this.#timers.get(top.timer.id) === top.timer && top.timer.at === top.at)) return top;
+      this.#pop();
+    }
+  }
+
+  #push(timer: Timer): void {
+    const q = this.#queue;
+    q.push({ at: timer.at, order: ++this.#order, timer });
+    for (let i = q.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (!before(q[i]!, q[parent]!)) break;
+      [q[i], q[parent]] = [q[parent]!, q[i]!];
+      i = parent;
+    }
+  }
+
+  #pop(): void {
+    const q = this.#queue;
+    const last = q.pop()!;
+    if (!q.length) return;
+    q[0] = last;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < q.length && before(q[l]!, q[m]!)) m = l;
+      if (r < q.length && before(q[r]!, q[m]!)) m = r;
+      if (m === i) return;
+      [q[i], q[m]] = [q[m]!, q[i]!];
+      i = m;
     }
   }
 
@@ -171,3 +217,12 @@ export class VirtualClock {
     return tracked;
   }
 }
+
+/** A place in the queue: timers due at the same time fire in the order they were queued. */
+interface Entry {
+  at: number;
+  order: number;
+  timer: Timer;
+}
+
+const before = (a: Entry, b: Entry): boolean => a.at < b.at || (a.at === b.at && a.order < b.order);

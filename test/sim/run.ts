@@ -126,7 +126,9 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
 
     // Faults start with the workload (the set-up above is not under test).
     let faultCount = 0;
+    let exchanges = 0;
     network.link = async ({ from, request }, deliver) => {
+      exchanges++;
       const route = `${indexOf(from)}>${indexOf(request.address)} ${request.method} ${request.path}`;
       const f = options.faults;
       const latency = (): number => faultRng.int(options.latency[0], options.latency[1]) + (faultRng.chance(f.delay) ? faultRng.int(0, f.delayMs) : 0);
@@ -219,7 +221,9 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       timersFired: clock.fired,
       wallMs: Math.round(wallNow() - wallStart),
       edges: edges.length,
+      exchanges,
       rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+      rssMbPerNode: Math.round((process.memoryUsage().rss / 2 ** 20 / options.nodes) * 10) / 10,
     });
     return { options, digest, violations, stats };
   } finally {
@@ -274,19 +278,31 @@ function summarize(payments: Payment[], states: NodeState[], extra: Record<strin
     return p.answer;
   };
   const byHops = new Map<number, { total: number; completed: number }>();
+  const took: number[] = [];
   const counts: Record<string, number> = {};
   for (const p of payments) {
     const o = outcome(p);
     counts[`${p.routed ? 'routed' : 'direct'} ${o}`] = (counts[`${p.routed ? 'routed' : 'direct'} ${o}`] ?? 0) + 1;
     const h = byHops.get(p.hops) ?? { total: 0, completed: 0 };
     h.total++;
-    if (o === 'completed') h.completed++;
+    if (o === 'completed') {
+      h.completed++;
+      const row = states[p.from]!.transactions.find((t) => t.txid === p.txid);
+      if (row?.completed_at) took.push(Date.parse(row.completed_at) - p.startedAt);
+    }
     byHops.set(p.hops, h);
   }
   return {
     ...extra,
     payments: payments.length,
     outcomes: counts,
+    completionMs: { p50: quantile(took, 0.5), p99: quantile(took, 0.99) },
     successByHops: Object.fromEntries([...byHops].sort((a, b) => a[0] - b[0]).map(([h, v]) => [h, `${v.completed}/${v.total}`])),
   };
+}
+
+function quantile(xs: number[], q: number): number | null {
+  if (!xs.length) return null;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
