@@ -9,7 +9,7 @@
  * then pays Bob on the same chain. Every refusal (a non-empty directory, a changed byte, another node's seed phrase,
  * no seed phrase, a bad name, a missing file, an older format) stops the start and leaves the directory as it was.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,8 @@ describe('boot recovery from a backup', () => {
   let B: TestNode;
   let words: string;
   let backups: string;
+  /** Where the backup written under load is kept for its restore. */
+  const keptAside = join(tempDataDir(), 'kept');
   let opsKey: { key_id: string; secret: string };
   let atRest: Record<string, unknown>;
   let masterKeyOfA: Buffer;
@@ -116,6 +118,10 @@ describe('boot recovery from a backup', () => {
     const outcomesB = await settledAll(B, await Promise.all(fromB), A, 60_000);
     expect([...outcomesA, ...outcomesB].every((o) => o.status === 'completed')).toBe(true);
     expect(await ok(A, 'POST', '/api/v1/backup/verify', { filename: 'under_load.node.enc' })).toMatchObject({ valid: true, version: 3 });
+    // Kept aside, as an operator keeps a backup they mean to restore: the node's directory keeps only the newest three
+    // (Document 1), and the backups written at the stops below would prune this one there.
+    mkdirSync(keptAside, { recursive: true, mode: 0o700 });
+    copyFileSync(join(backups, 'under_load.node.enc'), join(keptAside, 'under_load.node.enc'));
   }, 120_000);
 
   it('a backup at rest brings back exactly the node it was taken from, into a new directory', async () => {
@@ -147,7 +153,7 @@ describe('boot recovery from a backup', () => {
   it('the backup written under load recovers a consistent node: same identity, contacts, requests, methods and keys', async () => {
     const file = join(tempDir('seed-'), 'seed.txt');
     writeFileSync(file, `${words}\n`, { mode: 0o600 });
-    const R = await start({ env: { RESTORE_FILE: file, NODE_BOOT_RECOVERY_BACKUP: 'under_load.node.enc', NODE_BACKUP_DIR: backups } });
+    const R = await start({ env: { RESTORE_FILE: file, NODE_BOOT_RECOVERY_BACKUP: 'under_load.node.enc', NODE_BACKUP_DIR: keptAside } });
     const state = await stateOf(R);
     expect((state.info as any).public_key_hash).toBe((atRest.info as any).public_key_hash);
     expect(stableContacts(state.contacts)).toEqual(stableContacts(atRest.contacts));

@@ -49,7 +49,8 @@ describe('mcp-passthrough metrics', () => {
     expect(sample(text, 'wallet_node_inference_tokens_total', { ...at, kind: 'output' })).toBe(ok.r.output_tokens);
     expect(new Decimal(sample(text, 'wallet_node_inference_charge_total', { ...at, currency: 'VWL' })).toDecimalPlaces(8).toString()).toBe(ok.r.charge);
     expect(sample(text, 'wallet_node_upstream_request_duration_seconds_count', { ...at, result: 'ok' })).toBe(1);
-    expect(sample(text, 'wallet_node_upstream_request_duration_seconds_count', { provider: 'gone', model: 'gone-model', result: 'upstream_unreachable' })).toBe(1);
+    // Every try is timed: the unreachable upstream is tried again once (the default `retries: 1`) before the call fails.
+    expect(sample(text, 'wallet_node_upstream_request_duration_seconds_count', { provider: 'gone', model: 'gone-model', result: 'upstream_unreachable' })).toBe(2);
     expect(sample(text, 'wallet_node_inference_calls_total', { provider: 'gone', model: 'gone-model', status: 'error' })).toBe(1);
   });
 });
