@@ -49,7 +49,11 @@ export function useLiveEvents(active: boolean, onEvent: (data: any) => void): bo
   const handler = useRef(onEvent);
   handler.current = onEvent;
   useEffect(() => {
-    if (!active) return;
+    // Logged out, there is no stream to miss: a new session starts as not offline, not with the last one's state.
+    if (!active) {
+      setOnline(true);
+      return;
+    }
     let events: EventSource | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let delay = 1000;
