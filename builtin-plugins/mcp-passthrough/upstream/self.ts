@@ -15,13 +15,22 @@ function isLoopback(host: string): boolean {
   return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::1' || h === '0.0.0.0' || h === '::';
 }
 
+/** One of the node's own addresses as a URL: the onion address comes without a scheme (and is served on port 80). */
+function ownUrl(address: string): URL | null {
+  try {
+    return new URL(address.includes('://') ? address : `http://${address}`);
+  } catch {
+    return null;
+  }
+}
+
 /** The address of this node that `endpoint` names, or null: one of its own addresses, or its listener's port here. */
 export function ownAddressIn(endpoint: string, node: Pick<NodeInfo, 'addresses' | 'listener'>): string | null {
   const url = new URL(endpoint);
   const port = defaultPort(url);
   for (const own of [node.addresses.http, node.addresses.https, node.addresses.tor]) {
-    if (!own) continue;
-    const address = new URL(own);
+    const address = own ? ownUrl(own) : null;
+    if (!address) continue;
     if (bare(address.hostname) === bare(url.hostname) && defaultPort(address) === port) return address.host;
   }
   const { host, port: listening } = node.listener;
