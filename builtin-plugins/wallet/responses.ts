@@ -36,13 +36,11 @@ export const balancesResponse = objectOf({
   ),
 });
 
+/** The fields every view of a transaction starts with. */
+const txCore = { txid: hash, type: string, tx_type: string, status: TX_STATUS, amount, currency: string };
+
 const overviewTx = objectOf({
-  txid: hash,
-  type: string,
-  tx_type: string,
-  status: TX_STATUS,
-  amount,
-  currency: string,
+  ...txCore,
   counterparty_name: nullable(string),
   description: nullable(string),
   timestamp: dateTimeSchema,
@@ -56,12 +54,7 @@ export const overviewResponse = objectOf({
 });
 
 const fullTx = objectOf({
-  txid: hash,
-  type: string,
-  tx_type: string,
-  status: TX_STATUS,
-  amount,
-  currency: string,
+  ...txCore,
   sender_address: nullable(string),
   receiver_address: nullable(string),
   counterparty_name: nullable(string),
