@@ -1,6 +1,6 @@
 /**
  * HTTP exchanges with the routes a plugin serves on a peer node (`PeerApi.fetch`): a plugin's own protocol toward a
- * contact (a client library's session, say), trusted as peer messages are. A node's HTTPS certificate is
+ * known peer (a client library's session, say), trusted as peer messages are. A node's HTTPS certificate is
  * self-signed, so no chain is verified: at an https address the connection must show the certificate pinned for that
  * address (the pin the peer transport keeps, or on first use the one shown, pinned then), checked before anything is
  * written on it.
