@@ -81,6 +81,12 @@ describe('humane basics', () => {
     const identity = await alice.locator('.identity').textContent();
     expect(identity).toContain(hashOf(A));
     expect(identity).toContain(A.node.baseUrl);
+    // The operator's name for the node, once set, stands in the header and the title.
+    await ok(A, 'PUT', '/api/v1/system/settings', { name: 'Alice at home' });
+    await alice.reload();
+    await expect.poll(() => alice.title()).toBe('History · Alice at home · wallet node');
+    expect(await alice.locator('.identity summary').textContent()).toContain('Alice at home');
+    await ok(A, 'PUT', '/api/v1/system/settings', { name: '' });
     const icon = await fetch(`${A.node.baseUrl}/favicon.ico`);
     expect({ status: icon.status, type: icon.headers.get('content-type') }).toEqual({ status: 200, type: 'image/svg+xml' });
   });

@@ -6,12 +6,17 @@ import { Copyable } from './ui.js';
 export interface NodeInfo {
   public_key_hash: string;
   addresses: Record<string, string | null | undefined>;
+  /** The operator's name for the node (the `name` setting), empty when unset. */
+  name: string;
 }
 
 export const addressesOf = (info: NodeInfo): string[] => Object.values(info.addresses).filter((a): a is string => typeof a === 'string' && a !== '');
 
 /** The short name of a node: its key hash's first 8 hex (what node-cli and the contacts pages show). */
-export const shortHash = (hash: string): string => hash.slice(0, 8);
+const shortHash = (hash: string): string => hash.slice(0, 8);
+
+/** How a node is called in the header and the tab: the operator's name for it, else `node <short hash>`. */
+export const nodeLabel = (info: NodeInfo): string => info.name || `node ${shortHash(info.public_key_hash)}`;
 
 /** This node, always in view: its key hash (whole on demand, copyable) and the addresses contacts reach it at. */
 export function Identity(props: { info: NodeInfo }) {
@@ -20,7 +25,7 @@ export function Identity(props: { info: NodeInfo }) {
   return (
     <details class="identity">
       <summary>
-        Node <code>{shortHash(info.public_key_hash)}</code>
+        {info.name ? <strong>{info.name}</strong> : 'Node'} <code>{shortHash(info.public_key_hash)}</code>
         <span class="identity-address">{addresses[0] ?? ''}</span>
       </summary>
       <div class="identity-detail">

@@ -11,7 +11,7 @@ import { Contacts } from './page-contacts.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
 import { Inference } from './page-inference.js';
 import { Field, Status, SureHost } from './ui.js';
-import { Identity, shortHash, useLiveEvents, type NodeInfo } from './chrome.js';
+import { Identity, nodeLabel, useLiveEvents, type NodeInfo } from './chrome.js';
 
 interface SessionInfo {
   csrf_token: string;
@@ -152,12 +152,16 @@ function App() {
   });
   const [info, setInfo] = useState<NodeInfo | null>(null);
   useEffect(() => {
-    if (session) api<NodeInfo>('GET', '/api/v1/wallet/info').then(setInfo, () => undefined);
+    if (!session) return;
+    Promise.all([api<Omit<NodeInfo, 'name'>>('GET', '/api/v1/wallet/info'), api<{ settings: { name?: string } }>('GET', '/api/v1/system/settings')]).then(
+      ([wallet, { settings }]) => setInfo({ ...wallet, name: settings.name ?? '' }),
+      () => undefined,
+    );
   }, [session]);
   const label = PAGES.find(([id]) => id === page)?.[1] ?? 'Overview';
   useEffect(() => {
     // Tabs of several nodes stay apart: the page and the node in the tab's title.
-    document.title = info ? `${label} · node ${shortHash(info.public_key_hash)} · wallet node` : 'wallet node';
+    document.title = info ? `${label} · ${nodeLabel(info)} · wallet node` : 'wallet node';
   }, [label, info]);
 
   if (!checked) return null;
