@@ -196,6 +196,7 @@ export default defineCliCommands({
             ['key id', data.key_id],
             ['token', data.token],
             ['endpoint', data.endpoint ?? 'none: the node has no address yet'],
+            ['openai base url', data.openai_base_url ?? 'none: the node has no address yet'],
             ['contact', data.contact?.name ?? data.contact?.pubkey_hash ?? 'none'],
             ['funding', `${data.funding.mode}; top up with a ${data.funding.currency} payment described ${data.funding.deposit_memo}`],
             ['expires', data.expires_at ? show.date(data.expires_at) : 'never'],

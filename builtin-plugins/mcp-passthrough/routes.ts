@@ -4,7 +4,7 @@
  */
 import { ApiError, formatMinor, type PluginContext } from '../../sdk/index.js';
 import { topupMemo } from './billing.js';
-import { customerEndpoint, mcpClientConfig } from './client-config.js';
+import { customerEndpoint, mcpClientConfig, OPENAI_PATH } from './client-config.js';
 import { modelView, SETTING_NAMES, type OperatorConfig } from './config.js';
 import type { Health } from './health.js';
 import type { Keys } from './keys.js';
@@ -161,6 +161,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
         token: minted.token,
         endpoint,
         client_config: endpoint ? mcpClientConfig(endpoint, minted.token) : null,
+        openai_base_url: customerEndpoint(ctx.kernel.node.addresses, OPENAI_PATH),
         label: minted.key.label,
         contact: view.contact,
         funding: {

@@ -126,6 +126,8 @@ describe('node-cli mcp', () => {
     const address = t.node.addresses().https ?? t.node.addresses().http;
     const endpoint = `${address}/p/mcp-passthrough/mcp`;
     expect(human.stdout).toMatch(new RegExp(`endpoint\\s+${endpoint.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\n`));
+    // OpenAI SDKs take the door's base URL and the same token as their API key.
+    expect(human.stdout).toContain(`openai base url  ${address}/p/mcp-passthrough/v1\n`);
     const printed = human.stdout.slice(human.stdout.indexOf('{', human.stdout.indexOf('MCP client configuration')));
     const server = JSON.parse(printed).mcpServers['wallet-node'];
     expect(server).toMatchObject({ type: 'http', url: endpoint, headers: { Authorization: expect.stringMatching(/^Bearer mcp_/) } });
@@ -136,6 +138,7 @@ describe('node-cli mcp', () => {
 
     const json = await cli(['mcp', 'key', 'create', 'phone', '--json']);
     expect(json.json.data.endpoint).toBe(endpoint);
+    expect(json.json.data.openai_base_url).toBe(`${address}/p/mcp-passthrough/v1`);
     expect(json.json.data.client_config.mcpServers['wallet-node'].headers.Authorization).toBe(`Bearer ${json.json.data.token}`);
 
     // The configuration as a client reads it: its URL and headers are all it needs to open a session.
