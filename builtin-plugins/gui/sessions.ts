@@ -91,13 +91,8 @@ export class GuiSessions {
   find(token: string | null): Session | null {
     if (!token) return null;
     const s = this.#sessions.get(hash(token));
-    if (!s) return null;
-    const now = this.now();
-    if (now - s.lastSeen > this.idleMs()) {
-      this.end(s.id);
-      return null;
-    }
-    s.lastSeen = now;
+    if (!s || !this.alive(s)) return null;
+    s.lastSeen = this.now();
     return s;
   }
 
