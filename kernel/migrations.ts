@@ -71,4 +71,13 @@ export const kernelMigrations: readonly Migration[] = [
       CREATE TABLE peer_tls_pins (address TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, pinned_at TEXT NOT NULL);
     `,
   },
+  {
+    version: 3,
+    up: `
+      CREATE TABLE peer_traffic_days (
+        day TEXT NOT NULL, direction TEXT NOT NULL, type TEXT NOT NULL, result TEXT NOT NULL, count INTEGER NOT NULL,
+        PRIMARY KEY (day, direction, type, result)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

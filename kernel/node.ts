@@ -29,6 +29,7 @@ import { loadOrCreateIdentity, type Identity } from './identity.js';
 import { JobRunner } from './jobs.js';
 import { LogSink } from './log.js';
 import { kernelMetrics } from './kernel-metrics.js';
+import { PeerTrafficDays } from './peers/traffic-days.js';
 import { MetricsRegistry } from './metrics.js';
 import { kernelMigrations } from './migrations.js';
 import { createDualListener } from './net/listener.js';
@@ -172,6 +173,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   settings.onChange('metricsAllowedAddresses', refreshScrapers);
   const metrics = new MetricsRegistry(logs.logger('metrics'));
   const measured = kernelMetrics(metrics, config.dataDir);
+  const traffic = new PeerTrafficDays(db, () => clock.now());
 
   const keys = new ApiKeyStore(db, identity.storageKey('api-key-secrets'), `wn${identity.pubkeyHash.slice(0, 8)}`);
   const nonces = new NonceStore(db, SIGNATURE_WINDOW_SECONDS, { storage, log: logs.logger('auth') });
@@ -286,7 +288,10 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     now: () => clock.now(),
     tlsFingerprint: () => listener.fingerprint(),
     ...(options.network ? { httpTransport: options.network.transport(() => addresses().http ?? baseUrl) } : {}),
-    counted: measured.peerMessage,
+    counted: (direction, type, result) => {
+      measured.peerMessage(direction, type, result);
+      traffic.counted(direction, type, result);
+    },
   });
   peers.dlq.onChange(() => events.publish(KERNEL_EVENTS.dlqChanged, { pending: peers.dlq.pendingCount() }));
   peerEndpoint = peers;
@@ -299,10 +304,14 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
       const deliveryDays = settings.get<number>('cleanupDeliveryRetentionDays');
       peers.inbound.prune(now, deliveryDays * 86_400_000);
       peers.dlq.cleanup(now, settings.get<number>('cleanupDlqRetentionDays'), deliveryDays);
+      traffic.prune(settings.get<number>('cleanupMetricsRetentionDays'));
     },
   });
+  jobs.register('kernel', { name: 'peer-traffic', everyMs: 60_000, run: () => traffic.flush() });
   // A shorter retention applies at once, not at the next hourly run.
-  for (const key of ['cleanupDeliveryRetentionDays', 'cleanupDlqRetentionDays']) settings.onChange(key, () => jobs.kick('kernel.peer-retention'));
+  for (const key of ['cleanupDeliveryRetentionDays', 'cleanupDlqRetentionDays', 'cleanupMetricsRetentionDays']) {
+    settings.onChange(key, () => jobs.kick('kernel.peer-retention'));
+  }
 
   const node: NodeInfo = {
     version: nodeVersion(),
@@ -350,6 +359,7 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
     },
     recentLogs: (limit) => logs.recent(limit),
     httpMetrics: () => ({ requests_total: app.metrics.requests, ...app.metrics.by_status }),
+    peerTrafficDays: () => traffic.days(),
     restart: reload,
     setRetired: (value) => {
       stateSet.run('retired', String(value));
@@ -441,6 +451,11 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
       keys.flushLastUsed();
       nonces.flush();
       peers.inbound.flush();
+      try {
+        traffic.flush();
+      } catch (err) {
+        log.warn('peer traffic counts not written', { error: err instanceof Error ? err.message : String(err) });
+      }
       storage.stop();
       db.close();
       log.info('node stopped');

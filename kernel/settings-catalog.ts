@@ -45,5 +45,5 @@ export const kernelSettings: readonly SettingDefinition[] = [
   { key: 'torFallbackRequireEncrypted', type: 'boolean', default: true, category: 'network', description: 'Only fall back from Tor to HTTPS, never to plain HTTP' },
   days('cleanupDeliveryRetentionDays', 30, 'Days delivered messages are kept'),
   days('cleanupDlqRetentionDays', 90, 'Days resolved or abandoned dead letters are kept'),
-  days('cleanupMetricsRetentionDays', 90, 'Days request metrics are kept'),
+  days('cleanupMetricsRetentionDays', 90, 'Days the daily peer traffic counts (GET /system/metrics) are kept'),
 ];

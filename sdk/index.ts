@@ -1034,6 +1034,16 @@ export interface BootRecoveryContext {
   readonly log: Logger;
 }
 
+/** Peer messages of one UTC day in one direction, of one type and result. */
+export interface PeerTrafficDay {
+  /** `YYYY-MM-DD`. */
+  day: string;
+  direction: 'in' | 'out';
+  type: string;
+  result: string;
+  count: number;
+}
+
 export interface KernelApi {
   readonly node: NodeInfo;
   /** Consistent copies of the node's state, taken while it serves. */
@@ -1053,6 +1063,8 @@ export interface KernelApi {
   recentLogs(limit?: number): LogEntry[];
   /** Request counters since start, per status class, for metrics. */
   httpMetrics(): Record<string, number>;
+  /** Peer messages per UTC day, kept `cleanupMetricsRetentionDays` days, oldest first. */
+  peerTrafficDays(): PeerTrafficDay[];
   /** Full in-process restart: stop plugins, reload them, remount routes. */
   restart(): Promise<void>;
   /** Retired nodes stop processors and refuse peer traffic until unretired. */

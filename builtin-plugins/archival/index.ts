@@ -24,8 +24,8 @@ export default definePlugin({
       processor: 'cleanup',
       dailyAt: { hour: 1, minute: 0 },
       run: async () => {
-        const { moved } = await requests.archiveResolved(cutoff('paymentRequestsArchiveRetentionDays'), ctx.settings.get<number>('paymentRequestsArchiveBatchSize'));
-        ctx.log.info('payment request archival ran', { moved });
+        const { moved, batches } = await requests.archiveResolved(cutoff('paymentRequestsArchiveRetentionDays'), ctx.settings.get<number>('paymentRequestsArchiveBatchSize'));
+        ctx.log.info('payment request archival ran', { moved, batches });
         if (moved) await archiveBackup(ctx, backups);
       },
     });
@@ -37,6 +37,7 @@ export default definePlugin({
         const result = await ledger.archiveSettled(cutoff('transactionsArchiveRetentionDays'), ctx.settings.get<number>('transactionsArchiveBatchSize'));
         ctx.log.info('transaction archival ran', {
           moved: result.moved,
+          batches: result.batches,
           chains: result.chains.length,
           skipped: result.skipped.map((s) => `${s.contactHash.slice(0, 16)} ${s.currency}: ${s.reason}`),
         });

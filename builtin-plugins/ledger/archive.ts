@@ -21,6 +21,8 @@ export type CheckpointStatus = 'none' | 'matched' | 'mismatch';
 export interface ArchiveResult {
   /** Rows moved to the archive. */
   moved: number;
+  /** Database transactions it took (a batch of at most the batch size each, an empty one ending each chain). */
+  batches: number;
   chains: { contactHash: string; currency: string; moved: number }[];
   /** Chains left as they are: their audit found a gap or a fork. */
   skipped: { contactHash: string; currency: string; reason: string }[];
@@ -30,16 +32,17 @@ const fold = (digest: string, r: ArchivableRow): string =>
   createHash('sha256').update(`${digest}\n${r.txid}\n${r.content ?? ''}\n${r.senderSignature ?? ''}\n${r.recipientSignature ?? ''}`).digest('hex');
 
 export async function archiveSettled(core: LedgerCore, olderThan: number, batchSize: number): Promise<ArchiveResult> {
-  const result: ArchiveResult = { moved: 0, chains: [], skipped: [] };
+  const result: ArchiveResult = { moved: 0, batches: 0, chains: [], skipped: [] };
   for (const { contactHash, currency } of core.store.chainPairs()) {
     const audit = auditChain(core, contactHash, currency);
     if (audit.gaps.length || audit.forks.length) {
       result.skipped.push({ contactHash, currency, reason: audit.gaps.length ? 'gap' : 'fork' });
       continue;
     }
-    const moved = await inBatches(() => core.ctx.db.tx(() => archiveBatch(core, contactHash, currency, olderThan, batchSize)), batchSize);
+    const { moved, batches } = await inBatches(() => core.ctx.db.tx(() => archiveBatch(core, contactHash, currency, olderThan, batchSize)), batchSize);
     if (moved) result.chains.push({ contactHash, currency, moved });
     result.moved += moved;
+    result.batches += batches;
   }
   return result;
 }

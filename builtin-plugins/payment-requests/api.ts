@@ -3,6 +3,7 @@
  * fields plus requester_pubkey_hash, recipient_pubkey_hash, expires_at and stored_contact_name).
  */
 import type { Minor } from '../../sdk/money.js';
+import type { BatchedRun } from '../../sdk/batches.js';
 
 export type RequestStatus = 'pending' | 'sending' | 'approved' | 'failed' | 'declined' | 'cancelled' | 'expired';
 export type RequestDirection = 'incoming' | 'outgoing';
@@ -57,7 +58,7 @@ export interface PaymentRequestsService {
    * Archival: moves requests resolved (approved, declined, cancelled, expired) and unchanged since before `olderThan`
    * (ms) to the archive, `batchSize` per database transaction. They stay visible to every lookup, listing and export.
    */
-  archiveResolved(olderThan: number, batchSize: number): Promise<{ moved: number }>;
+  archiveResolved(olderThan: number, batchSize: number): Promise<BatchedRun>;
   /**
    * Asks an accepted contact to pay, as POST /api/v1/requests does, with its checks and errors (invalid_amount,
    * invalid_currency, invalid_description, contact_not_found, ambiguous_contact, contact_not_accepted, self_send).

@@ -38,7 +38,7 @@ export default definePlugin({
 
     const service: PaymentRequestsService = {
       exportRequests: (filter = {}) => store.exportRows(filter),
-      archiveResolved: async (olderThan, batchSize) => ({ moved: await inBatches(() => ctx.db.tx(() => store.archiveResolved(olderThan, batchSize)), batchSize) }),
+      archiveResolved: (olderThan, batchSize) => inBatches(() => ctx.db.tx(() => store.archiveResolved(olderThan, batchSize)), batchSize),
       create: (input) => {
         const row = core.create({
           contact: input.contact,

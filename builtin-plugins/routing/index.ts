@@ -76,13 +76,13 @@ export default definePlugin({
       processor: 'cleanup',
       everyMs: 3_600_000,
       run: () => {
-        const days = Number(ctx.settings.get('cleanupRp2pRetentionDays') ?? 30);
-        const pruned = ctx.db.tx(() => store.prune(ctx.clock.now() - days * 86_400_000));
+        const before = (setting: string, days: number): number => ctx.clock.now() - Number(ctx.settings.get(setting) ?? days) * 86_400_000;
+        const pruned = ctx.db.tx(() => store.prune(before('cleanupHeldTxRetentionDays', 7), before('cleanupRp2pRetentionDays', 30)));
         if (pruned.candidates || pruned.notes) ctx.log.info('old route candidates and notes removed', pruned);
       },
     });
     // A shorter retention applies at once, not at the next hourly run.
-    ctx.settings.onChange('cleanupRp2pRetentionDays', () => ctx.jobs.kick('retention'));
+    for (const key of ['cleanupHeldTxRetentionDays', 'cleanupRp2pRetentionDays']) ctx.settings.onChange(key, () => ctx.jobs.kick('retention'));
 
     ctx.onStop(() => {
       offFinal();

@@ -390,14 +390,15 @@ export class RoutingStore {
   }
 
   /**
-   * Retention (cleanupRp2pRetentionDays): candidates of payments decided before `before`, and destinations' notes as
-   * old. Legs stay: they are the record of what moved.
+   * Retention: the routes an originator held for its choice (candidates) of payments decided before `heldBefore`
+   * (cleanupHeldTxRetentionDays), and destinations' notes written before `notesBefore` (cleanupRp2pRetentionDays).
+   * Legs stay: they are the record of what moved.
    */
-  prune(before: number): { candidates: number; notes: number } {
+  prune(heldBefore: number, notesBefore: number): { candidates: number; notes: number } {
     const candidates = this.#stmt(
       `DELETE FROM routing_candidates WHERE hash IN (SELECT hash FROM routing_payments WHERE status IN ('completed', 'cancelled', 'failed') AND updated_at < ?)`,
-    ).run(before).changes;
-    const notes = this.#stmt('DELETE FROM routing_notes WHERE created_at < ?').run(before).changes;
+    ).run(heldBefore).changes;
+    const notes = this.#stmt('DELETE FROM routing_notes WHERE created_at < ?').run(notesBefore).changes;
     return { candidates, notes };
   }
 

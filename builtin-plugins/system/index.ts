@@ -39,6 +39,8 @@ export default definePlugin({
     });
     // A schedule, not polling: the job only fetches when the cached answer has expired (24 h / 1 h).
     ctx.jobs.register({ name: 'update-check', everyMs: HOUR_MS, run: () => updates.refreshIfDue() });
+    // Turned on: the first check now, not an hour later.
+    ctx.settings.onChange('updateCheckEnabled', () => ctx.jobs.kick('update-check'));
 
     const eventLoop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
     eventLoop.enable();

@@ -55,6 +55,7 @@ export function registerRoutes(ctx: PluginContext, deps: SystemRouteDeps): void 
         memory: { rss: mem.rss, heap_used: mem.heapUsed, heap_total: mem.heapTotal, external: mem.external },
         event_loop_lag_ms: { mean: lagMs(loop.mean), p99: lagMs(loop.percentile(99)), max: lagMs(loop.max) },
         http: { requests_total: total, by_status: byStatus },
+        peer_traffic: { days: kernel.peerTrafficDays() },
         jobs: { running: kernel.jobs.running(), processors: processorFlags(kernel.jobs), states: kernel.jobs.states() },
         plugins: deps.extensions.metrics(),
         timestamp: new Date(now).toISOString(),

@@ -123,7 +123,7 @@ export const systemSettings: readonly SettingDefinition[] = [
   flag('autoChainDropAcceptGuard', true, 'chaindrop', 'Refuse auto-accept when the missing transactions include payments owed to this node', 'NODE_AUTO_CHAIN_DROP_ACCEPT_GUARD'),
 
   // Retention and archival
-  int('cleanupHeldTxRetentionDays', 7, 1, 36_500, 'retention', 'Days held transactions are kept'),
+  int('cleanupHeldTxRetentionDays', 7, 1, 36_500, 'retention', 'Days the routes an originator held for its choice (route candidates) are kept'),
   int('cleanupRp2pRetentionDays', 30, 1, 36_500, 'retention', 'Days route responses are kept'),
   int('paymentRequestsArchiveRetentionDays', 180, 1, 36_500, 'archive', 'Days before resolved payment requests move to the archive'),
   int('paymentRequestsArchiveBatchSize', 500, 1, 100_000, 'archive', 'Payment requests archived per batch'),

@@ -6,6 +6,7 @@
  * checkpoint, and reports a mismatch once an archived row is altered.
  */
 import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../sdk/index.js';
@@ -76,8 +77,21 @@ beforeAll(async () => {
   withBob.push(paid.txid);
   await ok(A, 'POST', '/api/v1/requests/decline', { request_id: declined });
   await waitFor(() => requests(B), (r) => r.outgoing.find((q: any) => q.request_id === declined)?.status === 'declined', 'the decline on Bob');
-  await ok(A, 'PUT', '/api/v1/system/settings', { transactionsArchiveRetentionDays: 1, paymentRequestsArchiveRetentionDays: 1 });
+  // Small batches, so that each job's log line shows the batch size was used (at the default 500 each run takes one).
+  await ok(A, 'PUT', '/api/v1/system/settings', {
+    transactionsArchiveRetentionDays: 1,
+    paymentRequestsArchiveRetentionDays: 1,
+    transactionsArchiveBatchSize: 2,
+    paymentRequestsArchiveBatchSize: 1,
+  });
 }, 60_000);
+
+/** The fields of the newest log line of Alice's node with `message`. */
+function logged(message: string): Record<string, unknown> | undefined {
+  const lines = readFileSync(join(A.dataDir, 'node.log'), 'utf8').split('\n').filter((l) => l.includes(` ${message} {`));
+  const last = lines.at(-1);
+  return last ? JSON.parse(last.slice(last.indexOf(` ${message} `) + message.length + 2).replace(/ request_id=\S+$/, '')) : undefined;
+}
 
 afterAll(async () => {
   offset = 0;
@@ -105,11 +119,17 @@ describe('archival', () => {
     await A.restart({ NODE_PORT: String(A.node.port) });
     await waitFor(async () => count(A, 'payment_requests_archive'), (n) => n === 2, 'payment requests archived', 15_000);
     expect(count(A, 'payment_requests')).toBe(0);
+    // paymentRequestsArchiveBatchSize 1: a transaction per request, and the empty one that ends the run.
+    await waitFor(async () => logged('payment request archival ran'), (f) => f !== undefined, 'the archival log line');
+    expect(logged('payment request archival ran')).toEqual({ moved: 2, batches: 3 });
     // 01:30 UTC: transactions. Bob's chain moves but for its head; Carol's (a gap) does not.
     justBefore(1, 30);
     await A.restart({ NODE_PORT: String(A.node.port) });
     await waitFor(async () => count(A, 'ledger_tx_archive'), (n) => n === withBob.length - 1, 'transactions archived', 15_000);
     expect(count(A, 'ledger_tx')).toBe(live - (withBob.length - 1));
+    // transactionsArchiveBatchSize 2: Bob's five rows take three transactions (2, 2, 1); Carol's chain none.
+    await waitFor(async () => logged('transaction archival ran'), (f) => f !== undefined, 'the archival log line');
+    expect(logged('transaction archival ran')).toMatchObject({ moved: withBob.length - 1, batches: Math.floor((withBob.length - 1) / 2) + 1 });
     // An archive backup followed.
     await waitFor(
       async () => (await ok(A, 'GET', '/api/v1/backup/list')).backups.map((b: any) => b.filename),

@@ -1,7 +1,7 @@
 /**
- * cleanupRp2pRetentionDays (Document 2): route candidates of decided payments (at the origin) and route notes (at
- * the destination) are deleted once older than the setting, by the routing plugin's hourly job, which also runs when
- * the setting changes. Three nodes on a line with one movable clock; the rows are counted in each node's database.
+ * cleanupHeldTxRetentionDays and cleanupRp2pRetentionDays (Document 2): the routes an origin held for its choice
+ * (candidates of decided payments) and the destination's route notes are deleted once older than their setting, by the
+ * routing plugin's hourly job, which also runs when either setting changes. Three nodes on a line with one movable clock; the rows are counted in each node's database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryCount } from '../support/db.js';
@@ -26,16 +26,22 @@ describe('retention of route candidates and notes', () => {
     await Promise.all(nodes.map((t) => t.destroy()));
   });
 
-  it('cleanupRp2pRetentionDays: rows of a payment decided two days ago go at a retention of 1 day, not at 3', async () => {
+  it('cleanupHeldTxRetentionDays prunes the candidates, cleanupRp2pRetentionDays the notes: each at 1 day, not at 3', async () => {
     const [A, , C] = nodes as [TestNode, TestNode, TestNode];
     const rows = (): [number, number] => [count(A, 'routing_candidates'), count(C, 'routing_notes')];
     expect(rows()).toEqual([1, 1]);
     offset = 2 * 86_400_000;
-    for (const t of [A, C]) await ok(t, 'PUT', '/api/v1/system/settings', { cleanup_rp2p_retention_days: 3 });
+    const put = async (settings: Record<string, number>): Promise<void> => {
+      for (const t of [A, C]) await ok(t, 'PUT', '/api/v1/system/settings', settings);
+    };
+    await put({ cleanup_held_tx_retention_days: 3, cleanup_rp2p_retention_days: 3 });
     await new Promise((r) => setTimeout(r, 200));
     expect(rows()).toEqual([1, 1]);
-    // The default (30 days) would keep them too.
-    for (const t of [A, C]) await ok(t, 'PUT', '/api/v1/system/settings', { cleanup_rp2p_retention_days: 1 });
-    await waitFor(async () => rows(), (r) => r[0] === 0 && r[1] === 0, 'the old candidates and notes deleted');
+    // The defaults (7 and 30 days) would keep them too.
+    await put({ cleanup_held_tx_retention_days: 1 });
+    await waitFor(async () => rows(), (r) => r[0] === 0, 'the old candidates deleted');
+    expect(rows()).toEqual([0, 1]);
+    await put({ cleanup_rp2p_retention_days: 1 });
+    await waitFor(async () => rows(), (r) => r[1] === 0, 'the old notes deleted');
   });
 });

@@ -82,6 +82,16 @@ const COVERED: Record<string, Entry> = {
   cleanup_dlq_retention_days: 'test/integration/dlq.test.ts',
   cleanup_delivery_retention_days: 'test/integration/dlq.test.ts',
   cleanup_rp2p_retention_days: 'test/integration/routing-retention.test.ts',
+  cleanup_held_tx_retention_days: 'test/integration/routing-retention.test.ts',
+  // Daily peer traffic in GET /system/metrics: a day two days old goes at 1 day, stays at 3.
+  cleanup_metrics_retention_days: 'test/integration/peer-traffic-days.test.ts',
+  // The archival log lines count the transactions a run took: 3 at batch sizes 1 and 2, 1 at the default 500.
+  payment_requests_archive_batch_size: 'test/integration/chain-archival.test.ts',
+  transactions_archive_batch_size: 'test/integration/chain-archival.test.ts',
+  // 'off: the scheduled check fetches nothing; turned on, it fetches the release source at once'.
+  update_check_enabled: 'test/integration/system-update-check.test.ts',
+  // 84 %: a payment to 83.5 % of the line stays silent (the default 80 would fire), the next at 84.5 % fires.
+  webhook_line_threshold_percent: 'test/integration/webhooks.test.ts',
   rate_limit_max_attempts: 'test/integration/auth-abuse.test.ts',
   // 'rateLimitWindowSeconds: failures older than the window no longer count' (a 1 s window).
   rate_limit_window_seconds: 'test/integration/auth-abuse.test.ts',

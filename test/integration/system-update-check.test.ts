@@ -142,3 +142,26 @@ describe('system update check', () => {
     expect(res.body.error?.code).toBe('validation_error');
   });
 });
+
+describe('updateCheckEnabled', () => {
+  let t: TestNode;
+  let source: Awaited<ReturnType<typeof releaseSource>>;
+  beforeAll(async () => {
+    [t, source] = await Promise.all([startTestNode(), releaseSource()]);
+    expect((await t.admin.put<Envelope>('/api/v1/system/settings', { update_check_url: source.url })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await Promise.all([t.destroy(), source.close()]);
+  });
+
+  it('off: the scheduled check fetches nothing; turned on, it fetches the release source at once', async () => {
+    expect((await t.admin.put<Envelope>('/api/v1/system/settings', { update_check_enabled: false })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(source.hits()).toBe(0);
+    expect((await t.admin.put<Envelope>('/api/v1/system/settings', { update_check_enabled: true })).status).toBe(200);
+    for (let i = 0; i < 100 && source.hits() === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(source.hits()).toBe(1);
+    const status = (await t.admin.get<Envelope<{ update: UpdateStatus }>>('/api/v1/system/status')).body.data.update;
+    expect(status).toMatchObject({ available: true, latest_version: '9.9.9', error: null });
+  });
+});

@@ -108,7 +108,7 @@ describe('system status and metrics', () => {
   it('GET /system/metrics reports uptime, memory, HTTP counters, event-loop lag and jobs', async () => {
     const m = await metrics(t);
     expect(Object.keys(m).sort()).toEqual(
-      ['event_loop_lag_ms', 'http', 'jobs', 'memory', 'plugins', 'retired', 'started_at', 'timestamp', 'uptime_seconds', 'version'].sort(),
+      ['event_loop_lag_ms', 'http', 'jobs', 'memory', 'peer_traffic', 'plugins', 'retired', 'started_at', 'timestamp', 'uptime_seconds', 'version'].sort(),
     );
     expect(m.uptime_seconds).toBeGreaterThanOrEqual(0);
     expect(isoString(m.started_at)).toBe(true);

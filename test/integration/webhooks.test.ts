@@ -169,15 +169,17 @@ describe('signed webhooks', () => {
     await ok(B, 'POST', '/api/v1/webhooks', { url: receiver.url, events: ['line.threshold', 'contact.request'], secret: SECRET });
     const data = (event: string): any[] => receiver.of(event).map((h) => JSON.parse(h.body).data);
 
-    // B extends 100 to A, which owes 8.5 so far: 75 more crosses 80 %, the next payment stays above it.
-    const over = await send(A, B.node.baseUrl, '75', 'VWL');
+    // B extends 100 to A, which owes 8.5 so far. webhookLineThresholdPercent 84: 75 more (83.5 used) stays under it,
+    // where the default 80 would fire; 1 more (84.5) crosses it.
+    await ok(B, 'PUT', '/api/v1/system/settings', { webhook_line_threshold_percent: 84 });
+    const under = await send(A, B.node.baseUrl, '75', 'VWL');
+    const over = await send(A, B.node.baseUrl, '1', 'VWL');
     await waitFor(async () => data('line.threshold'), (d) => d.length === 1, 'line.threshold');
     expect(data('line.threshold')[0]).toEqual({
-      counterparty_hash: hashOf(A), currency: 'VWL', credit_limit: '100', used: '83.5', threshold_percent: 80, txid: over,
+      counterparty_hash: hashOf(A), currency: 'VWL', credit_limit: '100', used: '84.5', threshold_percent: 84, txid: over,
     });
-    const more = await send(A, B.node.baseUrl, '1', 'VWL');
-    await waitFor(async () => data('payment.sent'), (d) => d.some((x) => x.txid === more), 'payment.sent of the second payment');
-    expect(data('payment.sent').map((x) => x.txid)).toEqual([over, more]);
+    await waitFor(async () => data('payment.sent'), (d) => d.some((x) => x.txid === over), 'payment.sent of the second payment');
+    expect(data('payment.sent').map((x) => x.txid)).toEqual([under, over]);
     expect(data('line.threshold')).toHaveLength(1);
 
     // Beyond the credit B extends: B refuses, A's payment fails.
