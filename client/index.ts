@@ -4,3 +4,4 @@
  */
 export { NodeApiError, NodeClient, NodeUnreachableError, type CallOptions, type Query } from '../kernel/cli/node-client.js';
 export { SignedClient, type ApiCredentials, type ApiResponse, type RequestOptions } from '../kernel/cli/rest-client.js';
+export type { ResponseData, ResponseRoute } from './responses.js';

@@ -150,8 +150,11 @@ export interface RouteDefinition<B = unknown, Q = Record<string, string | undefi
    * `RawReply` names its content type instead (`produces`).
    */
   response?: JsonSchema;
-  /** The content type of a route that answers a `RawReply` (a CSV export, an HTML page, a stream of events). */
-  produces?: string;
+  /**
+   * The content type of a route that answers a `RawReply` (a CSV export, an HTML page, a stream of events), or the
+   * types it chooses from (an export's `format`); an empty list for an empty body (a 204).
+   */
+  produces?: string | readonly string[];
   /**
    * Spec error code per body/query property for schema failures other than a missing required field
    * (which is always `missing_field`). Falls back to `fallbackCode`, then `validation_error`.

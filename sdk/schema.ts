@@ -43,3 +43,9 @@ export function objectOf(fields: Record<string, JsonSchema | Optional>): JsonSch
 
 /** The `pagination` block of paged listings (sdk/paging.ts). */
 export const paginationSchema: JsonSchema = objectOf({ total: integerSchema, limit: integerSchema, offset: integerSchema });
+
+/** The `data` of a route that never answers success (a disabled action kept for its error code). */
+export const noSuccessSchema: JsonSchema = { not: {}, description: 'This route never succeeds; see its error answers' };
+
+/** The fields `pageOf` (sdk/paging.ts) adds beside a page's rows: `count` on the page, `total`, `limit`, `offset`. */
+export const pageFields = { count: integerSchema, total: integerSchema, limit: integerSchema, offset: integerSchema };

@@ -11,6 +11,7 @@ import type { PluginContext } from '../../sdk/index.js';
 import type { Analytics } from './core.js';
 import { toJson } from './payload.js';
 import type { Submitter } from './submit.js';
+import { previewResponse, statusResponse } from './schemas.js';
 
 const READ = { scope: 'system:read' } as const;
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -19,6 +20,7 @@ export function registerAnalyticsRoutes(ctx: PluginContext, analytics: Analytics
   ctx.routes.plugin({
     method: 'GET',
     path: 'status',
+    response: statusResponse,
     access: READ,
     query: { type: 'object' },
     handler: () => {
@@ -44,6 +46,7 @@ export function registerAnalyticsRoutes(ctx: PluginContext, analytics: Analytics
   ctx.routes.plugin({
     method: 'GET',
     path: 'preview',
+    response: previewResponse,
     access: READ,
     query: { type: 'object' },
     handler: () => {

@@ -1,6 +1,8 @@
 import { ApiError, created, type PluginContext } from '../../sdk/index.js';
 import type { Backups } from './core.js';
 import { NAME_PATTERN } from './names.js';
+import { noSuccessSchema } from '../../sdk/schema.js';
+import { cleanupResponse, createdResponse, listResponse, removedResponse, statusResponse, toggledResponse, verifyResponse } from './schemas.js';
 import { DIRECTORY_VARIABLE, RECOVERY_VARIABLE } from './recovery.js';
 
 const READ = { scope: 'backup:read' };
@@ -21,6 +23,7 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/backup/status',
+    response: statusResponse,
     access: READ,
     handler: () => {
       const files = backups.list();
@@ -40,6 +43,7 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/backup/list',
+    response: listResponse,
     access: READ,
     handler: () => {
       const files = backups.list();
@@ -50,6 +54,7 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
   ctx.routes.add<{ name?: string }>({
     method: 'POST',
     path: '/api/v1/backup/create',
+    response: createdResponse,
     access: WRITE,
     body: { type: 'object', properties: { name: { type: 'string', pattern: NAME_PATTERN } } },
     errorCodes: { name: 'invalid_name' },
@@ -64,6 +69,7 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/backup/restore',
+    response: noSuccessSchema,
     access: WRITE,
     confirm: true,
     handler: () => {
@@ -79,6 +85,7 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
   ctx.routes.add<{ filename: string }>({
     method: 'POST',
     path: '/api/v1/backup/verify',
+    response: verifyResponse,
     access: READ,
     body: { type: 'object', required: ['filename'], properties: { filename: { type: 'string' } } },
     errorCodes: { filename: 'invalid_filename' },
@@ -88,6 +95,7 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
   ctx.routes.add({
     method: 'DELETE',
     path: '/api/v1/backup/:filename',
+    response: removedResponse,
     access: WRITE,
     confirm: true,
     handler: (req) => backups.remove(req.params.filename ?? ''),
@@ -103,12 +111,13 @@ export function registerBackupRoutes(ctx: PluginContext, backups: Backups, polic
       enabled,
     };
   };
-  ctx.routes.add({ method: 'POST', path: '/api/v1/backup/enable', access: WRITE, handler: toggle(true) });
-  ctx.routes.add({ method: 'POST', path: '/api/v1/backup/disable', access: WRITE, handler: toggle(false) });
+  ctx.routes.add({ method: 'POST', path: '/api/v1/backup/enable', access: WRITE, response: toggledResponse, handler: toggle(true) });
+  ctx.routes.add({ method: 'POST', path: '/api/v1/backup/disable', access: WRITE, response: toggledResponse, handler: toggle(false) });
 
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/backup/cleanup',
+    response: cleanupResponse,
     access: WRITE,
     confirm: true,
     handler: () => policy.prune(),

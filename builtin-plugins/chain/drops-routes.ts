@@ -6,6 +6,7 @@ import type { ContactsService } from '../contacts/api.js';
 import type { Proposal } from './drops-store.js';
 import type { DropStore } from './drops-store.js';
 import type { TxDrops } from './drops.js';
+import { decidedResponse, proposalsResponse, proposedResponse } from './schemas.js';
 
 export function proposalView(p: Proposal): Record<string, unknown> {
   return {
@@ -31,6 +32,7 @@ export function registerDropRoutes(ctx: PluginContext, drops: TxDrops, store: Dr
   ctx.routes.add<unknown, { contact?: string }>({
     method: 'GET',
     path: '/api/v1/chaindrop',
+    response: proposalsResponse,
     access: { scope: 'wallet:read' },
     query: { type: 'object', properties: { contact: { type: 'string' } }, additionalProperties: false },
     handler: (req) => {
@@ -48,6 +50,7 @@ export function registerDropRoutes(ctx: PluginContext, drops: TxDrops, store: Dr
   ctx.routes.add<{ contact?: string; address?: string; currency?: string }>({
     method: 'POST',
     path: '/api/v1/chaindrop/propose',
+    response: proposedResponse,
     access: { scope: 'wallet:send' },
     body: {
       type: 'object',
@@ -75,6 +78,7 @@ export function registerDropRoutes(ctx: PluginContext, drops: TxDrops, store: Dr
   ctx.routes.add<{ proposal_id: string }>({
     method: 'POST',
     path: '/api/v1/chaindrop/accept',
+    response: decidedResponse,
     access: { scope: 'admin' },
     body: proposalBody,
     handler: async (req) => {
@@ -86,6 +90,7 @@ export function registerDropRoutes(ctx: PluginContext, drops: TxDrops, store: Dr
   ctx.routes.add<{ proposal_id: string }>({
     method: 'POST',
     path: '/api/v1/chaindrop/reject',
+    response: decidedResponse,
     access: { scope: 'wallet:send' },
     body: proposalBody,
     handler: async (req) => {

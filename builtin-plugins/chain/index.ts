@@ -3,6 +3,7 @@ import { CONTACT_EVENTS, type ContactsService } from '../contacts/api.js';
 import { LEDGER_EVENTS, type LedgerService } from '../ledger/api.js';
 import type { SystemService } from '../system/api.js';
 import { auditView } from './present.js';
+import { verifyResponse } from './schemas.js';
 import { ChainSync, MSG_ROWS } from './sync.js';
 import { DropStore, migrations } from './drops-store.js';
 import { MSG_DROP, TxDrops } from './drops.js';
@@ -36,6 +37,7 @@ export default definePlugin({
     ctx.routes.add<unknown, { contact_pubkey_hash?: string; currency?: string }>({
       method: 'GET',
       path: '/api/v1/chain/verify',
+      response: verifyResponse,
       access: { scope: 'wallet:read' },
       query: {
         type: 'object',

@@ -202,3 +202,45 @@ export const pendingResponse = objectOf({
   limit: integerSchema,
   offset: integerSchema,
 });
+
+const messageFields = { message: stringSchema };
+/** `notice: not_delivered` and its reason, when a decline recorded here cannot reach the contact. */
+const noticeFields = { notice: optional({ const: 'not_delivered' }), notice_reason: optional(stringSchema) };
+const decisionErrorSchema = objectOf({ currency: nullable(stringSchema), code: stringSchema, message: stringSchema });
+const codes = arrayOf(stringSchema);
+
+export const contactCreatedResponse = objectOf({ ...messageFields, status: { enum: ['pending', 'accepted'] }, address: stringSchema, name: stringSchema });
+export const pingResponse = objectOf({
+  contact_name: nullable(stringSchema),
+  online_status: { enum: ['online', 'offline'] },
+  chain_valid: booleanSchema,
+  ...messageFields,
+  my_available_credit: { type: 'object', additionalProperties: amountOrNull },
+});
+export const contactUpdatedResponse = objectOf({
+  ...messageFields,
+  updated: objectOf({ address: nullable(stringSchema), name: nullable(stringSchema), fee_percent: nullable(numberSchema), credit_limit: amountOrNull, currency: nullable(stringSchema) }),
+});
+/** DELETE, block and unblock (unblock also says the status the contact is back in). */
+export const contactActionResponse = objectOf({ ...messageFields, address: nullable(stringSchema), status: optional(stringSchema) });
+export const decisionsResponse = objectOf({ accepted: codes, declined: codes, deferred: optional(codes), errors: arrayOf(decisionErrorSchema), ...noticeFields });
+export const declineResponse = objectOf({ ...messageFields, declined: codes, ...noticeFields });
+export const currencyListResponse = objectOf({
+  pubkey_hash: hash,
+  currencies: arrayOf(
+    objectOf({
+      currency: stringSchema,
+      status: { enum: ['pending', 'accepted', 'declined'] },
+      direction: { enum: ['incoming', 'outgoing'] },
+      fee_percent: optional(numberSchema),
+      credit_limit: optional(amountOrNull),
+      requested_credit_limit: optional(amountOrNull),
+      requested_credit_enforced: optional(booleanSchema),
+      decline_reason: optional(nullable(stringSchema)),
+      warning: optional(stringSchema),
+      my_available_credit: amountOrNull,
+    }),
+  ),
+});
+/** POST currencies (with the row's status), currency-decline and currency-remove. */
+export const currencyActionResponse = objectOf({ ...messageFields, currency: stringSchema, status: optional(stringSchema), ...noticeFields });

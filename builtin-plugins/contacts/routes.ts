@@ -6,7 +6,7 @@ import { formatMinor } from '../../sdk/money.js';
 import { MAX_PAGE_PARAM } from '../../sdk/paging.js';
 import type { ContactsCore, DecisionError, RequestTerms } from './core.js';
 import type { PingService } from './ping.js';
-import { contactListResponse, contactResponse, contactSearchResponse, contactView, currencyListView, currencyView, fmt, pendingResponse, pendingView, primaryAddress, primaryRow, searchView } from './present.js';
+import { contactActionResponse, contactCreatedResponse, contactListResponse, contactResponse, contactSearchResponse, contactUpdatedResponse, contactView, currencyActionResponse, currencyListResponse, declineResponse, decisionsResponse, pingResponse, currencyListView, currencyView, fmt, pendingResponse, pendingView, primaryAddress, primaryRow, searchView } from './present.js';
 import { resolveContact } from './resolve.js';
 import type { ContactRow, ContactStatus } from './store.js';
 import {
@@ -111,6 +111,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add<Body>({
     method: 'POST',
     path: '/api/v1/contacts',
+    response: contactCreatedResponse,
     access: WRITE,
     body: { type: 'object', required: ['address', 'name'] },
     handler: async (req) => {
@@ -213,6 +214,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/contacts/ping/:address',
+    response: pingResponse,
     access: READ,
     handler: async (req) => {
       const c = byAddressParam(req);
@@ -236,6 +238,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add<Body>({
     method: 'PUT',
     path: '/api/v1/contacts/:address',
+    response: contactUpdatedResponse,
     access: WRITE,
     body: anyObject,
     handler: (req) => {
@@ -282,6 +285,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add({
     method: 'DELETE',
     path: '/api/v1/contacts/:address',
+    response: contactActionResponse,
     access: WRITE,
     handler: (req) => {
       const c = byAddressParam(req);
@@ -296,6 +300,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/contacts/block/:address',
+    response: contactActionResponse,
     access: WRITE,
     handler: (req) => {
       const c = byAddressParam(req);
@@ -309,6 +314,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/contacts/unblock/:address',
+    response: contactActionResponse,
     access: WRITE,
     handler: (req) => {
       const c = byAddressParam(req);
@@ -325,6 +331,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add<Body>({
     method: 'POST',
     path: '/api/v1/contacts/:hash/decisions',
+    response: decisionsResponse,
     access: WRITE,
     body: { type: 'object', required: ['decisions'] },
     handler: async (req) => {
@@ -411,6 +418,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/contacts/:hash/decline',
+    response: declineResponse,
     access: WRITE,
     handler: (req) => {
       const c = byHashParam(req);
@@ -443,6 +451,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/contacts/:hash/currencies',
+    response: currencyListResponse,
     access: READ,
     handler: (req) => {
       const c = byHashParam(req);
@@ -453,6 +462,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add<Body>({
     method: 'POST',
     path: '/api/v1/contacts/:hash/currencies',
+    response: currencyActionResponse,
     access: WRITE,
     body: { type: 'object', required: ['currency'] },
     handler: (req) => {
@@ -477,6 +487,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add<Body>({
     method: 'POST',
     path: '/api/v1/contacts/:hash/currency-accept',
+    response: decisionsResponse,
     access: WRITE,
     body: { type: 'object', required: ['currency'] },
     handler: (req) => {
@@ -499,6 +510,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add<Body>({
     method: 'POST',
     path: '/api/v1/contacts/:hash/currency-decline',
+    response: currencyActionResponse,
     access: WRITE,
     body: { type: 'object', required: ['currency'] },
     handler: (req) => {
@@ -517,6 +529,7 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
   ctx.routes.add<Body>({
     method: 'POST',
     path: '/api/v1/contacts/:hash/currency-remove',
+    response: currencyActionResponse,
     access: WRITE,
     body: { type: 'object', required: ['currency'] },
     handler: (req) => {

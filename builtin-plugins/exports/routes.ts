@@ -47,6 +47,7 @@ export function registerExportRoutes(ctx: PluginContext, services: Services): vo
       path: `/api/v1/export/${entity}`,
       access: { scope: 'wallet:read' },
       query: querySchema(entity),
+      produces: Object.values(CONTENT_TYPES),
       handler: (req) => handle(entity, req),
     });
   }

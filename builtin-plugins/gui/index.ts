@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ApiError, definePlugin, RawReply, Reply, type AuthCandidate, type AuthInfo, type RouteRequest } from '../../sdk/index.js';
+import { booleanSchema, integerSchema, objectOf, stringSchema } from '../../sdk/schema.js';
 import { eventStream } from './events.js';
 import { CONFIRMED_MS, GuiSessions } from './sessions.js';
 
@@ -22,6 +23,8 @@ const ASSETS: Readonly<Record<string, string>> = {
   'app.css': 'text/css; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
+/** What a session's answers tell the page: its CSRF token, the idle timeout, whether to ask the analytics question. */
+const sessionResponse = objectOf({ csrf_token: stringSchema, idle_timeout_seconds: integerSchema, consent_required: booleanSchema });
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
@@ -109,6 +112,7 @@ export default definePlugin({
       method: 'GET',
       path: '/',
       access: { public: true },
+      produces: 'text/html; charset=utf-8',
       handler: () => new RawReply(file('index.html'), 'text/html; charset=utf-8', 200, { ...SECURITY_HEADERS }),
     });
     // Browsers ask for /favicon.ico whatever the page links: the same icon, not a 404 in every log.
@@ -116,12 +120,14 @@ export default definePlugin({
       method: 'GET',
       path: '/favicon.ico',
       access: { public: true },
+      produces: ASSETS['favicon.svg']!,
       handler: () => new RawReply(file('favicon.svg'), ASSETS['favicon.svg']!, 200, { ...SECURITY_HEADERS }),
     });
     ctx.routes.add<unknown, Record<string, string | undefined>>({
       method: 'GET',
       path: '/gui/assets/:file',
       access: { public: true },
+      produces: [...new Set(Object.values(ASSETS))],
       handler: (req) => {
         const name = req.params.file ?? '';
         const type = ASSETS[name];
@@ -135,6 +141,7 @@ export default definePlugin({
       path: '/gui/api/session',
       access: { public: true },
       body: AUTH_CODE_BODY,
+      response: sessionResponse,
       rateLimitPerMinute: 30,
       handler: (req) => {
         const { token, session } = sessions.login(req.ip, req.body.auth_code, ctx.identity.authCode);
@@ -147,6 +154,7 @@ export default definePlugin({
       path: '/gui/api/confirm',
       access: { public: true },
       body: AUTH_CODE_BODY,
+      response: objectOf({ confirmed_for_seconds: integerSchema }),
       rateLimitPerMinute: 30,
       handler: (req) => {
         sessions.confirm(req.ip, requireSession(req, true), req.body.auth_code, ctx.identity.authCode);
@@ -157,12 +165,14 @@ export default definePlugin({
       method: 'GET',
       path: '/gui/api/session',
       access: { public: true },
+      response: { allOf: [sessionResponse, objectOf({ authenticated: { const: true } })] },
       handler: (req) => ({ authenticated: true, ...info(requireSession(req, false).csrf) }),
     });
     ctx.routes.add({
       method: 'DELETE',
       path: '/gui/api/session',
       access: { public: true },
+      response: objectOf({ logged_out: { const: true } }),
       handler: (req) => {
         sessions.end(requireSession(req, true).id);
         return new Reply({ logged_out: true }, 200, 'Logged out', { 'Set-Cookie': `${cookieName(req.secure)}=; ${cookieFlags(req.secure)}; Max-Age=0` });
@@ -172,6 +182,7 @@ export default definePlugin({
       method: 'GET',
       path: '/gui/api/events',
       access: { public: true },
+      produces: 'text/event-stream; charset=utf-8',
       handler: (req) => {
         const s = requireSession(req, false);
         const stream = eventStream(ctx, { alive: () => sessions.alive(s), follow: (end) => sessions.follow(s, end) });

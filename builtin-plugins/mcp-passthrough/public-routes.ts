@@ -36,7 +36,11 @@ export interface PublicDeps {
   log: Logger;
 }
 
-export const json = (data: unknown, status = 200, headers: Record<string, string> = {}): RawReply => new RawReply(JSON.stringify(data), 'application/json', status, headers);
+/** What the customer routes answer: plain JSON (not the host envelope), or a stream of server-sent events. */
+export const JSON_TYPE = 'application/json';
+const JSON_OR_STREAM = [JSON_TYPE, 'text/event-stream'];
+
+export const json = (data: unknown, status = 200, headers: Record<string, string> = {}): RawReply => new RawReply(JSON.stringify(data), JSON_TYPE, status, headers);
 
 export const failure = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): RawReply =>
   json({ ok: false, error: { code, message, ...extra } }, status, status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcp-passthrough"' } : {});
@@ -71,16 +75,16 @@ export function registerPublicRoutes(deps: PublicDeps): void {
   const { ctx, store, keys, api, endpoint, openai, log } = deps;
   const limited = { ...ROUTE_LIMITS.mcp, rateLimitBy: 'credential' as const };
 
-  ctx.routes.public({ method: 'POST', path: 'mcp', ...limited, handler: (req) => endpoint.handle(req) });
-  ctx.routes.public({ method: 'DELETE', path: 'mcp', ...limited, handler: (req) => endpoint.handle(req) });
-  ctx.routes.public({ method: 'GET', path: 'mcp', ...limited, maxBodyBytes: 4096, handler: (req) => endpoint.handle(req) });
+  ctx.routes.public({ method: 'POST', path: 'mcp', ...limited, produces: JSON_OR_STREAM, handler: (req) => endpoint.handle(req) });
+  ctx.routes.public({ method: 'DELETE', path: 'mcp', ...limited, produces: [], handler: (req) => endpoint.handle(req) });
+  ctx.routes.public({ method: 'GET', path: 'mcp', ...limited, maxBodyBytes: 4096, produces: JSON_OR_STREAM, handler: (req) => endpoint.handle(req) });
   // A preflight carries no bearer, so it cannot know a key's own origins: it permits the shape of the request, and
   // the request itself is then checked with its bearer and Origin like any other.
   const door = { ...ROUTE_LIMITS.openai, rateLimitBy: 'credential' as const };
-  ctx.routes.public({ method: 'POST', path: 'v1/chat/completions', ...door, handler: (req) => openai.chat(req) });
-  ctx.routes.public({ method: 'GET', path: 'v1/models', ...door, maxBodyBytes: 4096, handler: (req) => openai.models(req) });
+  ctx.routes.public({ method: 'POST', path: 'v1/chat/completions', ...door, produces: JSON_OR_STREAM, handler: (req) => openai.chat(req) });
+  ctx.routes.public({ method: 'GET', path: 'v1/models', ...door, maxBodyBytes: 4096, produces: JSON_TYPE, handler: (req) => openai.models(req) });
   for (const path of Object.keys(PREFLIGHT_METHODS)) {
-    ctx.routes.public({ method: 'OPTIONS', path, rateLimitPerMinute: 600, maxBodyBytes: 0, handler: (req) => preflight(req, path) });
+    ctx.routes.public({ method: 'OPTIONS', path, rateLimitPerMinute: 600, maxBodyBytes: 0, produces: [], handler: (req) => preflight(req, path) });
   }
 
   /** The key of the request's bearer, or the 401 answer. */
@@ -89,6 +93,7 @@ export function registerPublicRoutes(deps: PublicDeps): void {
   ctx.routes.public({
     method: 'GET',
     path: 'admin-keyinfo',
+    produces: JSON_TYPE,
     ...ROUTE_LIMITS.keyinfo,
     rateLimitBy: 'credential',
     handler: (req) => {
@@ -106,6 +111,7 @@ export function registerPublicRoutes(deps: PublicDeps): void {
   ctx.routes.public({
     method: 'POST',
     path: 'admin-origins',
+    produces: JSON_TYPE,
     ...ROUTE_LIMITS.origins,
     rateLimitBy: 'credential',
     handler: (req) => {
@@ -138,6 +144,7 @@ export function registerPublicRoutes(deps: PublicDeps): void {
   ctx.routes.public({
     method: 'POST',
     path: 'chat',
+    produces: JSON_TYPE,
     ...ROUTE_LIMITS.chat,
     rateLimitBy: 'credential',
     handler: async (req) => {

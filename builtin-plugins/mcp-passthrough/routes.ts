@@ -11,6 +11,7 @@ import type { Keys } from './keys.js';
 import { iso } from './keys.js';
 import type { Sessions } from './mcp/sessions.js';
 import { operatorUsageView, topupView } from './present.js';
+import { configResponse, configuredResponse, keyCreatedResponse, keyRevokedResponse, keysResponse, statusResponse, usageResponse } from './schemas.js';
 import type { McpStore } from './store.js';
 import type { PresetRegistry } from './upstream/presets.js';
 
@@ -100,6 +101,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
   ctx.routes.plugin({
     method: 'GET',
     path: 'status',
+    response: statusResponse,
     access: ADMIN,
     handler: () => {
       const s = config.settings();
@@ -117,11 +119,12 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
     },
   });
 
-  ctx.routes.plugin({ method: 'GET', path: 'config', access: ADMIN, handler: () => configView(config) });
+  ctx.routes.plugin({ method: 'GET', path: 'config', access: ADMIN, response: configResponse, handler: () => configView(config) });
 
   ctx.routes.plugin<{ set?: unknown; provider?: unknown; active?: unknown }>({
     method: 'POST',
     path: 'configure',
+    response: configuredResponse,
     access: ADMIN,
     body: { type: 'object', properties: { set: {}, provider: {}, active: {} }, additionalProperties: false },
     maxBodyBytes: 1024 * 1024,
@@ -138,6 +141,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
   ctx.routes.plugin({
     method: 'GET',
     path: 'keys',
+    response: keysResponse,
     access: ADMIN,
     handler: () => ({ keys: store.keys().map((k) => keys.view(k)) }),
   });
@@ -145,6 +149,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
   ctx.routes.plugin<Record<string, unknown>>({
     method: 'POST',
     path: 'key-create',
+    response: keyCreatedResponse,
     access: ADMIN,
     body: {
       type: 'object',
@@ -183,6 +188,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
   ctx.routes.plugin<{ id: number }>({
     method: 'POST',
     path: 'key-revoke',
+    response: keyRevokedResponse,
     access: ADMIN,
     body: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'], additionalProperties: false },
     handler: async (req) => {
@@ -195,6 +201,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
   ctx.routes.plugin<unknown, { limit?: number; key_id?: number }>({
     method: 'GET',
     path: 'usage',
+    response: usageResponse,
     access: ADMIN,
     query: {
       type: 'object',

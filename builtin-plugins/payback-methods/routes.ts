@@ -8,6 +8,7 @@ import { ApiError, created, type RouteDefinition, type RouteRequest } from '../.
 import { pageOf, pageQuery, type PageQuery } from '../../sdk/paging.js';
 import type { PaybackCore } from './core.js';
 import type { FetchFlow } from './messages.js';
+import { deletedResponse, listResponse, methodIdResponse, methodResponse, payloadResponse, revealedResponse, sharedResponse, sharePolicyResponse, typesResponse } from './schemas.js';
 import { PaybackValidationError, isPlainObject, normalizeCurrency, validationReply } from './validate.js';
 
 const READ = { scope: 'payback:read' } as const;
@@ -58,6 +59,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add<unknown, PageQuery & Record<string, unknown>>({
     method: 'GET',
     path: BASE,
+    response: listResponse,
     access: READ,
     query: pageQuery(),
     handler: (req) => {
@@ -69,6 +71,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add<unknown>({
     method: 'POST',
     path: BASE,
+    response: methodIdResponse,
     access: WRITE,
     body: anyJson,
     maxBodyBytes: MAX_BODY,
@@ -78,6 +81,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add({
     method: 'GET',
     path: `${BASE}/types`,
+    response: typesResponse,
     access: READ,
     handler: () => {
       const types = registry.catalog();
@@ -91,6 +95,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add({
     method: 'GET',
     path: `${BASE}/:id`,
+    response: methodResponse,
     access: READ,
     handler: (req) => ({ method: core.view(core.row(req.params.id!)) }),
   });
@@ -98,6 +103,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add({
     method: 'GET',
     path: `${BASE}/:id/reveal`,
+    response: revealedResponse,
     access: WRITE,
     confirm: true,
     handler: (req) => ({ method: core.reveal(core.row(req.params.id!)) }),
@@ -106,6 +112,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add<unknown, Query>({
     method: 'GET',
     path: `${BASE}/:id/payload`,
+    response: payloadResponse,
     access: WRITE,
     handler: (req) => {
       const row = core.row(req.params.id!);
@@ -117,6 +124,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add<unknown>({
     method: 'PUT',
     path: `${BASE}/:id`,
+    response: methodIdResponse,
     access: WRITE,
     body: anyJson,
     maxBodyBytes: MAX_BODY,
@@ -131,6 +139,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add<unknown>({
     method: 'PUT',
     path: `${BASE}/:id/share-policy`,
+    response: sharePolicyResponse,
     access: WRITE,
     body: anyJson,
     handler: (req) => {
@@ -143,6 +152,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add({
     method: 'DELETE',
     path: `${BASE}/:id`,
+    response: deletedResponse,
     access: WRITE,
     handler: (req) => {
       const row = core.row(req.params.id!);
@@ -156,6 +166,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add<Body, Query>({
     method: 'POST',
     path: `${BASE}/fetch/:contact`,
+    response: sharedResponse,
     access: READ,
     body: anyObject,
     handler: async (req) => flow.fetch(req.params.contact ?? '', req.body.currency ?? req.query.currency),
@@ -164,6 +175,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add<unknown, Query>({
     method: 'GET',
     path: `${BASE}/contact/:contact`,
+    response: sharedResponse,
     access: READ,
     handler: (req) => {
       const currency = optionalCurrency(req.query.currency);
@@ -174,6 +186,7 @@ export function registerRoutes(core: PaybackCore, flow: FetchFlow): void {
   add<unknown, Query>({
     method: 'GET',
     path: `${BASE}/contact/:contact/:method_id/payload`,
+    response: payloadResponse,
     access: READ,
     handler: (req) => {
       const contact = flow.resolve(req.params.contact ?? '');

@@ -3,6 +3,7 @@ import type { PluginBundle, PluginContext, PluginHostMechanism, PluginStatusRow 
 import { PLUGIN_NAME } from '../../sdk/plugin-manifest.js';
 import { pageOf, pageQuery, type PageQuery } from '../../sdk/paging.js';
 import { pluginView, publicRoutesGate, publicRoutesServed, restartRequired } from './present.js';
+import { deletedResponse, limitsResponse, listResponse, pluginResponse, publicRoutesResponse, settingsResponse, toggledResponse } from './schemas.js';
 
 const ADMIN = { scope: 'admin' } as const;
 const RESTART_HINT = 'POST /api/v1/system/restart to apply.';
@@ -25,6 +26,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
   ctx.routes.add<unknown, PageQuery>({
     method: 'GET',
     path: '/api/v1/plugins',
+    response: listResponse,
     access: ADMIN,
     query: pageQuery(),
     handler: (req) => {
@@ -40,6 +42,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/plugins/:name',
+    response: pluginResponse,
     access: ADMIN,
     handler: (req) => ({ plugin: pluginView(requirePlugin(host, req.params.name!), host) }),
   });
@@ -49,6 +52,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
     ctx.routes.add({
       method: 'POST',
       path: `/api/v1/plugins/:name/${verb}`,
+      response: toggledResponse,
       access: ADMIN,
       confirm: enabled,
       handler: (req) => {
@@ -79,6 +83,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
   ctx.routes.add<{ enabled: boolean }>({
     method: 'POST',
     path: '/api/v1/plugins/:name/public-routes',
+    response: publicRoutesResponse,
     access: ADMIN,
     confirm: (req) => req.body.enabled === true,
     body: {
@@ -113,6 +118,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
   ctx.routes.add<PluginBundle>({
     method: 'POST',
     path: '/api/v1/plugins',
+    response: pluginResponse,
     access: ADMIN,
     confirm: true,
     maxBodyBytes: MAX_INSTALL_BODY,
@@ -142,6 +148,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
   ctx.routes.add<{ memory_mb?: number | null; cpu_ms?: number | null; store_kb?: number | null }>({
     method: 'POST',
     path: '/api/v1/plugins/:name/limits',
+    response: limitsResponse,
     access: ADMIN,
     body: { type: 'object', properties: { memory_mb: LIMIT, cpu_ms: LIMIT, store_kb: LIMIT }, additionalProperties: false },
     fallbackCode: 'validation_error',
@@ -157,6 +164,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
   ctx.routes.add<Record<string, unknown>>({
     method: 'POST',
     path: '/api/v1/plugins/:name/settings',
+    response: settingsResponse,
     access: ADMIN,
     body: { type: 'object' },
     fallbackCode: 'validation_error',
@@ -173,6 +181,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
   ctx.routes.add({
     method: 'DELETE',
     path: '/api/v1/plugins/:name',
+    response: deletedResponse,
     access: ADMIN,
     handler: (req) => {
       const name = req.params.name!;

@@ -8,6 +8,7 @@ import { checkCurrency } from '../../sdk/amounts.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { Payments } from './payments.js';
+import { clearingLineResponse, clearingLinesResponse, clearingRunResponse, clearingsResponse } from './schemas.js';
 import type { RoutingStore } from './store.js';
 
 export const clearingSettings: readonly SettingDefinition[] = [
@@ -33,6 +34,7 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
   ctx.routes.add<{ currency?: string }>({
     method: 'POST',
     path: '/api/v1/clearing/run',
+    response: clearingRunResponse,
     access: { scope: 'wallet:send' },
     body: { type: 'object', additionalProperties: false, properties: { currency: { type: 'string' } } },
     errorCodes: { currency: 'invalid_currency' },
@@ -42,6 +44,7 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/clearing',
+    response: clearingsResponse,
     access: { scope: 'wallet:read' },
     handler: () => {
       const clearings = store.clearings(LIST_LIMIT).map((p) => ({
@@ -61,6 +64,7 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
   ctx.routes.add<{ currency: string; enabled: boolean }>({
     method: 'PUT',
     path: '/api/v1/clearing/lines/:contact',
+    response: clearingLineResponse,
     access: { scope: 'contacts:write' },
     body: { type: 'object', required: ['currency', 'enabled'], additionalProperties: false, properties: { currency: { type: 'string' }, enabled: { type: 'boolean' } } },
     errorCodes: { currency: 'invalid_currency' },
@@ -78,6 +82,7 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/clearing/lines',
+    response: clearingLinesResponse,
     access: { scope: 'contacts:read' },
     handler: () => ({
       lines: store.clearingLines().map((l) => ({ contact_pubkey_hash: l.contactHash, currency: l.currency, enabled: l.enabled })),

@@ -7,6 +7,7 @@ import { pageParams, pageQuery } from '../../sdk/paging.js';
 import type { Payments } from './payments.js';
 import { candidateView, pendingView } from './present.js';
 import { HEX64 } from './protocol.js';
+import { approvedResponse, candidatesResponse, pendingResponse, rejectedResponse } from './schemas.js';
 import type { PaymentRow, RoutingStore } from './store.js';
 
 export function registerRoutes(ctx: PluginContext, store: RoutingStore, payments: Payments): void {
@@ -28,6 +29,7 @@ export function registerRoutes(ctx: PluginContext, store: RoutingStore, payments
   ctx.routes.add<unknown, { limit?: number; offset?: number }>({
     method: 'GET',
     path: '/api/v1/p2p',
+    response: pendingResponse,
     access: { scope: 'wallet:read' },
     query: pageQuery(),
     handler: (req) => {
@@ -40,6 +42,7 @@ export function registerRoutes(ctx: PluginContext, store: RoutingStore, payments
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/p2p/candidates/:hash',
+    response: candidatesResponse,
     access: { scope: 'wallet:read' },
     handler: (req) => {
       const hash = String(req.params.hash ?? '').toLowerCase();
@@ -63,6 +66,7 @@ export function registerRoutes(ctx: PluginContext, store: RoutingStore, payments
   ctx.routes.add<{ hash: string; candidate_id?: number }>({
     method: 'POST',
     path: '/api/v1/p2p/approve',
+    response: approvedResponse,
     access: { scope: 'wallet:send' },
     body: {
       type: 'object',
@@ -100,6 +104,7 @@ export function registerRoutes(ctx: PluginContext, store: RoutingStore, payments
   ctx.routes.add<{ hash: string }>({
     method: 'POST',
     path: '/api/v1/p2p/reject',
+    response: rejectedResponse,
     access: { scope: 'wallet:send' },
     body: { type: 'object', required: ['hash'], properties: { hash: { type: 'string' } } },
     errorCodes: { hash: 'invalid_hash' },

@@ -2,6 +2,7 @@ import type { KernelApi, PluginContext } from '../../sdk/index.js';
 import { ApiError } from '../../sdk/index.js';
 import { SYNC_OWNERS, SYNC_TYPES, type SyncType } from './api.js';
 import type { Extensions } from './extensions.js';
+import { retireResponse, restartResponse, shutdownResponse, startResponse, syncResponse, transportsResponse, unretireResponse } from './schemas.js';
 import { processorFlags } from './status.js';
 
 /**
@@ -43,6 +44,7 @@ export function registerLifecycleRoutes(ctx: PluginContext, extensions: Extensio
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/system/shutdown',
+    response: shutdownResponse,
     access: WRITE,
     body: NO_INPUT,
     handler: () => {
@@ -59,6 +61,7 @@ export function registerLifecycleRoutes(ctx: PluginContext, extensions: Extensio
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/system/start',
+    response: startResponse,
     access: WRITE,
     body: NO_INPUT,
     handler: () => {
@@ -78,6 +81,7 @@ export function registerLifecycleRoutes(ctx: PluginContext, extensions: Extensio
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/system/restart',
+    response: restartResponse,
     access: WRITE,
     body: NO_INPUT,
     handler: async () => {
@@ -102,6 +106,7 @@ export function registerLifecycleRoutes(ctx: PluginContext, extensions: Extensio
   ctx.routes.add<{ confirm?: unknown }>({
     method: 'POST',
     path: '/api/v1/system/retire',
+    response: retireResponse,
     access: WRITE_OR_ADMIN,
     body: CONFIRM_BODY,
     handler: (req) => {
@@ -122,6 +127,7 @@ export function registerLifecycleRoutes(ctx: PluginContext, extensions: Extensio
   ctx.routes.add<{ confirm?: unknown }>({
     method: 'POST',
     path: '/api/v1/system/unretire',
+    response: unretireResponse,
     access: WRITE_OR_ADMIN,
     body: CONFIRM_BODY,
     handler: (req) => {
@@ -140,6 +146,7 @@ export function registerLifecycleRoutes(ctx: PluginContext, extensions: Extensio
       method: 'POST',
       path,
       access: WRITE,
+      response: transportsResponse,
       body: NO_INPUT,
       handler: () => {
         if (!kernel.node.testMode) throw new ApiError('test_mode_only', 403, 'out and in work only on a node started with NODE_TEST_MODE=true');
@@ -154,6 +161,7 @@ export function registerLifecycleRoutes(ctx: PluginContext, extensions: Extensio
   ctx.routes.add<{ type?: SyncType }>({
     method: 'POST',
     path: '/api/v1/system/sync',
+    response: syncResponse,
     access: WRITE,
     body: { type: 'object', properties: { type: { enum: [...SYNC_TYPES] } }, additionalProperties: false },
     handler: async (req) => {

@@ -4,6 +4,7 @@ import { buildReport, type ReportSources, type ReportType } from './debug-report
 import type { DebugReportSubmitter } from './debug-submit.js';
 import type { Extensions } from './extensions.js';
 import { registerLifecycleRoutes } from './lifecycle-routes.js';
+import { debugReportResponse, debugSubmitResponse, metricsResponse, statusResponse, updateStatusSchema } from './schemas.js';
 import { registerSettingsRoutes } from './settings-routes.js';
 import { processorFlags, type SystemStatus } from './status.js';
 import type { UpdateChecker } from './update-check.js';
@@ -32,6 +33,7 @@ export function registerRoutes(ctx: PluginContext, deps: SystemRouteDeps): void 
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/system/status',
+    response: statusResponse,
     access: READ,
     query: { type: 'object' },
     handler: deps.status,
@@ -40,6 +42,7 @@ export function registerRoutes(ctx: PluginContext, deps: SystemRouteDeps): void 
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/system/metrics',
+    response: metricsResponse,
     access: READ,
     query: { type: 'object' },
     handler: () => {
@@ -66,6 +69,7 @@ export function registerRoutes(ctx: PluginContext, deps: SystemRouteDeps): void 
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/system/update-check',
+    response: updateStatusSchema,
     access: READ,
     body: { type: 'object' },
     handler: () => deps.updates.check(),
@@ -74,6 +78,7 @@ export function registerRoutes(ctx: PluginContext, deps: SystemRouteDeps): void 
   ctx.routes.add<unknown, { full: string; description?: string }>({
     method: 'GET',
     path: '/api/v1/system/debug-report',
+    response: debugReportResponse,
     access: READ,
     query: { type: 'object', properties: { full: FULL_QUERY, description: DESCRIPTION } },
     errorCodes: { description: 'invalid_description' },
@@ -87,6 +92,7 @@ export function registerRoutes(ctx: PluginContext, deps: SystemRouteDeps): void 
   ctx.routes.add<{ description?: string; full?: boolean }>({
     method: 'POST',
     path: '/api/v1/system/debug-report',
+    response: debugSubmitResponse,
     access: READ,
     body: { type: 'object', properties: { description: DESCRIPTION, full: { type: 'boolean' } }, additionalProperties: false },
     errorCodes: { description: 'invalid_description' },

@@ -1,6 +1,7 @@
 import { ApiError, created, type PluginContext } from '../../sdk/index.js';
 import { WEBHOOK_EVENTS } from './api.js';
 import type { WebhooksCore } from './core.js';
+import { addedResponse, listResponse, removedResponse, testResponse } from './schemas.js';
 
 /** Managing webhooks sees and sets secrets and URLs that may carry tokens: one scope for all of it. */
 const SCOPE = 'webhooks:write';
@@ -20,6 +21,7 @@ export function registerWebhookRoutes(ctx: PluginContext, core: WebhooksCore): v
   ctx.routes.add<AddBody>({
     method: 'POST',
     path: '/api/v1/webhooks',
+    response: addedResponse,
     access: { scope: SCOPE },
     body: {
       type: 'object',
@@ -38,6 +40,7 @@ export function registerWebhookRoutes(ctx: PluginContext, core: WebhooksCore): v
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/webhooks',
+    response: listResponse,
     access: { scope: SCOPE },
     handler: () => {
       const webhooks = core.list();
@@ -48,6 +51,7 @@ export function registerWebhookRoutes(ctx: PluginContext, core: WebhooksCore): v
   ctx.routes.add({
     method: 'DELETE',
     path: '/api/v1/webhooks/:id',
+    response: removedResponse,
     access: { scope: SCOPE },
     handler: (req) => {
       const id = webhookId(req.params.id);
@@ -59,6 +63,7 @@ export function registerWebhookRoutes(ctx: PluginContext, core: WebhooksCore): v
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/webhooks/:id/test',
+    response: testResponse,
     access: { scope: SCOPE },
     handler: async (req) => ({ delivery: await core.test(webhookId(req.params.id)) }),
   });

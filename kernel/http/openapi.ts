@@ -34,6 +34,18 @@ const ERROR_ENVELOPE: JsonSchema = {
   },
 };
 
+/** What `/healthz` answers (db/storage-health.ts): ok, or degraded by a storage fault since a time. */
+const HEALTH: JsonSchema = {
+  oneOf: [
+    { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
+    {
+      type: 'object',
+      required: ['status', 'reason', 'since'],
+      properties: { status: { const: 'degraded' }, reason: { enum: ['disk full', 'read-only file system', 'I/O error'] }, since: { type: 'string', format: 'date-time' } },
+    },
+  ],
+};
+
 /** The success envelope around a route's `data`. */
 export function successEnvelope(data: JsonSchema): JsonSchema {
   return {
@@ -74,8 +86,10 @@ function operation(route: MountedRoute): Record<string, unknown> {
   const { params } = templated(route.fullPath);
   const scoped = 'scope' in def.access;
   const scopes = scoped ? ([] as string[]).concat((def.access as { scope: string | readonly string[] }).scope) : [];
-  const success = def.produces
-    ? { content: { [def.produces]: { schema: {} } } }
+  // A route that answers a RawReply names its content types; none means an empty body (a 204).
+  const raw = def.produces === undefined ? null : ([] as string[]).concat(def.produces);
+  const success = raw
+    ? raw.length ? { content: Object.fromEntries(raw.map((type) => [type, { schema: {} }])) } : {}
     : { content: { 'application/json': { schema: successEnvelope(def.response ?? {}) } } };
   return {
     operationId: `${def.method.toLowerCase()} ${route.fullPath}`,
@@ -103,7 +117,7 @@ export function openApiDocument(routes: readonly MountedRoute[], version: string
     (paths[path] ??= {})[route.def.method.toLowerCase()] = operation(route);
   }
   // The two routes the HTTP pipeline answers itself, before the route table.
-  paths['/healthz'] = { get: { operationId: 'get /healthz', tags: ['kernel'], security: [], responses: { '200': { description: 'The node serves', content: { 'application/json': { schema: successEnvelope({ type: 'object' }) } } } } } };
+  paths['/healthz'] = { get: { operationId: 'get /healthz', tags: ['kernel'], security: [], responses: { '200': { description: 'The node serves', content: { 'application/json': { schema: successEnvelope(HEALTH) } } } } } };
   paths['/api/v1/openapi.json'] = { get: { operationId: 'get /api/v1/openapi.json', tags: ['kernel'], security: [], responses: { '200': { description: 'This document', content: { 'application/json': { schema: { type: 'object' } } } } } } };
   return {
     openapi: '3.1.0',

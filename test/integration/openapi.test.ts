@@ -14,6 +14,16 @@ import { OPENAPI_FILE, servedDocument } from '../support/openapi.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { run, sandboxNode } from './sandbox-support.js';
 
+/**
+ * Enveloped routes allowed to answer without a response schema, each with its reason. Empty: every route of the node
+ * and of its builtin plugins declares one (a sandboxed plugin's routes have none: their answers are the plugin's).
+ */
+const WITHOUT_RESPONSE_SCHEMA: string[] = [];
+
+/** `{}` or a bare `{type: 'object'}`: a schema that checks nothing of an answer's fields. */
+const looseSchema = (schema: Record<string, unknown>): boolean =>
+  Object.keys(schema).length === 0 || (Object.keys(schema).length === 1 && schema.type === 'object');
+
 let doc: any;
 let sandboxed: TestNode;
 
@@ -50,6 +60,20 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.paths['/healthz'].get).toBeTruthy();
     expect(doc.paths['/api/v1/payback-methods/{id}/reveal'].get['x-confirm']).toBeTruthy();
     expect(doc.paths['/api/v1/wallet/send'].post.responses.default).toEqual({ $ref: '#/components/responses/Error' });
+  });
+
+  it('gives every route a response schema for its data, or the content types of its raw answer (produces)', () => {
+    const unschemed: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const envelope = (op.responses['2XX'] ?? op.responses['200']).content?.['application/json']?.schema;
+        // Only enveloped answers carry `data`; a raw answer is described by its content types alone.
+        if (!envelope?.properties?.success) continue;
+        const data = envelope.properties.data;
+        if (!data || looseSchema(data)) unschemed.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(unschemed).toEqual(WITHOUT_RESPONSE_SCHEMA);
   });
 
   it('is readable without a key, and lists an enabled sandboxed plugin\'s routes', async () => {

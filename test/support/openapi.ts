@@ -3,6 +3,8 @@ import { startTestNode } from './node.js';
 
 /** Where the committed OpenAPI document lives (`npm run openapi` writes it). */
 export const OPENAPI_FILE = 'docs/api/openapi.json';
+/** Where the client library's answer types, made from that document, live (`npm run openapi` writes them too). */
+export const CLIENT_TYPES_FILE = 'client/responses.ts';
 
 /**
  * The OpenAPI document a node serves with every builtin plugin enabled (mcp-passthrough is off by default), as the

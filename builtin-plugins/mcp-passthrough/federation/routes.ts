@@ -16,7 +16,7 @@ import type { ContactsService } from '../../contacts/api.js';
 import { topupMemo } from '../billing.js';
 import type { OperatorConfig } from '../config.js';
 import type { Keys } from '../keys.js';
-import { failure, json, parseBody } from '../public-routes.js';
+import { failure, json, JSON_TYPE, parseBody } from '../public-routes.js';
 import type { Offers } from './offers.js';
 import type { ProofVerifier } from './proofs.js';
 import type { FederationStore } from './store.js';
@@ -72,6 +72,7 @@ export function registerFederationRoutes(deps: FederationDeps): void {
   ctx.routes.public({
     method: 'POST',
     path: 'directory',
+    produces: JSON_TYPE,
     ...FEDERATION_LIMITS.directory,
     rateLimitBy: 'credential',
     handler: (req) => {
@@ -86,6 +87,7 @@ export function registerFederationRoutes(deps: FederationDeps): void {
   ctx.routes.public({
     method: 'POST',
     path: 'request-key',
+    produces: JSON_TYPE,
     ...FEDERATION_LIMITS.requestKey,
     rateLimitBy: 'credential',
     handler: (req) => {
