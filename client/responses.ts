@@ -1444,6 +1444,15 @@ export interface ResponseData {
         [key: string]: number;
       };
     };
+    peer_traffic: {
+      days: Array<{
+        day: string;
+        direction: ("in" | "out");
+        type: string;
+        result: string;
+        count: number;
+      }>;
+    };
     jobs: {
       running: boolean;
       processors: {

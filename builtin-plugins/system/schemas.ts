@@ -38,6 +38,9 @@ export const metricsResponse = objectOf({
   memory: objectOf({ rss: integerSchema, heap_used: integerSchema, heap_total: integerSchema, external: integerSchema }),
   event_loop_lag_ms: lag,
   http: objectOf({ requests_total: integerSchema, by_status: { type: 'object', additionalProperties: integerSchema } }),
+  peer_traffic: objectOf({
+    days: arrayOf(objectOf({ day: stringSchema, direction: { enum: ['in', 'out'] }, type: stringSchema, result: stringSchema, count: integerSchema })),
+  }),
   jobs: objectOf({
     running: booleanSchema,
     processors,
