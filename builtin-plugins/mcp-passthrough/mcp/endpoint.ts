@@ -16,6 +16,7 @@ import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@mod
 import { RawReply, type Logger, type RouteRequest } from '../../../sdk/index.js';
 import type { CustomerApi } from '../customer.js';
 import type { Keys } from '../keys.js';
+import type { KeyRow } from '../store.js';
 import { checkOrigin } from '../origins.js';
 import { buildServer, RPC } from './server.js';
 import type { Session, Sessions } from './sessions.js';
@@ -46,6 +47,8 @@ export class McpEndpoint {
     private readonly version: string,
     private readonly log: Logger,
     private readonly now: () => number,
+    /** The most sessions a key may hold at once (limits.ts). */
+    private readonly sessionLimit: (key: KeyRow) => number,
   ) {}
 
   async handle(req: RouteRequest): Promise<RawReply> {
@@ -94,7 +97,7 @@ export class McpEndpoint {
       // Negotiation of Document 2: an unknown revision is answered with the newest one we serve.
       if (!(PROTOCOL_VERSIONS as readonly string[]).includes(init.params.protocolVersion)) init.params.protocolVersion = PROTOCOL_VERSIONS[0];
       // A stale Mcp-Session-Id beside an initialize is ignored: the client starts over, as after a 404.
-      session = this.sessions.open(key.id);
+      session = this.sessions.open(key.id, this.sessionLimit(key));
       session.server = buildServer(session, this.api, this.version, this.log);
       session.transport.onerror = (err) => this.log.debug('MCP transport', { error: err.message });
       await session.server.connect(session.transport);
