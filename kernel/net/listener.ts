@@ -273,7 +273,14 @@ export function createDualListener(
       socket.destroy();
     });
     socket.once('close', () => undecided.delete(socket));
+    // The listening socket is half-open capable: a client that hangs up before saying anything would otherwise keep
+    // its slot until the first-byte timeout.
+    const onEnd = (): void => {
+      socket.destroy();
+    };
+    socket.once('end', onEnd);
     socket.once('data', (chunk: Buffer) => {
+      socket.off('end', onEnd);
       socket.pause();
       socket.setTimeout(0);
       undecided.delete(socket);
