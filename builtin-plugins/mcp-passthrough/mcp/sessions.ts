@@ -10,9 +10,12 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Logger } from '../../../sdk/index.js';
+import { SessionEvents } from './events.js';
 import type { SessionHooks } from './server.js';
 
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
+/** How long a dropped event stream may be resumed (its events kept, its calls kept running). */
+export const RESUME_WINDOW_MS = 60_000;
 
 export class Session implements SessionHooks {
   readonly id = randomUUID();
@@ -23,13 +26,18 @@ export class Session implements SessionHooks {
   #ended = false;
   readonly #inflight = new Map<string | number, AbortController>();
 
+  /** What its event streams wrote, for clients that reconnect with Last-Event-ID (events.ts). */
+  readonly events: SessionEvents;
+
   constructor(
     readonly keyId: number,
-    now: number,
+    now: () => number,
+    resumeWindowMs: () => number,
     private readonly onEnd: (s: Session) => void,
   ) {
-    this.lastSeen = now;
-    this.transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => this.id });
+    this.lastSeen = now();
+    this.events = new SessionEvents(resumeWindowMs, now);
+    this.transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => this.id, eventStore: this.events });
   }
 
   get ended(): boolean {
@@ -61,6 +69,19 @@ export class Session implements SessionHooks {
     for (const id of requestIds) this.#inflight.get(id)?.abort(reason);
   }
 
+  /**
+   * A resumable stream's connection dropped: its calls go on for the resume window, and are aborted then unless the
+   * client reconnected with Last-Event-ID meanwhile (their output so far stays billed either way).
+   */
+  detached(stream: string, windowMs: number, now: number): void {
+    const calls = this.events.calls(stream);
+    if (!calls.some((id) => this.#inflight.has(id))) return;
+    const timer = setTimeout(() => {
+      if (!this.events.resumedSince(stream, now)) this.abort(calls, 'the client closed the connection and did not resume it');
+    }, windowMs);
+    timer.unref();
+  }
+
   busy(): boolean {
     return this.#inflight.size > 0;
   }
@@ -87,6 +108,7 @@ export class Sessions {
   constructor(
     private readonly now: () => number,
     private readonly log: Logger,
+    readonly resumeWindowMs: () => number = () => RESUME_WINDOW_MS,
   ) {}
 
   /** A new session for the key; beyond `max`, the key's least recently used sessions end. */
@@ -97,7 +119,7 @@ export class Sessions {
       own.delete(s);
       void s.end('a newer session of the same key replaced it');
     }
-    const session = new Session(keyId, this.now(), (s) => this.#forget(s));
+    const session = new Session(keyId, this.now, this.resumeWindowMs, (s) => this.#forget(s));
     this.#byId.set(session.id, session);
     own.add(session);
     this.#byKey.set(keyId, own);
