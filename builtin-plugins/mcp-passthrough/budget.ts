@@ -9,12 +9,11 @@
  * plugin says so once: an event on the bus (the GUI shows it), a log line, a metric.
  */
 import { formatMinor, type Logger, type Minor } from '../../sdk/index.js';
+import { MCP_EVENTS } from './api.js';
 import { periodEnd, periodStart } from './limits.js';
 import type { InferenceMetrics } from './metrics.js';
 import type { KeyRow, McpStore } from './store.js';
 
-/** Bus events this plugin publishes. */
-export const MCP_EVENTS = { budgetSoftLimit: 'mcp-passthrough.budget.soft_limit' } as const;
 
 export interface BudgetLeft {
   /** What the period's calls may still be charged, before what calls in flight hold. */

@@ -256,11 +256,13 @@ export class Inference {
       return { c: { ...c, rejections } as Candidate, price, order };
     });
     const policy = routing.policy ?? 'local_first';
+    // Providers of the model share its calls: the one with the fewest attempts running first (ties: the operator's order).
+    const leastBusy = settings.balancing === 'least_busy';
     const local = (x: { c: Candidate }): number => (x.c.kind === 'provider' ? 0 : 1);
     ranked.sort((a, b) => {
       if (policy === 'cheapest_advertised') return a.price === b.price ? local(a) - local(b) || a.order - b.order : a.price < b.price ? -1 : 1;
       if (local(a) !== local(b)) return local(a) - local(b);
-      if (a.c.kind === 'provider') return a.order - b.order;
+      if (a.c.kind === 'provider') return (leastBusy ? this.health.running(deployment(a.c)) - this.health.running(deployment(b.c)) : 0) || a.order - b.order;
       if (policy === 'manual') return a.c.hops - b.c.hops || a.order - b.order;
       return a.price === b.price ? a.c.hops - b.c.hops || a.order - b.order : a.price < b.price ? -1 : 1;
     });

@@ -219,3 +219,28 @@ describe('model allow-lists', () => {
     await mcp.client.close();
   });
 });
+
+describe('balancing', () => {
+  it('least_busy spreads calls of one model over its providers by the attempts running; status shows them', async () => {
+    await configure(seller, { provider: { id: 'second', preset: 'openai-compatible', endpoint: fake.openaiUrl, models: [model('gpt-hold')] }, set: { balancing: 'least_busy' } });
+    let release!: () => void;
+    fake.behave('gpt-hold', { holdUntil: new Promise<void>((r) => (release = r)) });
+    const { keyId, openai } = await fundedKey();
+    const seen = fake.requests.filter((r) => r.body.model === 'gpt-hold').length;
+    const held = Array.from({ length: 4 }, () => ask(openai, 'gpt-hold'));
+    await waitForRequests('gpt-hold', seen + 4);
+    const status = await ok(seller, 'GET', `${PLUGIN}/status`);
+    const inFlight = (id: string) => status.providers.find((p: any) => p.id === id).health['gpt-hold'].in_flight;
+    expect([inFlight('primary'), inFlight('second')]).toEqual([2, 2]);
+    release();
+    await Promise.all(held);
+    const rows = (await ok(seller, 'GET', `${PLUGIN}/usage`, undefined, { key_id: keyId, limit: 10 })).usage as { provider: string }[];
+    expect(rows.map((r) => r.provider).sort()).toEqual(['primary', 'primary', 'second', 'second']);
+    // In the operator's order, every call goes to the first provider.
+    await configure(seller, { set: { balancing: 'ordered' } });
+    const ordered = await Promise.all(Array.from({ length: 3 }, () => ask(openai, 'gpt-hold')));
+    expect(ordered.length).toBe(3);
+    const after = (await ok(seller, 'GET', `${PLUGIN}/usage`, undefined, { key_id: keyId, limit: 3 })).usage as { provider: string }[];
+    expect(after.map((r) => r.provider)).toEqual(['primary', 'primary', 'primary']);
+  });
+});
