@@ -11,7 +11,7 @@ import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.
 import { scrape, sample } from '../support/metrics.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect } from './ledger-support.js';
-import { chat, configure, createKey, initializeBody, mcpClient, model, ok, PLUGIN, rpc, startMcpNode, topUp } from './mcp-support.js';
+import { chat, configure, createKey, initializeBody, mcpClient, minor, model, ok, PLUGIN, rpc, startMcpNode, topUp } from './mcp-support.js';
 
 let fake: FakeUpstream;
 let seller: TestNode;
@@ -54,11 +54,6 @@ async function refusal(p: Promise<unknown>): Promise<{ status: number; error: an
   throw new Error('the call was not refused');
 }
 
-/** A decimal amount in minor units (1e-8). */
-const minor = (amount: string): bigint => {
-  const [whole, frac = ''] = amount.split('.');
-  return BigInt(whole!) * 100_000_000n + BigInt(frac.padEnd(8, '0'));
-};
 
 const ask = (openai: OpenAI, modelId = 'gpt-fake') => openai.chat.completions.create({ model: modelId, messages: user('four words in here'), max_completion_tokens: 16 });
 

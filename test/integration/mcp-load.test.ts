@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect } from './ledger-support.js';
-import { chat, configure, createKey, mcpClient, model, ok, PLUGIN, topUp, type Connected } from './mcp-support.js';
+import { chat, configure, createKey, mcpClient, minor, model, ok, PLUGIN, startMcpNode, topUp, type Connected } from './mcp-support.js';
 
 const KEYS = 10;
 const SESSIONS_PER_KEY = 10;
@@ -39,19 +39,6 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function startMcpNode(): Promise<TestNode> {
-  const t = await startTestNode();
-  await ok(t, 'POST', '/api/v1/plugins/mcp-passthrough/enable');
-  await t.restart();
-  return t;
-}
-
-const minor = (amount: string): bigint => {
-  const negative = amount.startsWith('-');
-  const [whole, frac = ''] = amount.replace('-', '').split('.');
-  const v = BigInt(whole!) * 100_000_000n + BigInt(frac.padEnd(8, '0'));
-  return negative ? -v : v;
-};
 
 describe('load from one address', () => {
   it('100 sessions and 200 concurrent streamed calls: no connection error, all answered in full, billed exactly', async () => {

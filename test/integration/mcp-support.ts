@@ -146,6 +146,14 @@ export const initializeBody = (version = '2025-11-25', id = 1) => ({
 
 export { call, hashOf, ok, waitFor };
 
+/** A decimal amount of the wire (`"0.00012"`, `"-3"`) in minor units (1e-8), for exact sums in tests. */
+export function minor(amount: string): bigint {
+  const negative = amount.startsWith('-');
+  const [whole, frac = ''] = amount.replace('-', '').split('.');
+  const v = BigInt(whole!) * 100_000_000n + BigInt(frac.padEnd(8, '0'));
+  return negative ? -v : v;
+}
+
 /** The structured result of a tool call. */
 export function structured(result: unknown): any {
   return (result as { structuredContent?: unknown }).structuredContent;
