@@ -34,7 +34,7 @@ import { MetricsRegistry } from './metrics.js';
 import { kernelMigrations } from './migrations.js';
 import { createDualListener } from './net/listener.js';
 import { createOutbound } from './net/outbound.js';
-import { parseTrustedProxies, type TrustedProxies } from './net/proxies.js';
+import { isLoopback, parseTrustedProxies, type TrustedProxies } from './net/proxies.js';
 import { certificateHost, loadOrCreateCertificate } from './net/tls.js';
 import { DEFAULT_MESSAGES_PER_KEY_PER_MINUTE } from './peers/inbound.js';
 import { PeerLayer } from './peers/layer.js';
@@ -236,7 +236,12 @@ async function startHeldNode(config: NodeConfig, options: NodeOptions): Promise<
   const listener = createDualListener(
     serve,
     await loadOrCreateCertificate(config.dataDir, tlsHost()),
-    { upgrade: (req, socket, head) => peerEndpoint?.upgrade(req, socket, head) ?? null },
+    {
+      upgrade: (req, socket, head) => peerEndpoint?.upgrade(req, socket, head) ?? null,
+      // Many clients share a proxy's address (everyone over Tor arrives from the local daemon): a budget of its own.
+      connectionsPer: (address) =>
+        settings.get<number>(proxies?.includes(address) || (config.torEnabled && isLoopback(address)) ? 'connectionsPerProxyAddress' : 'connectionsPerAddress'),
+    },
   );
   settings.onChange('hostname', () => {
     loadOrCreateCertificate(config.dataDir, tlsHost()).then(

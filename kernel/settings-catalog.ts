@@ -31,6 +31,11 @@ export const kernelSettings: readonly SettingDefinition[] = [
   { key: 'trustedProxies', security: true, type: 'list', default: [], category: 'api', env: 'TRUSTED_PROXIES',
     description: 'Proxy IPs or narrow CIDRs whose forwarding headers are trusted; empty clears (TRUSTED_PROXIES overrides)',
     validate: (v) => { const r = parseTrustedProxies(v as string[]); return typeof r === 'string' ? r : null; } },
+  // Connection slots per client address (kernel/net/listener.ts): read at each new connection.
+  { key: 'connectionsPerAddress', security: true, type: 'integer', default: 64, min: 8, max: 100_000, category: 'rate_limits',
+    description: 'Connections one client address may hold at once; more wait for a slot (idle keep-alive connections give theirs up). Below 64 a busy peer may wait' },
+  { key: 'connectionsPerProxyAddress', security: true, type: 'integer', default: 1024, min: 8, max: 100_000, category: 'rate_limits',
+    description: 'Connections a shared address may hold at once: a trusted proxy (trustedProxies) or, with Tor on, this machine (the Tor daemon). Its clients are told apart by their keys and credentials, not by this budget' },
   { key: 'metricsAllowedAddresses', security: true, type: 'list', default: ['127.0.0.1', '::1'], category: 'api', env: 'NODE_METRICS_ALLOWED_ADDRESSES',
     description: 'Client IPs or narrow CIDRs that may read GET /metrics without the bearer token (NODE_METRICS_TOKEN); empty: token only',
     validate: (v) => { const r = parseTrustedProxies(v as string[]); return typeof r === 'string' ? r : null; } },

@@ -1,6 +1,6 @@
 /**
  * `GET /gui/api/events`: the node's events a logged-in page shows live, as server-sent events. Each event names what
- * changed (`transaction`, `contact`, `request`, `p2p`) with the bus payload, and carries the count of dead letters waiting (`dlq`), so
+ * changed (`transaction`, `contact`, `request`, `p2p`, `inference`) with the bus payload, and carries the count of dead letters waiting (`dlq`), so
  * the badge follows without a request of its own. A comment line every 25 s keeps proxies from closing the stream. The
  * stream ends with its session: at logout, and when the session idles out (an open stream is no activity).
  */
@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import { KERNEL_EVENTS, type PluginContext } from '../../sdk/index.js';
 import { CONTACT_EVENTS } from '../contacts/api.js';
 import { LEDGER_EVENTS } from '../ledger/api.js';
+import { MCP_EVENTS } from '../mcp-passthrough/api.js';
 import { PAYMENT_REQUEST_EVENTS } from '../payment-requests/api.js';
 import { ROUTING_EVENTS } from '../routing/api.js';
 
@@ -26,6 +27,7 @@ const FORWARDED: Readonly<Record<string, string>> = {
   [PAYMENT_REQUEST_EVENTS.changed]: 'request',
   [ROUTING_EVENTS.awaitingApproval]: 'p2p',
   [KERNEL_EVENTS.dlqChanged]: 'dlq',
+  [MCP_EVENTS.budgetSoftLimit]: 'inference',
 };
 
 /** The session a stream belongs to: whether it is still live, and a way to be told when it ends. */

@@ -16,6 +16,12 @@ export type { ChatMessage, Generation, ProviderPreset, StreamDecoder, StreamItem
 
 export const MCP_SERVICE = 'mcp-passthrough';
 
+/**
+ * Bus events this plugin publishes. `budgetSoftLimit`: a key's spending in its budget period crossed the operator's
+ * soft limit, payload `{key_id, label, spent, budget, currency, period, soft_limit_pct, resets_at}` (once per period).
+ */
+export const MCP_EVENTS = { budgetSoftLimit: 'mcp-passthrough.budget.soft_limit' } as const;
+
 export interface BootstrapKeyInput {
   label: string;
   /** The proved contact (key hash) whose payments fund the key; null for an unbound key of open mode. */

@@ -19,6 +19,7 @@
 import { ApiError, formatMinor, type Logger, type Minor } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { CreditHold, LedgerService, LedgerTx } from '../ledger/api.js';
+import type { BudgetLeft } from './budget.js';
 import { sameCurrency } from './config.js';
 import type { KeyRow, McpStore, NewUsage, UsageRow } from './store.js';
 
@@ -67,6 +68,7 @@ export interface Reservation {
 
 export type SettleInput = Omit<NewUsage, 'fromBalance' | 'fromCredit'>;
 
+const PERIOD_WORD: Record<string, string> = { day: 'daily', week: 'weekly', month: 'monthly' };
 const min = (a: Minor, b: Minor): Minor => (a < b ? a : b);
 const clampZero = (a: Minor): Minor => (a > 0n ? a : 0n);
 const creditSlot = (contactHash: string, currency: string): string => `${contactHash}|${currency.toLowerCase()}`;
@@ -74,6 +76,8 @@ const creditSlot = (contactHash: string, currency: string): string => `${contact
 export class Billing {
   readonly #reservedByKey = new Map<number, Minor>();
   readonly #reservedByCredit = new Map<string, Minor>();
+  /** Everything calls in flight hold per key (prepaid and credit): what its budget counts beside settled charges. */
+  readonly #heldByKey = new Map<number, Minor>();
 
   constructor(
     private readonly store: McpStore,
@@ -123,8 +127,25 @@ export class Billing {
     return { balance: key.balance, reserved, debt: key.debt, credit, available: prepaidFree + (credit?.available ?? 0n) };
   }
 
-  /** Holds `amount` for a call; throws ToolFailure `insufficient_funds` when the key cannot cover it. */
-  reserve(key: KeyRow, amount: Minor): Reservation {
+  /**
+   * Holds `amount` for a call; throws ToolFailure `insufficient_funds` when the key cannot cover it, or
+   * `budget_exceeded` when its budget's period cannot (what is left less what calls in flight hold).
+   */
+  reserve(key: KeyRow, amount: Minor, budget: BudgetLeft | null = null): Reservation {
+    if (budget) {
+      const free = clampZero(budget.left - (this.#heldByKey.get(key.id) ?? 0n));
+      if (amount > free) {
+        throw new ToolFailure('budget_exceeded', `the ${PERIOD_WORD[budget.period]} budget of this key does not cover the most this call can cost`, {
+          needed: formatMinor(amount),
+          budget: formatMinor(budget.amount),
+          spent: formatMinor(budget.spent),
+          available: formatMinor(free),
+          period: budget.period,
+          resets_at: new Date(budget.resetsAt).toISOString(),
+          retry_after: Math.max(1, Math.ceil((budget.resetsAt - this.now()) / 1000)),
+        });
+      }
+    }
     const funds = this.funds(key);
     if (amount > funds.available) {
       throw new ToolFailure('insufficient_funds', 'the balance (and credit) of this key does not cover the most this call can cost', {
@@ -137,6 +158,7 @@ export class Billing {
     const credit = amount - prepaid;
     const slot = credit > 0n && funds.credit ? creditSlot(funds.credit.contactHash, key.currency) : null;
     this.#add(this.#reservedByKey, key.id, prepaid);
+    this.#add(this.#heldByKey, key.id, amount);
     if (slot) this.#add(this.#reservedByCredit, slot, credit);
     return { keyId: key.id, amount, prepaid, credit, creditSlot: slot, done: false };
   }
@@ -145,6 +167,7 @@ export class Billing {
     if (r.done) return;
     r.done = true;
     this.#add(this.#reservedByKey, r.keyId, -r.prepaid);
+    this.#add(this.#heldByKey, r.keyId, -r.amount);
     if (r.creditSlot) this.#add(this.#reservedByCredit, r.creditSlot, -r.credit);
   }
 

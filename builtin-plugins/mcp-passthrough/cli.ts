@@ -8,7 +8,8 @@
  *   mcp provider <id> [options]                add or change a provider (--token-file: the token never on the command line)
  *   mcp activate <provider> [model]            the active provider and model
  *   mcp keys                                   customer keys (no tokens)
- *   mcp key create <label> [options]           a key; its token is printed once
+ *   mcp key create <label> [options]           a key; its token is printed once (limits: --rpm --tpm --parallel ...)
+ *   mcp key update <id> [limit options]        a key's limits, budget and allowed models
  *   mcp key revoke <id>                        revoke (the balance is not refunded)
  *   mcp usage [--limit N] [--key ID]           recent usage and top-ups
  */
@@ -67,6 +68,60 @@ async function configureWith(ctx: CliContext, body: Record<string, unknown>, mes
   ctx.out.success(data, message);
 }
 
+interface LimitOptions {
+  rpm?: string;
+  tpm?: string;
+  parallel?: string;
+  sessions?: string;
+  budget?: string;
+  models?: string;
+}
+
+/** The limit options of key create and key update (limits.ts on the node checks the values). */
+function limitOptions<T extends { option(flags: string, description: string): T }>(command: T): T {
+  return command
+    .option('--rpm <n>', 'calls the key may start per minute (0: no limit)')
+    .option('--tpm <n>', 'billed tokens the key may use per minute (0: no limit)')
+    .option('--parallel <n>', 'calls the key may run at once (0: no limit)')
+    .option('--sessions <n>', 'MCP sessions the key may hold')
+    .option('--budget <amount/period>', 'most the key may be charged per day, week or month, e.g. 5/month')
+    .option('--models <list>', 'comma-separated models the key may call');
+}
+
+function limitFields(o: LimitOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const int = (v: string | undefined, field: string): void => {
+    if (v === undefined) return;
+    if (v === 'default') out[field] = null;
+    else if (/^\d+$/.test(v)) out[field] = Number(v);
+    else throw new CliError('INVALID_PARAMS', `${field} must be a whole number or 'default'`);
+  };
+  int(o.rpm, 'requests_per_minute');
+  int(o.tpm, 'tokens_per_minute');
+  int(o.parallel, 'parallel_calls');
+  int(o.sessions, 'sessions');
+  if (o.budget !== undefined) {
+    const m = /^([^/]+)\/(day|week|month)$/.exec(o.budget);
+    if (o.budget === 'default') out.budget = null;
+    else if (m) out.budget = { amount: m[1], period: m[2] };
+    else throw new CliError('INVALID_PARAMS', "--budget is <amount>/<day|week|month>, e.g. 5/month, or 'default'");
+  }
+  if (o.models !== undefined) out.allowed_models = o.models === 'default' ? null : o.models.split(',').map((x) => x.trim()).filter(Boolean);
+  return out;
+}
+
+function limitRows(l: any): [string, unknown][] {
+  const own = (v: unknown, effective: unknown): string => (v === null ? `${String(effective)} (default)` : String(v));
+  return [
+    ['requests per minute', own(l.requests_per_minute, l.effective.requests_per_minute)],
+    ['tokens per minute', own(l.tokens_per_minute, l.effective.tokens_per_minute)],
+    ['parallel calls', own(l.parallel_calls, l.effective.parallel_calls)],
+    ['sessions', own(l.sessions, l.effective.sessions)],
+    ['budget', l.budget ? `${l.budget.amount} per ${l.budget.period}` : 'none'],
+    ['models', l.allowed_models ? l.allowed_models.join(', ') : 'every model'],
+  ];
+}
+
 export default defineCliCommands({
   plugin: 'mcp-passthrough',
   register(program, ctx) {
@@ -106,7 +161,7 @@ export default defineCliCommands({
     mcp
       .command('set')
       .summary('change one setting')
-      .argument('<name>', 'a setting name: mode, currency, max_output_tokens, allowed_origins, failover, retries, cooldown_seconds, remote_routing, max_hops, max_price_per_call, max_spend_per_day or resale_markup_pct')
+      .argument('<name>', 'a setting name: mode, currency, max_output_tokens, allowed_origins, failover, retries, cooldown_seconds, balancing, requests_per_minute, tokens_per_minute, parallel_calls, sessions_per_key, budget_soft_limit_pct, remote_routing, max_hops, max_price_per_call, max_spend_per_day or resale_markup_pct')
       .argument('<value>')
       .action((name: string, value: string) => configureWith(ctx, { set: { [name]: value } }, `${name} set to ${value}.`));
 
@@ -171,8 +226,8 @@ export default defineCliCommands({
         );
       });
 
-    const key = mcp.command('key').summary('create or revoke a customer key');
-    key
+    const key = mcp.command('key').summary('create, limit or revoke a customer key');
+    const create = key
       .command('create')
       .summary('create a customer key; its token is printed once')
       .argument('<label>')
@@ -180,35 +235,43 @@ export default defineCliCommands({
       .option('--ttl <seconds>', 'expire after this many seconds', parseIntOption('--ttl', 1))
       .option('--currency <code>', 'must be the settlement currency')
       .option('--pubkey <key>', 'the customer\'s 32-byte public key (hex or base64)')
-      .option('--funding <mode>', 'prepaid (default) or credit (on the bound contact\'s credit line)')
-      .action(async (label: string, o: { contact?: string; ttl?: number; currency?: string; pubkey?: string; funding?: string }) => {
-        const body: Record<string, unknown> = { label };
-        if (o.contact) body.contact = o.contact;
-        if (o.ttl !== undefined) body.ttl = o.ttl;
-        if (o.currency) body.currency = o.currency;
-        if (o.pubkey) body.registered_pubkey = o.pubkey;
-        if (o.funding) body.funding = o.funding;
-        const data = await ctx.api.post<any>(`${BASE}/key-create`, body);
-        warnAll(ctx, data.warnings);
-        const show = await cliDisplay(ctx);
-        ctx.out.success(data, () => {
-          ctx.out.kv([
-            ['key id', data.key_id],
-            ['token', data.token],
-            ['endpoint', data.endpoint ?? 'none: the node has no address yet'],
-            ['openai base url', data.openai_base_url ?? 'none: the node has no address yet'],
-            ['contact', data.contact?.name ?? data.contact?.pubkey_hash ?? 'none'],
-            ['funding', `${data.funding.mode}; top up with a ${data.funding.currency} payment described ${data.funding.deposit_memo}`],
-            ['expires', data.expires_at ? show.date(data.expires_at) : 'never'],
-          ]);
-          ctx.out.line('The token is shown only now. Clients use it as: Authorization: Bearer <token>');
-          if (data.client_config) {
-            ctx.out.line();
-            ctx.out.line('MCP client configuration (for example .mcp.json):');
-            for (const line of JSON.stringify(data.client_config, null, 2).split('\n')) ctx.out.line(line);
-          }
-        });
+      .option('--funding <mode>', 'prepaid (default) or credit (on the bound contact\'s credit line)');
+    limitOptions(create).action(async (label: string, o: LimitOptions & { contact?: string; ttl?: number; currency?: string; pubkey?: string; funding?: string }) => {
+      const body: Record<string, unknown> = { label, ...limitFields(o) };
+      if (o.contact) body.contact = o.contact;
+      if (o.ttl !== undefined) body.ttl = o.ttl;
+      if (o.currency) body.currency = o.currency;
+      if (o.pubkey) body.registered_pubkey = o.pubkey;
+      if (o.funding) body.funding = o.funding;
+      const data = await ctx.api.post<any>(`${BASE}/key-create`, body);
+      warnAll(ctx, data.warnings);
+      const show = await cliDisplay(ctx);
+      ctx.out.success(data, () => {
+        ctx.out.kv([
+          ['key id', data.key_id],
+          ['token', data.token],
+          ['endpoint', data.endpoint ?? 'none: the node has no address yet'],
+          ['openai base url', data.openai_base_url ?? 'none: the node has no address yet'],
+          ['contact', data.contact?.name ?? data.contact?.pubkey_hash ?? 'none'],
+          ['funding', `${data.funding.mode}; top up with a ${data.funding.currency} payment described ${data.funding.deposit_memo}`],
+          ['expires', data.expires_at ? show.date(data.expires_at) : 'never'],
+        ]);
+        ctx.out.line('The token is shown only now. Clients use it as: Authorization: Bearer <token>');
+        if (data.client_config) {
+          ctx.out.line();
+          ctx.out.line('MCP client configuration (for example .mcp.json):');
+          for (const line of JSON.stringify(data.client_config, null, 2).split('\n')) ctx.out.line(line);
+        }
       });
+    });
+    const update = key
+      .command('update')
+      .summary("change a key's limits, budget or allowed models ('default' returns one to the operator's default)")
+      .argument('<id>', 'numeric key id', parseIntOption('<id>', 1));
+    limitOptions(update).action(async (id: number, o: LimitOptions) => {
+      const data = await ctx.api.post<any>(`${BASE}/key-update`, { id, ...limitFields(o) });
+      ctx.out.success(data, () => ctx.out.kv(limitRows(data.limits), { title: `Key ${id} limits` }));
+    });
     key
       .command('revoke')
       .summary('revoke a customer key (its balance is not refunded)')

@@ -53,7 +53,23 @@ export interface Settings {
   maxSpendPerDay: Minor | null;
   /** Markup in percent on the seller's rates when this node resells an offer. */
   resaleMarkupPct: Minor;
+  /** Defaults of the per-key limits (limits.ts); 0 lifts a limit. */
+  keyLimits: { requestsPerMinute: number; tokensPerMinute: number; parallelCalls: number; sessions: number };
+  /** The share of a key's budget at which the soft-limit event fires, in percent. */
+  budgetSoftLimitPct: number;
+  /** How providers of the same model share calls: in the operator's order, or the least busy first. */
+  balancing: Balancing;
 }
+
+export type Balancing = 'ordered' | 'least_busy';
+
+/**
+ * Shipped defaults of the per-key limits: none beyond the doors' own (a node upgraded keeps serving as before) and one
+ * session per key (Document 2). docs/mcp-passthrough.md suggests values for a small seller.
+ */
+export const DEFAULT_KEY_LIMITS = { requestsPerMinute: 0, tokensPerMinute: 0, parallelCalls: 0, sessions: 1 } as const;
+export const MAX_SESSIONS_PER_KEY = 1000;
+export const DEFAULT_BUDGET_SOFT_LIMIT_PCT = 80;
 
 /** Document 2: the directory horizon. */
 export const MAX_HOPS = 3;
@@ -94,7 +110,18 @@ const SETTING_PARSERS: Record<string, (value: string) => string | { error: strin
   max_price_per_call: (v) => optionalAmount(v, 'max_price_per_call'),
   max_spend_per_day: (v) => optionalAmount(v, 'max_spend_per_day'),
   resale_markup_pct: (v) => optionalAmount(v, 'resale_markup_pct') || '0',
+  requests_per_minute: (v) => whole(v, 'requests_per_minute', 0, 1_000_000),
+  tokens_per_minute: (v) => whole(v, 'tokens_per_minute', 0, 1_000_000_000),
+  parallel_calls: (v) => whole(v, 'parallel_calls', 0, 10_000),
+  sessions_per_key: (v) => whole(v, 'sessions_per_key', 1, MAX_SESSIONS_PER_KEY),
+  budget_soft_limit_pct: (v) => whole(v, 'budget_soft_limit_pct', 1, 100),
+  balancing: (v) => (['ordered', 'least_busy'].includes(v.trim()) ? v.trim() : { error: 'balancing must be ordered or least_busy' }),
 };
+
+function whole(v: string, name: string, min: number, max: number): string | { error: string } {
+  const n = Number(v.trim());
+  return /^\d+$/.test(v.trim()) && n >= min && n <= max ? String(n) : { error: `${name} must be an integer from ${min} to ${max}` };
+}
 
 function onOff(v: string, name: string): string | { error: string } {
   const t = v.trim().toLowerCase();
@@ -291,6 +318,14 @@ export class OperatorConfig {
       maxPricePerCall: amountOrNull(c.get('max_price_per_call')),
       maxSpendPerDay: amountOrNull(c.get('max_spend_per_day')),
       resaleMarkupPct: amountOrNull(c.get('resale_markup_pct')) ?? 0n,
+      keyLimits: {
+        requestsPerMinute: Number(c.get('requests_per_minute') ?? DEFAULT_KEY_LIMITS.requestsPerMinute),
+        tokensPerMinute: Number(c.get('tokens_per_minute') ?? DEFAULT_KEY_LIMITS.tokensPerMinute),
+        parallelCalls: Number(c.get('parallel_calls') ?? DEFAULT_KEY_LIMITS.parallelCalls),
+        sessions: Number(c.get('sessions_per_key') ?? DEFAULT_KEY_LIMITS.sessions),
+      },
+      budgetSoftLimitPct: Number(c.get('budget_soft_limit_pct') ?? DEFAULT_BUDGET_SOFT_LIMIT_PCT),
+      balancing: (c.get('balancing') as Balancing | undefined) ?? 'ordered',
     };
   }
 

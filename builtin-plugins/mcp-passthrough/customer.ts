@@ -7,7 +7,8 @@ import { formatMinor, parseDecimal, type IdentityApi, type NodeInfo } from '../.
 import type { ContactsService } from '../contacts/api.js';
 import { ToolFailure, topupMemo } from './billing.js';
 import type { OperatorConfig } from './config.js';
-import { candidateName, type CompletionIo, type CompletionResult, type Inference, type Routing } from './inference.js';
+import { effectiveLimits, type CallGate } from './limits.js';
+import { candidateName, modelAllowed, type CompletionIo, type CompletionResult, type Inference, type Routing } from './inference.js';
 import { iso } from './keys.js';
 import { customerRates, ratesView } from './pricing.js';
 import { customerUsageView } from './present.js';
@@ -132,6 +133,8 @@ export class CustomerApi {
     private readonly contacts: ContactsService,
     private readonly identity: Pick<IdentityApi, 'pubkeyHash' | 'publicKey'>,
     private readonly node: () => NodeInfo,
+    private readonly gate: CallGate,
+    private readonly refused: (limit: string) => void,
   ) {}
 
   /** The key as stored now (balances move between the calls of a session). */
@@ -141,7 +144,8 @@ export class CustomerApi {
     return key;
   }
 
-  listModels(): Record<string, unknown> {
+  /** The models a call may name (of a key: those its allow-list lets it call). */
+  listModels(key?: KeyRow): Record<string, unknown> {
     const settings = this.config.settings();
     const active = this.config.active();
     const models = this.config
@@ -166,7 +170,7 @@ export class CustomerApi {
       active: false,
     }));
     return {
-      models: [...models, ...network],
+      models: [...models, ...network].filter((m) => !key || modelAllowed(key, m.model)),
       currency: settings.currency,
       active_model: active.model,
       active_provider: active.provider,
@@ -237,9 +241,29 @@ export class CustomerApi {
     };
   }
 
-  /** A billed call, whichever door it came through (the MCP tool, legacy chat, the OpenAI-compatible routes). */
-  complete(key: KeyRow, args: ChatArgs, io: CompletionIo): Promise<CompletionResult> {
-    return this.inference.complete(key, args, io);
+  /**
+   * A billed call, whichever door it came through (the MCP tool, legacy chat, the OpenAI-compatible routes), within
+   * the key's limits (limits.ts).
+   */
+  async complete(key: KeyRow, args: ChatArgs, io: CompletionIo): Promise<CompletionResult> {
+    let pass;
+    try {
+      pass = this.gate.admit(key.id, effectiveLimits(key, this.config.settings()));
+    } catch (err) {
+      if (err instanceof ToolFailure) this.refused(String(err.data.limit));
+      throw err;
+    }
+    let tokens = 0;
+    try {
+      const r = await this.inference.complete(key, args, io);
+      tokens = r.usage.inputTokens + r.usage.outputTokens;
+      return r;
+    } catch (err) {
+      if (err instanceof ToolFailure && err.code === 'budget_exceeded') this.refused('budget');
+      throw err;
+    } finally {
+      pass.done(tokens);
+    }
   }
 
   async chat(key: KeyRow, args: ChatArgs, io: CompletionIo): Promise<Record<string, unknown>> {

@@ -5,6 +5,8 @@
  * meanwhile); the probe's success makes it healthy again, its failure starts a cooldown twice as long (at most
  * MAX_COOLDOWN_FACTOR times the setting). In memory: a restart forgets health, and the first calls find out again.
  *
+ * It also counts the attempts running at each place, for least-busy balancing (inference.ts).
+ *
  * Only failures that say something about the place count: it could not be reached, it answered 5xx, 429, 401 or 403,
  * its stream broke, the deadline passed. A 400 is about the call, a cancellation about the customer.
  */
@@ -26,6 +28,8 @@ interface Entry {
 
 export interface HealthView {
   state: HealthState;
+  /** Attempts running there now (what least-busy balancing compares). */
+  in_flight: number;
   consecutive_failures: number;
   cool_until: string | null;
   last_error: string | null;
@@ -43,6 +47,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 
 export class Health {
   readonly #entries = new Map<string, Entry>();
+  readonly #running = new Map<string, number>();
 
   constructor(
     private readonly now: () => number,
@@ -67,14 +72,28 @@ export class Health {
     const s = this.state(name);
     if (s === 'cooling' || s === 'probing') return false;
     if (s === 'half_open') this.#entries.get(name)!.probing = true;
+    this.#running.set(name, this.running(name) + 1);
     return true;
   }
 
+  /** Attempts begun and not yet ended there. */
+  running(name: string): number {
+    return this.#running.get(name) ?? 0;
+  }
+
+  #ended(name: string): void {
+    const left = this.running(name) - 1;
+    if (left > 0) this.#running.set(name, left);
+    else this.#running.delete(name);
+  }
+
   succeeded(name: string): void {
+    this.#ended(name);
     this.#entries.delete(name);
   }
 
   failed(name: string, failure: CallFailure): void {
+    this.#ended(name);
     const e = this.#entries.get(name) ?? { failures: 0, coolUntil: null, factor: 1, probing: false, lastError: null, lastFailureAt: null };
     const probe = e.probing;
     e.failures++;
@@ -88,6 +107,7 @@ export class Health {
 
   /** After an attempt that ended without a verdict on the place (cancelled, a call error): a probe slot is freed. */
   released(name: string): void {
+    this.#ended(name);
     const e = this.#entries.get(name);
     if (e) e.probing = false;
   }
@@ -96,6 +116,7 @@ export class Health {
     const e = this.#entries.get(name);
     return {
       state: this.state(name),
+      in_flight: this.running(name),
       consecutive_failures: e?.failures ?? 0,
       cool_until: iso(e?.coolUntil ?? null),
       last_error: e?.lastError ?? null,

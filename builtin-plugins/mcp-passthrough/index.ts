@@ -15,7 +15,9 @@ import { registerFederationRoutes } from './federation/routes.js';
 import { Sellers } from './federation/sellers.js';
 import { FederationStore, federationMigrations } from './federation/store.js';
 import { Health } from './health.js';
+import { Budgets } from './budget.js';
 import { Keys } from './keys.js';
+import { CallGate, effectiveLimits } from './limits.js';
 import { OpenAiDoor } from './openai/door.js';
 import { registerPublicRoutes } from './public-routes.js';
 import { registerOperatorRoutes } from './routes.js';
@@ -41,7 +43,7 @@ export const BOOTSTRAP_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 export default definePlugin({
   async setup(ctx) {
     // The MCP SDK (with zod, some 23 MB) loads only on a node that enabled this plugin.
-    const [{ McpEndpoint }, { Sessions }] = await Promise.all([import('./mcp/endpoint.js'), import('./mcp/sessions.js')]);
+    const [{ McpEndpoint }, { Sessions, RESUME_WINDOW_MS }] = await Promise.all([import('./mcp/endpoint.js'), import('./mcp/sessions.js')]);
     ctx.db.migrate([...migrations, ...federationMigrations]);
     const now = (): number => ctx.clock.now();
     const store = new McpStore(ctx.db.handle);
@@ -85,10 +87,16 @@ export default definePlugin({
       now,
     );
     const health = new Health(now, () => config.settings().cooldownMs);
-    const inference = new Inference(config, presets, keys, billing, agents, timeoutMs, now, inferenceMetrics(ctx), health, new Sellers(offers, resale, federation, contacts, now));
-    const api = new CustomerApi(store, config, inference, contacts, ctx.identity, () => ctx.kernel.node);
-    const sessions = new Sessions(now, ctx.log);
-    const endpoint = new McpEndpoint(keys, sessions, api, ctx.manifest.version, ctx.log, now);
+    const metrics = inferenceMetrics(ctx);
+    const budgets = new Budgets(store, () => config.settings().budgetSoftLimitPct, (event, payload) => ctx.events.publish(event, payload), metrics, ctx.log, now);
+    const sellers = new Sellers(offers, resale, federation, contacts, now);
+    const inference = new Inference(config, presets, keys, billing, agents, timeoutMs, now, metrics, health, budgets, sellers);
+    const api = new CustomerApi(store, config, inference, contacts, ctx.identity, () => ctx.kernel.node, new CallGate(now), (limit) => metrics.refused(limit));
+    // Tests shorten the resume window to see an unresumed stream's call aborted.
+    const resumeOverride = ctx.kernel.node.testMode ? Number(ctx.kernel.env('NODE_MCP_RESUME_WINDOW_MS')) : NaN;
+    const resumeWindowMs = Number.isSafeInteger(resumeOverride) && resumeOverride > 0 ? resumeOverride : RESUME_WINDOW_MS;
+    const sessions = new Sessions(now, ctx.log, () => resumeWindowMs);
+    const endpoint = new McpEndpoint(keys, sessions, api, ctx.manifest.version, ctx.log, now, (key) => effectiveLimits(key, config.settings()).sessions);
 
     const verifier = new ProofVerifier(federation, contacts, ctx.identity, () => ctx.kernel.node.addresses, now);
     registerOperatorRoutes({

@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { formatMinor, type Minor } from '../../sdk/index.js';
 import { Billing, ToolFailure, type Funds } from './billing.js';
+import type { Budgets } from './budget.js';
 import { MAX_OUTPUT_CAP, sameCurrency, type OperatorConfig, type Settings } from './config.js';
 import { offerRates } from './federation/offers.js';
 import type { ResoldOutcome } from './federation/resale.js';
@@ -162,6 +163,9 @@ export interface CompletionResult {
 
 const UNSUPPORTED = 'unsupported_';
 
+/** Whether the key's allow-list (none: every model) lets it call `model`. */
+export const modelAllowed = (key: KeyRow, model: string | null): boolean => !key.limits.allowedModels || (model !== null && key.limits.allowedModels.includes(model));
+
 /** A provider whose wire format cannot carry an option the call asks for is no route for it (sellers check their own). */
 function unsupportedBy(c: Candidate, generation: Generation): Candidate {
   if (c.kind !== 'provider' || !c.preset?.protocol.unsupported) return c;
@@ -191,6 +195,7 @@ export class Inference {
     private readonly now: () => number,
     private readonly metrics: InferenceMetrics,
     private readonly health: Health,
+    private readonly budgets: Budgets,
     private readonly sellers: SellerSource | null = null,
   ) {}
 
@@ -251,11 +256,13 @@ export class Inference {
       return { c: { ...c, rejections } as Candidate, price, order };
     });
     const policy = routing.policy ?? 'local_first';
+    // Providers of the model share its calls: the one with the fewest attempts running first (ties: the operator's order).
+    const leastBusy = settings.balancing === 'least_busy';
     const local = (x: { c: Candidate }): number => (x.c.kind === 'provider' ? 0 : 1);
     ranked.sort((a, b) => {
       if (policy === 'cheapest_advertised') return a.price === b.price ? local(a) - local(b) || a.order - b.order : a.price < b.price ? -1 : 1;
       if (local(a) !== local(b)) return local(a) - local(b);
-      if (a.c.kind === 'provider') return a.order - b.order;
+      if (a.c.kind === 'provider') return (leastBusy ? this.health.running(deployment(a.c)) - this.health.running(deployment(b.c)) : 0) || a.order - b.order;
       if (policy === 'manual') return a.c.hops - b.c.hops || a.order - b.order;
       return a.price === b.price ? a.c.hops - b.c.hops || a.order - b.order : a.price < b.price ? -1 : 1;
     });
@@ -277,6 +284,7 @@ export class Inference {
       const estimated = estimate(c.rates, c);
       const rejections = [...c.rejections];
       if (admission) rejections.push('admission_refused');
+      if (!modelAllowed(key, selection.model)) rejections.push('model_not_allowed');
       if (currencyProblem) rejections.push(currencyProblem);
       if (!c.rejections.length && estimated > funds.available) rejections.push('insufficient_funds');
       return {
@@ -316,6 +324,9 @@ export class Inference {
     }
     const selection = this.select(args.model);
     if (selection.problem) throw new ToolFailure(selection.problem.code, selection.problem.message);
+    if (!modelAllowed(key, selection.model)) {
+      throw new ToolFailure('model_not_allowed', `this key may not call ${selection.model}`, { allowed_models: key.limits.allowedModels });
+    }
     const generation = args.generation ?? {};
     const estimatedInput = estimateInputTokens(args.messages, generation);
     const routed = this.#route(selection, args.routing ?? {}, (rates, c) =>
@@ -344,7 +355,7 @@ export class Inference {
       const most = charge(c.rates, { inputTokens: inputBound, outputTokens: out, transferBytes: requestBytes + responseBytesBound(out) });
       return most > m ? most : m;
     }, 0n);
-    const reservation = this.billing.reserve(key, worst);
+    const reservation = this.billing.reserve(key, worst, this.budgets.left(key));
     // Until the call's cost is recorded (at settle), the seller part of its worst case counts toward the daily ceiling.
     const sellerWorst = tries.reduce<Minor>((m, c) => {
       if (c.kind !== 'seller') return m;
@@ -423,6 +434,7 @@ export class Inference {
     } finally {
       releaseSellerHold();
     }
+    this.budgets.charged(settled.key, billed);
     this.metrics.call({
       provider: candidateName(used),
       model: modelOf(used),

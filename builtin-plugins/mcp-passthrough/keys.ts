@@ -11,11 +11,13 @@ import { ApiError, formatMinor } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import { topupMemo } from './billing.js';
 import { MAX_ORIGINS_PER_KEY, sameCurrency, type OperatorConfig } from './config.js';
+import { limitsView, parseKeyLimits } from './limits.js';
 import { normalizeOrigin } from './origins.js';
-import type { Funding, KeyKind, KeyRow, McpStore } from './store.js';
+import type { Funding, KeyKind, KeyLimits, KeyRow, McpStore } from './store.js';
 import { bearerToken, newToken, sameHash, tokenHash, tokenHint } from './tokens.js';
 
 const MIN_TTL_SECONDS = 60;
+const NO_LIMITS: KeyLimits = { requestsPerMinute: null, tokensPerMinute: null, parallelCalls: null, sessions: null, budget: null, allowedModels: null };
 const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
 
 export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -27,6 +29,7 @@ export interface KeyCreateInput {
   ttl?: unknown;
   currency?: unknown;
   funding?: unknown;
+  [limit: string]: unknown;
 }
 
 export interface MintedKey {
@@ -110,6 +113,7 @@ export class Keys {
       registeredPubkey = parsePublicKey(input.registered_pubkey);
       if (!registeredPubkey) throw invalid('registered_pubkey', 'registered_pubkey must be a 32-byte public key in hex or base64');
     }
+    const limits = parseKeyLimits(input, NO_LIMITS);
     if (!contactHash) warnings.push(`the key is not bound to a contact: any payment described ${'`mcp-topup:<key_id>`'} funds it`);
     if (!this.config.models().some((m) => m.enabled)) warnings.push('no model is enabled yet: the key can check its balance, but no call can run');
     const token = newToken();
@@ -125,7 +129,8 @@ export class Keys {
       createdAt,
       expiresAt,
     });
-    return { key, token, warnings };
+    this.store.setLimits(key.id, limits);
+    return { key: this.store.key(key.id)!, token, warnings };
   }
 
   revoke(id: number): { key: KeyRow; warnings: string[] } {
@@ -136,6 +141,14 @@ export class Keys {
     if (key.balance > 0n) warnings.push(`the prepaid balance of ${formatMinor(key.balance)} ${key.currency} is not refunded`);
     if (key.debt > 0n) warnings.push(`the contact still owes ${formatMinor(key.debt)} ${key.currency} for this key's calls`);
     return { key: this.store.key(id)!, warnings };
+  }
+
+  /** Changes a key's limits, budget and allowed models (the fields of key-update; absent ones stay). */
+  update(id: number, body: Record<string, unknown>): KeyRow {
+    const key = this.store.key(id);
+    if (!key) throw new ApiError('key_not_found', 404, `no key ${id}`);
+    this.store.setLimits(id, parseKeyLimits(body, key.limits));
+    return this.store.key(id)!;
   }
 
   /** The key of a bearer header, when the token is one of ours and the key is neither revoked nor expired. */
@@ -214,6 +227,7 @@ export class Keys {
       expires_at: iso(key.expiresAt),
       last_used_at: iso(key.lastUsedAt),
       revoked_at: iso(key.revokedAt),
+      limits: limitsView(key, this.config.settings()),
     };
   }
 }

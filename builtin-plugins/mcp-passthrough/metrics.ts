@@ -22,6 +22,10 @@ export interface InferenceMetrics {
   attempt(provider: string, model: string, result: string, seconds: number): void;
   /** One settled call: what the customer was billed for. */
   call(record: CallRecord): void;
+  /** A call refused by a key's limit (`requests_per_minute`, `budget`...). */
+  refused(limit: string): void;
+  /** A key's spending crossed its budget's soft limit. */
+  softLimit(): void;
 }
 
 export function inferenceMetrics(ctx: PluginContext): InferenceMetrics {
@@ -41,7 +45,11 @@ export function inferenceMetrics(ctx: PluginContext): InferenceMetrics {
     labels: [...labels, 'currency'],
     maxSeries: MAX_SERIES,
   });
+  const refused = ctx.metrics.counter({ name: 'inference_limited_total', help: 'Calls refused by a key limit, by limit', labels: ['limit'], maxSeries: 20 });
+  const soft = ctx.metrics.counter({ name: 'inference_budget_soft_limit_total', help: 'Keys whose spending crossed the soft limit of their budget' });
   return {
+    refused: (limit) => refused.inc({ limit }),
+    softLimit: () => soft.inc(),
     attempt: (provider, model, result, seconds) => attempts.observe({ provider, model, result }, seconds),
     call: (r) => {
       const at = { provider: r.provider, model: r.model };

@@ -169,7 +169,8 @@ export function registerPublicRoutes(deps: PublicDeps): void {
       } catch (err) {
         if (!(err instanceof ToolFailure)) throw err;
         log_.push(`refused: ${err.code}`);
-        return json({ ok: false, error: { code: err.code, message: err.message, ...err.data }, _log: log_ }, statusOf(err.code), cors);
+        const after: Record<string, string> = typeof err.data.retry_after === 'number' ? { 'Retry-After': String(err.data.retry_after) } : {};
+        return json({ ok: false, error: { code: err.code, message: err.message, ...err.data }, _log: log_ }, statusOf(err.code), { ...cors, ...after });
       }
     },
   });
@@ -202,6 +203,11 @@ function statusOf(code: string): number {
       return 400;
     case 'insufficient_funds':
       return 402;
+    case 'rate_limit_exceeded':
+    case 'budget_exceeded':
+      return 429;
+    case 'model_not_allowed':
+      return 403;
     case 'admission_refused':
     case 'key_revoked':
       return 403;

@@ -9,6 +9,7 @@ import { modelView, SETTING_NAMES, type OperatorConfig } from './config.js';
 import type { Health } from './health.js';
 import type { Keys } from './keys.js';
 import { iso } from './keys.js';
+import { limitsView } from './limits.js';
 import type { Sessions } from './mcp/sessions.js';
 import { operatorUsageView, topupView } from './present.js';
 import { configResponse, configuredResponse, keyCreatedResponse, keyRevokedResponse, keysResponse, statusResponse, usageResponse } from './schemas.js';
@@ -16,6 +17,37 @@ import type { McpStore } from './store.js';
 import type { PresetRegistry } from './upstream/presets.js';
 
 const ADMIN = { scope: 'admin' } as const;
+/** The per-key limit fields of key-create and key-update (limits.ts checks them). */
+const LIMIT_PROPERTIES = { requests_per_minute: {}, tokens_per_minute: {}, parallel_calls: {}, sessions: {}, budget: {}, allowed_models: {} };
+const nullableInt = { type: ['integer', 'null'] };
+const KEY_LIMITS_RESPONSE = {
+  type: 'object',
+  required: ['key_id', 'limits'],
+  properties: {
+    key_id: { type: 'integer' },
+    limits: {
+      type: 'object',
+      required: ['requests_per_minute', 'tokens_per_minute', 'parallel_calls', 'sessions', 'budget', 'allowed_models', 'effective'],
+      properties: {
+        requests_per_minute: nullableInt,
+        tokens_per_minute: nullableInt,
+        parallel_calls: nullableInt,
+        sessions: nullableInt,
+        budget: {
+          type: ['object', 'null'],
+          required: ['amount', 'period'],
+          properties: { amount: { type: 'string' }, period: { type: 'string', enum: ['day', 'week', 'month'] } },
+        },
+        allowed_models: { type: ['array', 'null'], items: { type: 'string' } },
+        effective: {
+          type: 'object',
+          required: ['requests_per_minute', 'tokens_per_minute', 'parallel_calls', 'sessions'],
+          properties: { requests_per_minute: { type: 'integer' }, tokens_per_minute: { type: 'integer' }, parallel_calls: { type: 'integer' }, sessions: { type: 'integer' } },
+        },
+      },
+    },
+  },
+} as const;
 export const USAGE_DEFAULT = 50;
 export const USAGE_MAX = 500;
 
@@ -77,6 +109,12 @@ export function configView(config: OperatorConfig): Record<string, unknown> {
       max_price_per_call: s.maxPricePerCall === null ? '' : formatMinor(s.maxPricePerCall),
       max_spend_per_day: s.maxSpendPerDay === null ? '' : formatMinor(s.maxSpendPerDay),
       resale_markup_pct: formatMinor(s.resaleMarkupPct),
+      requests_per_minute: String(s.keyLimits.requestsPerMinute),
+      tokens_per_minute: String(s.keyLimits.tokensPerMinute),
+      parallel_calls: String(s.keyLimits.parallelCalls),
+      sessions_per_key: String(s.keyLimits.sessions),
+      budget_soft_limit_pct: String(s.budgetSoftLimitPct),
+      balancing: s.balancing,
     },
     setting_names: SETTING_NAMES,
     currency: s.currency,
@@ -153,7 +191,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
     access: ADMIN,
     body: {
       type: 'object',
-      properties: { label: {}, contact: {}, registered_pubkey: {}, ttl: {}, currency: {}, funding: {} },
+      properties: { label: {}, contact: {}, registered_pubkey: {}, ttl: {}, currency: {}, funding: {}, ...LIMIT_PROPERTIES },
       additionalProperties: false,
     },
     fallbackCode: 'validation_error',
@@ -177,11 +215,25 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
         },
         currency: minted.key.currency,
         registered_pubkey: minted.key.registeredPubkey,
+        limits: view.limits,
         expires_at: view.expires_at,
         created_at: view.created_at,
         warnings: minted.warnings,
         note: 'The token is shown once; only its hash is stored.',
       };
+    },
+  });
+
+  ctx.routes.plugin<Record<string, unknown> & { id: number }>({
+    method: 'POST',
+    path: 'key-update',
+    access: ADMIN,
+    body: { type: 'object', properties: { id: { type: 'integer', minimum: 1 }, ...LIMIT_PROPERTIES }, required: ['id'], additionalProperties: false },
+    fallbackCode: 'validation_error',
+    response: KEY_LIMITS_RESPONSE,
+    handler: (req) => {
+      const key = keys.update(req.body.id, req.body);
+      return { key_id: key.id, limits: limitsView(key, config.settings()) };
     },
   });
 

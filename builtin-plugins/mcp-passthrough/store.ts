@@ -125,6 +125,21 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX mcp_topups_key ON mcp_topups (key_id, id);
     `,
   },
+  {
+    // Operator limits and budgets per key (limits.ts); null: the operator's default. After the federation's 2 to 4.
+    version: 5,
+    up: `
+      ALTER TABLE mcp_keys ADD COLUMN requests_per_minute INTEGER;
+      ALTER TABLE mcp_keys ADD COLUMN tokens_per_minute INTEGER;
+      ALTER TABLE mcp_keys ADD COLUMN parallel_calls INTEGER;
+      ALTER TABLE mcp_keys ADD COLUMN sessions INTEGER;
+      ALTER TABLE mcp_keys ADD COLUMN budget_whole INTEGER;
+      ALTER TABLE mcp_keys ADD COLUMN budget_frac INTEGER;
+      ALTER TABLE mcp_keys ADD COLUMN budget_period TEXT CHECK (budget_period IN ('day', 'week', 'month'));
+      ALTER TABLE mcp_keys ADD COLUMN allowed_models TEXT;
+      CREATE INDEX mcp_usage_key_time ON mcp_usage (key_id, finished_at);
+    `,
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -181,6 +196,21 @@ export interface KeyRow {
   expiresAt: number | null;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  limits: KeyLimits;
+}
+
+export type BudgetPeriod = 'day' | 'week' | 'month';
+
+/** A key's own limits; null fields take the operator's defaults (limits.ts). 0 lifts a limit. */
+export interface KeyLimits {
+  requestsPerMinute: number | null;
+  tokensPerMinute: number | null;
+  parallelCalls: number | null;
+  sessions: number | null;
+  /** The most the key's calls may be charged per period, beside its balance; null: no cap. */
+  budget: { amount: Minor; period: BudgetPeriod } | null;
+  /** The models the key may call; null: every model. */
+  allowedModels: string[] | null;
 }
 
 export type UsageStatus = 'ok' | 'cancelled' | 'error';
@@ -235,6 +265,11 @@ const parts = (value: Minor): [bigint, bigint] => {
   return [whole, frac];
 };
 
+const sumOf = (r: unknown): Minor => {
+  const { w, f } = r as { w: number | bigint; f: number | bigint };
+  return BigInt(w) * 100_000_000n + BigInt(f);
+};
+
 /* eslint-disable @typescript-eslint/no-explicit-any */
 function providerOf(r: any): ProviderRow {
   return {
@@ -286,6 +321,14 @@ function keyOf(r: any): KeyRow {
     expiresAt: r.expires_at,
     lastUsedAt: r.last_used_at,
     revokedAt: r.revoked_at,
+    limits: {
+      requestsPerMinute: r.requests_per_minute,
+      tokensPerMinute: r.tokens_per_minute,
+      parallelCalls: r.parallel_calls,
+      sessions: r.sessions,
+      budget: r.budget_period ? { amount: money(r.budget_whole, r.budget_frac), period: r.budget_period } : null,
+      allowedModels: r.allowed_models ? (JSON.parse(r.allowed_models) as string[]) : null,
+    },
   };
 }
 
@@ -380,6 +423,9 @@ export class McpStore {
       settleKey: p('UPDATE mcp_keys SET balance_whole = ?, balance_frac = ?, debt_whole = ?, debt_frac = ?, last_used_at = ? WHERE id = ?'),
       revokeKey: p('UPDATE mcp_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       setOrigins: p('UPDATE mcp_keys SET allowed_origins = ? WHERE id = ?'),
+      setLimits: p(`UPDATE mcp_keys SET requests_per_minute = ?, tokens_per_minute = ?, parallel_calls = ?, sessions = ?, budget_whole = ?,
+          budget_frac = ?, budget_period = ?, allowed_models = ? WHERE id = ?`),
+      chargedSince: p(`SELECT COALESCE(SUM(charge_whole), 0) AS w, COALESCE(SUM(charge_frac), 0) AS f FROM mcp_usage WHERE key_id = ? AND finished_at >= ?`),
       reapable: p(`SELECT id FROM mcp_keys WHERE kind = 'bootstrap' AND created_at <= ? AND last_used_at IS NULL AND contact_hash IS NULL
         AND balance_whole = 0 AND balance_frac = 0 AND debt_whole = 0 AND debt_frac = 0
         AND NOT EXISTS (SELECT 1 FROM mcp_topups t WHERE t.key_id = mcp_keys.id)`),
@@ -526,6 +572,11 @@ export class McpStore {
     this.#s.setOrigins!.run(origins && origins.length ? JSON.stringify(origins) : null, id);
   }
 
+  setLimits(id: number, l: KeyLimits): void {
+    const budget = l.budget ? parts(l.budget.amount) : [null, null];
+    this.#s.setLimits!.run(l.requestsPerMinute, l.tokensPerMinute, l.parallelCalls, l.sessions, ...budget, l.budget?.period ?? null, l.allowedModels ? JSON.stringify(l.allowedModels) : null, id);
+  }
+
   /** Removes bootstrap keys made before `createdBefore` that were never used, bound or funded; returns their ids. */
   reapBootstrapKeys(createdBefore: number): number[] {
     const ids = (this.#s.reapable!.all(createdBefore) as { id: number }[]).map((r) => r.id);
@@ -575,8 +626,12 @@ export class McpStore {
 
   /** Sum of every charge of a key (reconciliation). */
   chargedTotal(keyId: number): Minor {
-    const r = this.#s.usageTotals!.get(keyId) as { w: number | bigint; f: number | bigint };
-    return BigInt(r.w) * 100_000_000n + BigInt(r.f);
+    return sumOf(this.#s.usageTotals!.get(keyId));
+  }
+
+  /** Sum of the charges of a key's calls that finished at or after `since` (its budget period). */
+  chargedSince(keyId: number, since: number): Minor {
+    return sumOf(this.#s.chargedSince!.get(keyId, since));
   }
 
   // --- top-ups

@@ -1,6 +1,6 @@
-import { isIP } from 'node:net';
 import type { Logger } from '../../sdk/index.js';
 import { ApiError } from '../errors.js';
+import { isLoopback } from '../net/proxies.js';
 
 export interface FailureLimits {
   /** Failed authentications one address may make in a window; the one that reaches this number blocks it. */
@@ -124,8 +124,4 @@ export class AuthFailureLimiter {
     }
     this.#nextSweep = now + 60_000;
   }
-}
-
-function isLoopback(ip: string): boolean {
-  return ip === '::1' || (isIP(ip) === 4 && ip.startsWith('127.'));
 }

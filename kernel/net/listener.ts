@@ -57,13 +57,15 @@ export interface DualListenerOptions {
   /** A connection that sends nothing for this long before its first byte is dropped (default 10 s). */
   firstByteTimeoutMs?: number;
   upgrade?: UpgradeHandler;
+  /** Connections one client address may hold at once, read at each new connection (default: 64 for every address). */
+  connectionsPer?: (address: string) => number;
 }
 
 const TLS_HANDSHAKE_RECORD = 0x16;
 
 /**
- * Connections served at once from one address. A peer's pooled agent opens at most 64 toward one node, so an honest
- * peer never waits; all Tor traffic arrives from the local tor daemon's address and shares these slots.
+ * Connections served at once from one address, unless the node says otherwise (its settings). A peer's pooled agent
+ * opens at most 64 toward one node, so an honest peer never waits.
  */
 export const MAX_CONNECTIONS_PER_ADDRESS = 64;
 /**
@@ -82,6 +84,55 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node checks the two timeouts above (its default, 30 s, would let a request overstay by as much). */
 const TIMEOUT_CHECK_MS = 1_000;
 
+/**
+ * Keep-alive connections between requests, per client address: a new connection over the address's cap takes the
+ * slot of one of them (closed, as a keep-alive timeout would) rather than waiting behind a connection nobody uses.
+ */
+class IdleConnections {
+  readonly #busy = new Map<net.Socket, number>();
+  readonly #idle = new Map<string, Set<net.Socket>>();
+
+  /** A request began on the socket (an HTTP one, or the TLS socket over a raw one). */
+  begin(socket: net.Socket): void {
+    if (!this.#busy.has(socket)) socket.once('close', () => this.#forget(socket));
+    this.#busy.set(socket, (this.#busy.get(socket) ?? 0) + 1);
+    this.#idle.get(addressOf(socket))?.delete(socket);
+  }
+
+  end(socket: net.Socket): void {
+    const left = (this.#busy.get(socket) ?? 1) - 1;
+    if (left > 0 || socket.destroyed) {
+      if (left > 0) this.#busy.set(socket, left);
+      return;
+    }
+    this.#busy.set(socket, 0);
+    const address = addressOf(socket);
+    const set = this.#idle.get(address) ?? new Set<net.Socket>();
+    set.add(socket);
+    this.#idle.set(address, set);
+  }
+
+  /** Closes one idle connection of the address; false when it has none. */
+  closeOne(address: string): boolean {
+    const set = this.#idle.get(address);
+    const socket = set?.values().next().value;
+    if (!socket) return false;
+    this.#forget(socket);
+    socket.destroy();
+    return true;
+  }
+
+  #forget(socket: net.Socket): void {
+    this.#busy.delete(socket);
+    const address = addressOf(socket);
+    const set = this.#idle.get(address);
+    set?.delete(socket);
+    if (set?.size === 0) this.#idle.delete(address);
+  }
+}
+
+const addressOf = (socket: net.Socket): string => normalizeIp(socket.remoteAddress ?? '');
+
 /** Connection slots per client address: a connection over the cap waits, unread, until one closes. */
 class AddressSlots {
   readonly #open = new Map<string, number>();
@@ -91,6 +142,8 @@ class AddressSlots {
   constructor(
     private readonly waitMs: number,
     private readonly serve: (socket: net.Socket) => void,
+    private readonly capOf: (address: string) => number,
+    private readonly idle: IdleConnections,
   ) {}
 
   /** Every waiting connection (closing the listener drops them). */
@@ -99,8 +152,8 @@ class AddressSlots {
   }
 
   admit(socket: net.Socket): void {
-    const address = normalizeIp(socket.remoteAddress ?? '');
-    if ((this.#open.get(address) ?? 0) < MAX_CONNECTIONS_PER_ADDRESS) {
+    const address = addressOf(socket);
+    if ((this.#open.get(address) ?? 0) < this.capOf(address)) {
       this.#take(address, socket);
       return;
     }
@@ -120,6 +173,8 @@ class AddressSlots {
       clearTimeout(timer);
       socket.off('error', drop);
     });
+    // Its slot passes to the first waiting connection as it closes.
+    this.idle.closeOne(address);
   }
 
   #take(address: string, socket: net.Socket): void {
@@ -164,10 +219,13 @@ export function createDualListener(
     fresh.add(socket);
     socket.once('close', () => fresh.delete(socket));
   };
+  const idle = new IdleConnections();
   // Once closing, every response says `Connection: close`, so keep-alive clients let go as their requests end.
   const wrapped: http.RequestListener = (req, res) => {
     fresh.delete(req.socket);
     if (draining) res.shouldKeepAlive = false;
+    idle.begin(req.socket);
+    res.once('close', () => idle.end(req.socket));
     handler(req, res);
   };
   const timeouts = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS };
@@ -215,7 +273,14 @@ export function createDualListener(
       socket.destroy();
     });
     socket.once('close', () => undecided.delete(socket));
+    // The listening socket is half-open capable: a client that hangs up before saying anything would otherwise keep
+    // its slot until the first-byte timeout.
+    const onEnd = (): void => {
+      socket.destroy();
+    };
+    socket.once('end', onEnd);
     socket.once('data', (chunk: Buffer) => {
+      socket.off('end', onEnd);
       socket.pause();
       socket.setTimeout(0);
       undecided.delete(socket);
@@ -241,7 +306,7 @@ export function createDualListener(
     // Accepted paused (see the server below): reading starts only now that the connection has a slot.
     socket.resume();
   };
-  const slots = new AddressSlots(firstByteTimeoutMs, serve);
+  const slots = new AddressSlots(firstByteTimeoutMs, serve, options.connectionsPer ?? (() => MAX_CONNECTIONS_PER_ADDRESS), idle);
   // Paused on connect: a connection waiting for a slot is not read at all, so it holds no buffered bytes.
   const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (socket) => slots.admit(socket));
 

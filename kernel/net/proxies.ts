@@ -45,3 +45,9 @@ export function parseTrustedProxies(input: string | readonly string[]): TrustedP
 export function normalizeIp(ip: string): string {
   return ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
 }
+
+/** This machine: the Tor daemon and a local reverse proxy connect from here on behalf of many clients. */
+export function isLoopback(ip: string): boolean {
+  const bare = normalizeIp(ip);
+  return bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
+}

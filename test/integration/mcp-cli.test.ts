@@ -120,6 +120,20 @@ describe('node-cli mcp', () => {
     expect((await cli(['mcp', 'usage', '--limit', '501', '--json'])).json.success).toBe(false);
   });
 
+  it('sets a key\'s limits at creation and changes them with key update; default returns one to the operator\'s', async () => {
+    const created = await cli(['mcp', 'key', 'create', 'limited', '--rpm', '60', '--budget', '5/month', '--models', 'm1', '--json']);
+    expect(created.code).toBe(0);
+    expect(created.json.data.limits).toMatchObject({ requests_per_minute: 60, budget: { amount: '5', period: 'month' }, allowed_models: ['m1'] });
+    const id = String(created.json.data.key_id);
+    const updated = await cli(['mcp', 'key', 'update', id, '--rpm', 'default', '--parallel', '4', '--sessions', '3']);
+    expect(updated.code).toBe(0);
+    expect(updated.stdout).toMatch(/requests per minute\s+0 \(default\)/);
+    expect(updated.stdout).toMatch(/parallel calls\s+4/);
+    expect(updated.stdout).toMatch(/budget\s+5 per month/);
+    const bad = await cli(['mcp', 'key', 'update', id, '--budget', '5/year', '--json']);
+    expect(bad.code).toBe(1);
+  });
+
   it('key create prints the endpoint URL and an MCP client configuration that connects as printed', async () => {
     const human = await cli(['mcp', 'key', 'create', 'laptop']);
     expect(human.code).toBe(0);

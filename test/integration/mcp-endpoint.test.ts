@@ -37,7 +37,7 @@ const clock: Clock = { now: () => Date.now() + offset };
 
 beforeAll(async () => {
   fake = await startFakeUpstream();
-  [seller, customer] = await Promise.all([startMcpNode({ clock }), startTestNode()]);
+  [seller, customer] = await Promise.all([startMcpNode({ clock, env: { NODE_MCP_RESUME_WINDOW_MS: '1000' } }), startTestNode()]);
   await connect(seller, customer, { nameOfB: 'customer', nameOfA: 'seller' });
   await openaiProvider(seller, fake, 'fake', [model('gpt-fake'), model('gpt-stall'), model('gpt-off', { enabled: false })]);
   fake.behave('gpt-stall', { stallAfter: 2, words: 10 });
@@ -169,7 +169,7 @@ describe('MCP endpoint with the SDK client', () => {
     await client.close();
   });
 
-  it('a closed connection aborts the upstream call too', async () => {
+  it('a closed connection not resumed within the window (1 s here) aborts the upstream call', async () => {
     const init = await rpc(seller, token, initializeBody());
     const sid = init.headers.get('mcp-session-id')!;
     const headers = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
@@ -198,6 +198,61 @@ describe('MCP endpoint with the SDK client', () => {
       'the usage row of the call',
     );
     expect(usage).toMatchObject({ status: 'cancelled', output_tokens: 2 });
+  });
+
+  it('a dropped stream resumed with Last-Event-ID delivers the rest of the answer once, billed once', async () => {
+    let resume!: () => void;
+    fake.behave('gpt-fake', { words: 6, pauseAfter: { deltas: 2, until: new Promise<void>((r) => (resume = r)) } });
+    const init = await rpc(seller, token, initializeBody());
+    const sid = init.headers.get('mcp-session-id')!;
+    const headers = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    expect((await rpc(seller, token, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
+    const base = { authorization: `Bearer ${token}`, ...headers };
+    const before = (await ok(seller, 'GET', `${PLUGIN}/usage`, undefined, { key_id: keyId, limit: 500 })).usage.length;
+    const controller = new AbortController();
+    const res = await fetch(new URL(`${seller.node.baseUrl}/p/mcp-passthrough/mcp`), {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...base },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'resume-me',
+        method: 'tools/call',
+        params: { name: 'chat.completion', arguments: { model: 'gpt-fake', messages: [{ role: 'user', content: 'a dropped link' }] }, _meta: { progressToken: 'p' } },
+      }),
+    });
+    const reader = res.body!.getReader();
+    let seen = '';
+    while (!/w2 [^\n]*\n\n/.test(seen)) seen += new TextDecoder().decode((await reader.read()).value);
+    const events = (text: string) =>
+      text.split('\n\n').slice(0, -1).filter((e) => e.includes('data: {')).map((e) => ({ id: /^id: (.+)$/m.exec(e)?.[1], data: JSON.parse(/^data: (.+)$/m.exec(e)![1]!) }));
+    const first = events(seen);
+    expect(first.every((e) => e.id)).toBe(true);
+    const lastId = first[first.length - 1]!.id!;
+    controller.abort();
+    // The call goes on while the link is down: the upstream finishes its answer.
+    resume();
+    const resumed = await fetch(new URL(`${seller.node.baseUrl}/p/mcp-passthrough/mcp`), {
+      headers: { accept: 'text/event-stream', 'last-event-id': lastId, ...base },
+    });
+    expect(resumed.status).toBe(200);
+    const reader2 = resumed.body!.getReader();
+    let rest = '';
+    while (!/"id":"resume-me"[^\n]*\n\n/.test(rest)) rest += new TextDecoder().decode((await reader2.read()).value);
+    await reader2.cancel();
+    const replayed = events(rest);
+    const deltas = [...first, ...replayed].filter((e) => e.data.method === 'notifications/progress').map((e) => e.data.params.message);
+    expect(deltas).toEqual(['w1 ', 'w2 ', 'w3 ', 'w4 ', 'w5 ', 'w6 ']);
+    const answer = replayed.find((e) => e.data.id === 'resume-me')!.data.result;
+    expect(answer.structuredContent).toMatchObject({ output: 'w1 w2 w3 w4 w5 w6 ', output_tokens: 6 });
+    const rows = (await ok(seller, 'GET', `${PLUGIN}/usage`, undefined, { key_id: keyId, limit: 500 })).usage;
+    expect(rows.length).toBe(before + 1);
+    expect(rows[0]).toMatchObject({ call_id: 'resume-me', status: 'ok', output_tokens: 6, charge: answer.structuredContent.charge });
+    // A second resume from the same point replays the same events, not new ones; an unknown id is refused.
+    const again = await fetch(new URL(`${seller.node.baseUrl}/p/mcp-passthrough/mcp`), { headers: { accept: 'text/event-stream', 'last-event-id': 'nope.3', ...base } });
+    expect(again.status).toBe(400);
+    await again.text();
+    fake.behave('gpt-fake', {});
   });
 
   it('returns tool failures as isError results', async () => {

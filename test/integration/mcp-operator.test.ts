@@ -50,6 +50,12 @@ describe('mcp-passthrough operator REST', () => {
       max_price_per_call: '',
       max_spend_per_day: '',
       resale_markup_pct: '0',
+      requests_per_minute: '0',
+      tokens_per_minute: '0',
+      parallel_calls: '0',
+      sessions_per_key: '1',
+      budget_soft_limit_pct: '80',
+      balancing: 'ordered',
     });
   });
 

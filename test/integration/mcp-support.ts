@@ -117,7 +117,8 @@ export async function rpc(
   let json: any = null;
   if (res.headers.get('content-type')?.includes('application/json')) json = text ? JSON.parse(text) : null;
   else if (res.headers.get('content-type')?.includes('text/event-stream')) {
-    const data = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+    // A priming event (an id with empty data, for resumption) carries no message.
+    const data = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
     json = data[data.length - 1] ?? null;
   }
   return { status: res.status, headers: res.headers, text, json };
@@ -129,7 +130,7 @@ export async function rpcAll(t: TestNode, token: string, batch: unknown[], heade
   if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${res.text}`);
   const out = new Map<string | number, any>();
   for (const line of res.text.split('\n')) {
-    if (!line.startsWith('data: ')) continue;
+    if (!line.startsWith('data: {')) continue;
     const m = JSON.parse(line.slice(6));
     if (m.id !== undefined && (m.result !== undefined || m.error !== undefined)) out.set(m.id, m);
   }
@@ -144,6 +145,14 @@ export const initializeBody = (version = '2025-11-25', id = 1) => ({
 });
 
 export { call, hashOf, ok, waitFor };
+
+/** A decimal amount of the wire (`"0.00012"`, `"-3"`) in minor units (1e-8), for exact sums in tests. */
+export function minor(amount: string): bigint {
+  const negative = amount.startsWith('-');
+  const [whole, frac = ''] = amount.replace('-', '').split('.');
+  const v = BigInt(whole!) * 100_000_000n + BigInt(frac.padEnd(8, '0'));
+  return negative ? -v : v;
+}
 
 /** The structured result of a tool call. */
 export function structured(result: unknown): any {

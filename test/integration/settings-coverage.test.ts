@@ -38,6 +38,9 @@ const COVERED: Record<string, Entry> = {
   metrics_allowed_addresses: 'test/integration/metrics.test.ts',
   rate_limit_enabled: 'test/integration/auth-access.test.ts',
   trusted_proxies: 'test/integration/auth-http.test.ts',
+  // A 9th connection waits at 8 per address; a trusted proxy's address takes the shared budget instead.
+  connections_per_address: 'test/integration/connection-budget.test.ts',
+  connections_per_proxy_address: 'test/integration/connection-budget.test.ts',
   log_level: 'test/integration/system-log-settings.test.ts',
   log_max_entries: 'test/integration/system-log-settings.test.ts',
   default_currency: 'test/integration/contacts-default-currency.test.ts',

@@ -26,6 +26,8 @@ export interface Behaviour {
   ignoreStream?: boolean;
   /** Answer only once this settles (the test holds a call open, then lets it finish). */
   holdUntil?: Promise<void>;
+  /** Streamed: send this many deltas, then wait until `until` settles, then the rest (a pause mid-answer). */
+  pauseAfter?: { deltas: number; until: Promise<void> };
   /**
    * When the request defines tools: call this one instead of answering text. Its arguments are sent in two pieces
    * when streamed, and the output tokens reported are 2 (one a piece) either way.
@@ -201,6 +203,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         send('', chunk({ role: 'assistant', content: '' }, null));
       }
       for (const [i, w] of words.entries()) {
+        if (b.pauseAfter && i === b.pauseAfter.deltas) await b.pauseAfter.until;
         if (b.stallAfter !== undefined && i === b.stallAfter) {
           held.add(res);
           return;

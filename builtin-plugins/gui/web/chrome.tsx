@@ -42,7 +42,7 @@ export function Identity(props: { info: NodeInfo }) {
   );
 }
 
-const EVENTS = ['hello', 'transaction', 'contact', 'request', 'p2p', 'dlq'];
+const EVENTS = ['hello', 'transaction', 'contact', 'request', 'p2p', 'dlq', 'inference'];
 
 /**
  * The node's events while logged in; false while the stream is down. The browser retries a dropped connection by

@@ -146,8 +146,11 @@ function App() {
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
   }, []);
+  const [budgetNotice, setBudgetNotice] = useState<string | null>(null);
   const online = useLiveEvents(session !== null, (data) => {
     if (typeof data.dlq === 'number') setDlq(data.dlq);
+    const b = data.event === 'mcp-passthrough.budget.soft_limit' ? data.payload : null;
+    if (b) setBudgetNotice(`Customer key ${b.label} (${b.key_id}) spent ${b.spent} of its budget of ${b.budget} ${b.currency} per ${b.period}.`);
     setVersion((v) => v + 1);
   });
   const [info, setInfo] = useState<NodeInfo | null>(null);
@@ -203,6 +206,14 @@ function App() {
       {dlq > 0 && (
         <div class="toast" role="alert">
           {dlq} message(s) could not be delivered and wait in the dead letter queue (node-cli dlq list).
+        </div>
+      )}
+      {budgetNotice && (
+        <div class="toast" role="alert" data-testid="budget-toast">
+          {budgetNotice}{' '}
+          <button type="button" class="secondary" onClick={() => setBudgetNotice(null)}>
+            Dismiss
+          </button>
         </div>
       )}
       <main>

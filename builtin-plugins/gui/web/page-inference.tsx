@@ -74,6 +74,7 @@ export function Inference({ version }: { version: number }) {
             ['Token', (r: any) => (r.p.has_token ? 'stored' : 'none')],
             ['Model', (r: any) => r.m?.id ?? '-'],
             ['Enabled', (r: any) => (r.m ? (r.m.enabled ? 'yes' : 'no') : '-')],
+            ['Health', (r: any) => health(status, r.p.id, r.m?.id)],
             ['Price in / out per 1M', (r: any) => (r.m ? `${r.m.manual_in_per_1m ?? r.m.cost_in_per_1m ?? '-'} / ${r.m.manual_out_per_1m ?? r.m.cost_out_per_1m ?? '-'}` : '-')],
           ]}
         />
@@ -134,4 +135,12 @@ export function Inference({ version }: { version: number }) {
       )}
     </section>
   );
+}
+
+/** A model's health on a provider from `status`: its state, the calls running there, the last error while it cools down. */
+function health(status: any, provider: string, modelId: string | undefined): string {
+  const h = modelId ? status?.providers?.find((p: any) => p.id === provider)?.health?.[modelId] : null;
+  if (!h) return '-';
+  const busy = h.in_flight ? `, ${h.in_flight} running` : '';
+  return h.state === 'healthy' ? `healthy${busy}` : `${h.state.replace('_', ' ')}${busy} (${h.consecutive_failures} failures: ${h.last_error ?? '?'})`;
 }

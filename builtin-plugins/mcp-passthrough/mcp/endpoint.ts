@@ -16,6 +16,7 @@ import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@mod
 import { RawReply, type Logger, type RouteRequest } from '../../../sdk/index.js';
 import type { CustomerApi } from '../customer.js';
 import type { Keys } from '../keys.js';
+import type { KeyRow } from '../store.js';
 import { checkOrigin } from '../origins.js';
 import { buildServer, RPC } from './server.js';
 import type { Session, Sessions } from './sessions.js';
@@ -27,6 +28,7 @@ export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '202
 const FORWARDED = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
 
 const EXPOSED = 'Mcp-Session-Id, MCP-Protocol-Version';
+const ENDPOINT_URL = 'http://node.invalid/p/mcp-passthrough/mcp';
 
 function rpcError(status: number, code: number, message: string, extra: { data?: unknown; headers?: Record<string, string> } = {}): RawReply {
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(extra.data !== undefined ? { data: extra.data } : {}) }, id: null });
@@ -46,6 +48,8 @@ export class McpEndpoint {
     private readonly version: string,
     private readonly log: Logger,
     private readonly now: () => number,
+    /** The most sessions a key may hold at once (limits.ts). */
+    private readonly sessionLimit: (key: KeyRow) => number,
   ) {}
 
   async handle(req: RouteRequest): Promise<RawReply> {
@@ -63,7 +67,8 @@ export class McpEndpoint {
       : {};
     const withCors = (r: RawReply): RawReply => new RawReply(r.body, r.contentType, r.status, { ...r.headers, ...cors });
 
-    if (req.method === 'GET') {
+    const lastEventId = header(req, 'last-event-id');
+    if (req.method === 'GET' && lastEventId === undefined) {
       return withCors(rpcError(405, -32000, 'Method not allowed: this server offers no standalone event stream', { headers: { Allow: 'POST, DELETE' } }));
     }
     const version = header(req, 'mcp-protocol-version');
@@ -71,6 +76,19 @@ export class McpEndpoint {
       return withCors(rpcError(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${PROTOCOL_VERSIONS.join(', ')})`));
     }
     const sid = header(req, 'mcp-session-id');
+
+    if (req.method === 'GET') {
+      // A dropped event stream resumed: the rest of its events, once (events.ts keeps them for the window).
+      if (!sid) return withCors(rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required'));
+      const session = this.sessions.get(sid, key.id);
+      if (!session) return withCors(rpcError(404, RPC.sessionNotFound, 'Session not found'));
+      session.lastSeen = this.now();
+      // The client says its link is gone even if this side has not noticed yet: the old connection gives way.
+      const stream = await session.events.getStreamIdForEventId(lastEventId!);
+      if (stream) for (const id of session.events.calls(stream)) session.transport.closeSSEStream(id);
+      const response = await session.transport.handleRequest(new Request(ENDPOINT_URL, { method: 'GET', headers: this.#forwarded(req) }));
+      return this.#reply(response, session, null, cors);
+    }
 
     if (req.method === 'DELETE') {
       if (!sid) return withCors(rpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required'));
@@ -94,7 +112,7 @@ export class McpEndpoint {
       // Negotiation of Document 2: an unknown revision is answered with the newest one we serve.
       if (!(PROTOCOL_VERSIONS as readonly string[]).includes(init.params.protocolVersion)) init.params.protocolVersion = PROTOCOL_VERSIONS[0];
       // A stale Mcp-Session-Id beside an initialize is ignored: the client starts over, as after a 404.
-      session = this.sessions.open(key.id);
+      session = this.sessions.open(key.id, this.sessionLimit(key));
       session.server = buildServer(session, this.api, this.version, this.log);
       session.transport.onerror = (err) => this.log.debug('MCP transport', { error: err.message });
       await session.server.connect(session.transport);
@@ -106,20 +124,27 @@ export class McpEndpoint {
     }
     session.lastSeen = this.now();
 
-    const headers = new Headers();
-    for (const name of FORWARDED) {
-      const v = header(req, name);
-      if (v !== undefined) headers.set(name, v);
-    }
-    const response = await session.transport.handleRequest(new Request('http://node.invalid/p/mcp-passthrough/mcp', { method: 'POST', headers }), {
-      parsedBody: body,
-    });
+    const response = await session.transport.handleRequest(new Request(ENDPOINT_URL, { method: 'POST', headers: this.#forwarded(req) }), { parsedBody: body });
     if (init && response.status !== 200) await session.end('initialize refused');
     const requestIds = messages.filter((m) => isJSONRPCRequest(m)).map((m) => (m as { id: string | number }).id);
     return this.#reply(response, session, requestIds, cors);
   }
 
-  async #reply(response: Response, session: Session, requestIds: (string | number)[], cors: Record<string, string>): Promise<RawReply> {
+  #forwarded(req: RouteRequest): Headers {
+    const headers = new Headers();
+    for (const name of FORWARDED) {
+      const v = header(req, name);
+      if (v !== undefined) headers.set(name, v);
+    }
+    return headers;
+  }
+
+  /**
+   * The transport's answer as a RawReply. `requestIds`: the calls a POST's stream answers (null for a resumed stream,
+   * whose calls the event store knows). A resumable stream (its first event has an id) that drops leaves its calls
+   * running for the resume window; any other aborts them at once.
+   */
+  async #reply(response: Response, session: Session, requestIds: (string | number)[] | null, cors: Record<string, string>): Promise<RawReply> {
     const headers: Record<string, string> = { ...cors };
     response.headers.forEach((value, name) => {
       if (name !== 'content-type' && name !== 'connection') headers[name] = value;
@@ -129,7 +154,17 @@ export class McpEndpoint {
     if (!type.startsWith('text/event-stream')) return new RawReply(Buffer.from(await response.arrayBuffer()), type, response.status, headers);
     const reader = response.body.getReader();
     const touch = (): void => void (session.lastSeen = this.now());
+    const now = this.now;
     let finished = false;
+    /** The stream's id in the event store, from the id of its first event; null when it is not resumable. */
+    let streamId: string | null | undefined;
+    const learn = (chunk: Uint8Array): void => {
+      if (streamId !== undefined) return;
+      const id = /^id: (\S+)$/m.exec(Buffer.from(chunk).toString('utf8'))?.[1];
+      streamId = id ? id.slice(0, id.lastIndexOf('.')) : null;
+      if (streamId && requestIds) session.events.answers(streamId, requestIds);
+    };
+    const windowMs = this.sessions.resumeWindowMs;
     const stream = new Readable({
       read() {
         reader.read().then(
@@ -139,14 +174,18 @@ export class McpEndpoint {
               // A long call keeps its session alive until its answer is out, not only from its start.
               touch();
               this.push(null);
-            } else this.push(Buffer.from(value));
+            } else {
+              learn(value);
+              this.push(Buffer.from(value));
+            }
           },
           (err: unknown) => this.destroy(err instanceof Error ? err : new Error(String(err))),
         );
       },
       destroy(err, callback) {
         if (!finished) {
-          session.abort(requestIds, 'the client closed the connection');
+          if (streamId) session.detached(streamId, windowMs(), now());
+          else session.abort(requestIds ?? [], 'the client closed the connection');
           reader.cancel().catch(() => undefined);
         }
         callback(err);

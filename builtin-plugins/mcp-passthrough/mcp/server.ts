@@ -33,6 +33,8 @@ export const RPC = {
   unauthorized: -32010,
   originRefused: -32011,
   notInitialized: -32012,
+  /** A key's limit refused the call (limits.ts); `data.retry_after` says when it would pass. */
+  rateLimited: -32029,
 } as const;
 
 const SessionEndRequestSchema = z.object({ method: z.literal('session/end'), params: z.optional(z.object({}).passthrough()) });
@@ -88,7 +90,7 @@ export function buildServer(session: SessionHooks, api: CustomerApi, version: st
       const key = api.fresh(session.keyId);
       switch (name) {
         case 'chat.list_models':
-          return toolResult(api.listModels());
+          return toolResult(api.listModels(key));
         case 'balance.check':
           return toolResult(api.balance(key));
         case 'topup.instructions':
@@ -130,6 +132,7 @@ export function buildServer(session: SessionHooks, api: CustomerApi, version: st
         }
       }
     } catch (err) {
+      if (err instanceof ToolFailure && err.code === 'rate_limit_exceeded') throw new McpError(RPC.rateLimited, err.message, { code: err.code, ...err.data });
       if (err instanceof ToolFailure) return toolError(err);
       if (err instanceof McpError) throw err;
       log.error('tool failed', { tool: name, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });

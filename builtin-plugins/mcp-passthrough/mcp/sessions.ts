@@ -1,5 +1,6 @@
 /**
- * MCP sessions: one per customer key (an initialize from a key ends that key's earlier session), in memory, swept
+ * MCP sessions: up to the key's session limit each (one by default; an initialize beyond it ends the key's session
+ * that was used least recently), in memory, swept
  * after 30 minutes without a request. A session belongs to the key that created it: any other key gets the same
  * 404 as an unknown session, so session ids reveal nothing across customers. Ending a session (DELETE,
  * `session/end`, the sweep, a newer session of the key, the plugin stopping) aborts its calls in flight; what they
@@ -9,9 +10,12 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Logger } from '../../../sdk/index.js';
+import { SessionEvents } from './events.js';
 import type { SessionHooks } from './server.js';
 
 export const SESSION_IDLE_MS = 30 * 60 * 1000;
+/** How long a dropped event stream may be resumed (its events kept, its calls kept running). */
+export const RESUME_WINDOW_MS = 60_000;
 
 export class Session implements SessionHooks {
   readonly id = randomUUID();
@@ -22,13 +26,18 @@ export class Session implements SessionHooks {
   #ended = false;
   readonly #inflight = new Map<string | number, AbortController>();
 
+  /** What its event streams wrote, for clients that reconnect with Last-Event-ID (events.ts). */
+  readonly events: SessionEvents;
+
   constructor(
     readonly keyId: number,
-    now: number,
+    now: () => number,
+    resumeWindowMs: () => number,
     private readonly onEnd: (s: Session) => void,
   ) {
-    this.lastSeen = now;
-    this.transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => this.id });
+    this.lastSeen = now();
+    this.events = new SessionEvents(resumeWindowMs, now);
+    this.transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => this.id, eventStore: this.events });
   }
 
   get ended(): boolean {
@@ -60,6 +69,19 @@ export class Session implements SessionHooks {
     for (const id of requestIds) this.#inflight.get(id)?.abort(reason);
   }
 
+  /**
+   * A resumable stream's connection dropped: its calls go on for the resume window, and are aborted then unless the
+   * client reconnected with Last-Event-ID meanwhile (their output so far stays billed either way).
+   */
+  detached(stream: string, windowMs: number, now: number): void {
+    const calls = this.events.calls(stream);
+    if (!calls.some((id) => this.#inflight.has(id))) return;
+    const timer = setTimeout(() => {
+      if (!this.events.resumedSince(stream, now)) this.abort(calls, 'the client closed the connection and did not resume it');
+    }, windowMs);
+    timer.unref();
+  }
+
   busy(): boolean {
     return this.#inflight.size > 0;
   }
@@ -81,20 +103,26 @@ export class Session implements SessionHooks {
 
 export class Sessions {
   readonly #byId = new Map<string, Session>();
-  readonly #byKey = new Map<number, Session>();
+  readonly #byKey = new Map<number, Set<Session>>();
 
   constructor(
     private readonly now: () => number,
     private readonly log: Logger,
+    readonly resumeWindowMs: () => number = () => RESUME_WINDOW_MS,
   ) {}
 
-  /** A new session for the key; the key's earlier session ends. */
-  open(keyId: number): Session {
-    const previous = this.#byKey.get(keyId);
-    if (previous) void previous.end('a newer session of the same key replaced it');
-    const session = new Session(keyId, this.now(), (s) => this.#forget(s));
+  /** A new session for the key; beyond `max`, the key's least recently used sessions end. */
+  open(keyId: number, max = 1): Session {
+    const own = this.#byKey.get(keyId) ?? new Set<Session>();
+    const oldest = [...own].sort((a, b) => a.lastSeen - b.lastSeen).slice(0, Math.max(0, own.size - max + 1));
+    for (const s of oldest) {
+      own.delete(s);
+      void s.end('a newer session of the same key replaced it');
+    }
+    const session = new Session(keyId, this.now, this.resumeWindowMs, (s) => this.#forget(s));
     this.#byId.set(session.id, session);
-    this.#byKey.set(keyId, session);
+    own.add(session);
+    this.#byKey.set(keyId, own);
     return session;
   }
 
@@ -119,7 +147,7 @@ export class Sessions {
 
   /** Ends the sessions of a key (revoked). */
   async endKey(keyId: number, reason: string): Promise<void> {
-    await this.#byKey.get(keyId)?.end(reason);
+    await Promise.all([...(this.#byKey.get(keyId) ?? [])].map((s) => s.end(reason)));
   }
 
   async closeAll(reason: string): Promise<void> {
@@ -128,6 +156,8 @@ export class Sessions {
 
   #forget(s: Session): void {
     this.#byId.delete(s.id);
-    if (this.#byKey.get(s.keyId) === s) this.#byKey.delete(s.keyId);
+    const own = this.#byKey.get(s.keyId);
+    own?.delete(s);
+    if (own?.size === 0) this.#byKey.delete(s.keyId);
   }
 }

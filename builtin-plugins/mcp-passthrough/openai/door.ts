@@ -49,7 +49,7 @@ export class OpenAiDoor {
   models(req: RouteRequest): RawReply {
     const admitted = this.#admit(req);
     if (admitted instanceof RawReply) return admitted;
-    const listed = this.api.listModels() as { models: { model: string; provider: string; in_price_per_1m: string; out_price_per_1m: string; xfer_price_per_gb: string }[]; currency: string };
+    const listed = this.api.listModels(admitted.key) as { models: { model: string; provider: string; in_price_per_1m: string; out_price_per_1m: string; xfer_price_per_gb: string }[]; currency: string };
     const seen = new Set<string>();
     const data = listed.models
       .filter((m) => !seen.has(m.model) && seen.add(m.model))

@@ -23,11 +23,14 @@ const SHAPES: Record<string, Shape> = {
   upstream_timeout: [504, 'timeout', 'upstream_timeout'],
   upstream_error: [502, 'server_error', 'upstream_error'],
   upstream_unreachable: [502, 'server_error', 'upstream_unreachable'],
+  budget_exceeded: [429, 'insufficient_quota', 'budget_exceeded'],
+  model_not_allowed: [403, 'permission_error', 'model_not_allowed'],
 };
 
 function shapeOf(f: ToolFailure): Shape {
   // An upstream that refused for its own rate limit: the customer meets a rate limit too, and may retry later.
   if (f.code === 'upstream_error' && f.data.upstream_status === 429) return [429, 'requests', 'rate_limit_exceeded'];
+  if (f.code === 'rate_limit_exceeded') return [429, f.data.limit === 'tokens_per_minute' ? 'tokens' : 'requests', 'rate_limit_exceeded'];
   return SHAPES[f.code] ?? [500, 'server_error', f.code];
 }
 
@@ -38,9 +41,12 @@ export function openAiError(status: number, type: string, code: string, message:
 export function failureReply(f: ToolFailure, headers: Record<string, string> = {}): RawReply {
   const [status, type, code] = shapeOf(f);
   const { field, ...details } = f.data;
-  const retry = 'retry' in f.data && f.code.startsWith('upstream_');
+  // A key's own rate limit passes again after its wait: OpenAI's clients retry it, after Retry-After.
+  const retry = ('retry' in f.data && f.code.startsWith('upstream_')) || f.code === 'rate_limit_exceeded';
+  const after: Record<string, string> = typeof f.data.retry_after === 'number' ? { 'Retry-After': String(f.data.retry_after) } : {};
   return openAiError(status, type, code, f.message, typeof field === 'string' ? field : null, { ...details, ...(code !== f.code ? { reason: f.code } : {}) }, {
     ...headers,
+    ...after,
     ...(retry ? { 'x-should-retry': 'true' } : {}),
   });
 }

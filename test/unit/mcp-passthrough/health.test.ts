@@ -22,8 +22,9 @@ describe('provider health', () => {
     expect(h.view('p/m')).toMatchObject({ state: 'cooling', cool_until: new Date(now + 20_000).toISOString(), last_error: 'upstream_unreachable: ECONNREFUSED' });
     now += 20_000;
     expect(h.begin('p/m')).toBe(true);
+    expect(h.view('p/m').in_flight).toBe(1);
     h.succeeded('p/m');
-    expect(h.view('p/m')).toEqual({ state: 'healthy', consecutive_failures: 0, cool_until: null, last_error: null, last_failure_at: null });
+    expect(h.view('p/m')).toEqual({ state: 'healthy', in_flight: 0, consecutive_failures: 0, cool_until: null, last_error: null, last_failure_at: null });
   });
 
   it('frees the probe when it ends without a verdict, and counts only failures that are the place’s', () => {
