@@ -145,7 +145,8 @@ export class CapacityProbe {
   }
 }
 
-const parseMinor = (text: string): Minor => BigInt(new Decimal(text).times(1e8).toFixed(0));
+/** A decimal amount of this module's answers back to minor units. */
+export const parseMinor = (text: string): Minor => BigInt(new Decimal(text).times(1e8).toFixed(0));
 
 function feeOf(r: Route, amount: Minor): Minor {
   return BigInt(new Decimal(amount.toString()).times(r.capacity.rate).toFixed(0, Decimal.ROUND_DOWN)) - amount;

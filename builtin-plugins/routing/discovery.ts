@@ -134,6 +134,8 @@ export class Discovery {
     private readonly ledger: LedgerService,
     /** Whether the line with a contact takes part in debt-cycle clearing (its switch). */
     private readonly clearingLine: (contact: string, currency: string) => boolean,
+    /** The preimage the parts of a split payment's group lock to here, its destination; null once the group is over. */
+    private readonly splitPreimage: (group: string, hash: string) => string | null,
   ) {}
 
   /** The node stops: answers still arriving change nothing (the database is about to close). */
@@ -207,13 +209,16 @@ export class Discovery {
 
   // ---- originator
 
-  /** Starts this node's own search for a payment it originates: routes of at most `budget` legs. */
-  originate(req: RouteRequest, budget: number, listener: SearchListener, deadline: number): Search {
+  /**
+   * Starts this node's own search for a payment it originates: routes of at most `budget` legs, through the contact
+   * `via` only when it is given (a part of a split payment follows the route its plan counted on).
+   */
+  originate(req: RouteRequest, budget: number, listener: SearchListener, deadline: number, via: string | null = null): Search {
     // A clearing's originator is its destination too: it draws the preimage.
     const preimage = req.clearing ? randomHex(32) : null;
     const state: RouteState = { req, role: 'origin', preimage, condition: preimage ? conditionOf(preimage) : null, searches: new Map(), offers: new Map() };
     this.#states.set(req.hash, state);
-    return this.#start(state, budget, null, listener, deadline);
+    return this.#start(state, budget, null, listener, deadline, via);
   }
 
   /** Forgets a route (it expired): every reservation it holds goes too. */
@@ -247,7 +252,7 @@ export class Discovery {
     let state = this.#states.get(req.hash);
     if (!state) {
       const destination = this.#isOwn(req);
-      const preimage = destination ? randomHex(32) : null;
+      const preimage = !destination ? null : req.split ? this.splitPreimage(req.split, req.hash) : randomHex(32);
       state = { req, role: destination ? 'destination' : 'relay', preimage, condition: preimage ? conditionOf(preimage) : null, searches: new Map(), offers: new Map() };
       this.#states.set(req.hash, state);
     } else if (state.req.salt !== req.salt || state.req.time !== req.time || state.req.amount !== req.amount || state.req.currency.toLowerCase() !== req.currency.toLowerCase()) {
@@ -337,7 +342,7 @@ export class Discovery {
 
   // ---- searches
 
-  #start(state: RouteState, budget: number, first: string | null, listener: SearchListener | null, deadline: number): Search {
+  #start(state: RouteState, budget: number, first: string | null, listener: SearchListener | null, deadline: number, via: string | null = null): Search {
     const search: Search = {
       budget,
       branches: new Map(),
@@ -355,7 +360,7 @@ export class Discovery {
     const own = this.ctx.identity.pubkeyHash;
     const neighbours = this.contacts
       .accepted(state.req.currency)
-      .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first)
+      .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first && (via === null || c.pubkeyHash === via))
       // A clearing pays only contacts that owe this node: each leg cancels debt, none creates any.
       .filter((c) => !state.req.clearing || (this.owedTo(c.pubkeyHash, state.req.currency) < 0n && this.clearingLine(c.pubkeyHash, state.req.currency)));
     // A contact whose address the hash names is the destination: ask it alone first (it is the cheapest route there
