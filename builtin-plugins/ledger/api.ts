@@ -96,6 +96,8 @@ export interface NewLeg {
   recipientAddress?: string | null;
   /** A routed refund: the received transaction it returns (the router counts routed refunds, by what they deliver). */
   refundOf?: string | null;
+  /** A leg of a debt-cycle clearing: signed as such (`kind: "clearing"`), tx_type `clearing` on both sides. */
+  clearing?: boolean;
 }
 
 export interface AcceptedLeg {

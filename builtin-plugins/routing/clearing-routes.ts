@@ -8,6 +8,7 @@ import { checkCurrency } from '../../sdk/amounts.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { Payments } from './payments.js';
+import { clearingLineResponse, clearingLinesResponse, clearingRunResponse, clearingsResponse } from './responses.js';
 import type { RoutingStore } from './store.js';
 
 export const clearingSettings: readonly SettingDefinition[] = [
@@ -17,6 +18,15 @@ export const clearingSettings: readonly SettingDefinition[] = [
     default: false,
     category: 'p2p',
     description: 'Take part in debt-cycle clearing: clear cycles through this node every hour, and relay the clearings of others',
+  },
+  {
+    key: 'clearingMaxCycleLength',
+    type: 'integer',
+    default: 6,
+    min: 3,
+    max: 10,
+    category: 'p2p',
+    description: 'The longest debt cycle (in lines) a clearing this node starts may run around',
   },
 ];
 
@@ -34,6 +44,7 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
     method: 'POST',
     path: '/api/v1/clearing/run',
     access: { scope: 'wallet:send' },
+    response: clearingRunResponse,
     body: { type: 'object', additionalProperties: false, properties: { currency: { type: 'string' } } },
     errorCodes: { currency: 'invalid_currency' },
     handler: (req) => run(checkCurrency(ctx, req.body.currency ?? ctx.settings.get<string>('defaultCurrency'))),
@@ -43,6 +54,7 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
     method: 'GET',
     path: '/api/v1/clearing',
     access: { scope: 'wallet:read' },
+    response: clearingsResponse,
     handler: () => {
       const clearings = store.clearings(LIST_LIMIT).map((p) => ({
         hash: p.hash,
@@ -62,6 +74,7 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
     method: 'PUT',
     path: '/api/v1/clearing/lines/:contact',
     access: { scope: 'contacts:write' },
+    response: clearingLineResponse,
     body: { type: 'object', required: ['currency', 'enabled'], additionalProperties: false, properties: { currency: { type: 'string' }, enabled: { type: 'boolean' } } },
     errorCodes: { currency: 'invalid_currency' },
     handler: (req) => {
@@ -79,6 +92,7 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
     method: 'GET',
     path: '/api/v1/clearing/lines',
     access: { scope: 'contacts:read' },
+    response: clearingLinesResponse,
     handler: () => ({
       lines: store.clearingLines().map((l) => ({ contact_pubkey_hash: l.contactHash, currency: l.currency, enabled: l.enabled })),
       default: 'enabled',

@@ -117,6 +117,8 @@ export class Legs {
       });
       const leg = accepted.tx;
       if (leg.memo !== p.hash || leg.condition !== state.condition) throw new PeerRefusal(REFUSAL.mismatch, 'the leg is not locked to this route');
+      // A clearing's legs say so in their signed content (tx_type clearing), and only a clearing's legs do.
+      if ((leg.txType === 'clearing') !== (state.req.clearing === true)) throw new PeerRefusal(REFUSAL.mismatch, 'the leg is not marked as its route is (clearing or not)');
       const base = {
         txid: leg.txid,
         hash: p.hash,
@@ -161,6 +163,7 @@ export class Legs {
         condition: state.condition!,
         expiresAt: expiresOut,
         relay: true,
+        clearing: state.req.clearing === true,
       });
       this.store.insertLeg({ ...base, partnerTxid: out.tx.txid, state: 'locked', notice: null, nextAt: 0 });
       this.store.insertLeg({

@@ -10,7 +10,7 @@ import type { LedgerService, LedgerTx, LegStatement, PaymentRouter, RoutedOutcom
 import type { CapacityProbe } from './capacity.js';
 import type { Branch, Discovery, SearchListener } from './discovery.js';
 import type { Legs } from './legs.js';
-import { hopBudget, MSG, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
+import { MSG, originBudget, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
 import type { SplitReceiver } from './split-receive.js';
 import type { CandidateRow, PaymentRow, RoutingStore } from './store.js';
 
@@ -106,7 +106,7 @@ export class Payments implements PaymentRouter {
     // A Tor destination is paid in fast mode: a best-fee search over Tor would take minutes (Document 1). A split's
     // part asks one contact only.
     const fast = !p.bestFee || kindOf(p.address) === 'tor' || part !== null;
-    const budget = hopBudget(Number(this.ctx.settings.get('maxP2pLevel') ?? 6), this.ctx.settings.get('hopBudgetRandomized') !== false);
+    const budget = originBudget((key) => this.ctx.settings.get(key), clearing);
     const expires = now + Number(this.ctx.settings.get('p2pExpiration') ?? 300) * 1000;
     this.ctx.db.tx(() =>
       this.store.insertPayment({
@@ -305,6 +305,7 @@ export class Payments implements PaymentRouter {
         description: payment.description,
         recipientAddress: payment.destination,
         refundOf: payment.refundOf,
+        clearing: payment.clearing,
       });
       this.#recordFirstLeg(hash, payment.budget - 1, c, prepared.tx, prepared.statement, expiresAt, now);
       this.store.patchPayment(hash, { status: 'executing', txid: prepared.tx.txid, candidateId }, now);

@@ -102,6 +102,16 @@ export function hopBudget(maxLevel: number, randomized: boolean, random: () => n
   return budget;
 }
 
+/**
+ * The hop budget of a request this node originates: the payment's (maxP2pLevel, randomized as the setting says), or
+ * for a debt-cycle clearing the longest cycle it may clear (`clearingMaxCycleLength`, legs, fixed: a cycle is not
+ * hidden from its own members).
+ */
+export function originBudget(setting: (key: string) => unknown, clearing: boolean): number {
+  if (clearing) return Math.max(3, Math.min(MAX_BUDGET, Number(setting('clearingMaxCycleLength') ?? 6)));
+  return hopBudget(Number(setting('maxP2pLevel') ?? 6), setting('hopBudgetRandomized') !== false);
+}
+
 /** The bytes a responder signs for an offer: it carries `amount` to the destination of `hash` within `hops` legs. */
 export const offerBytes = (o: { hash: string; budget: number; amount: Minor; hops: number; condition: string; currency: string }): Buffer =>
   Buffer.from(`wn-route-offer-v1\n${o.hash}\n${o.budget}\n${o.amount}\n${o.hops}\n${o.condition}\n${o.currency}`, 'utf8');

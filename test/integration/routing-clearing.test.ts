@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { balanceRow, nodeCli, nodeCliHuman, send, settled } from './ledger-support.js';
 import { connect, legsOf, netOf, ok, waitFor } from './routing-support.js';
+import { csvObjects, download } from './exports-support.js';
 
 describe('debt-cycle clearing around A-B-C', () => {
   let A: TestNode, B: TestNode, C: TestNode;
@@ -74,6 +75,16 @@ describe('debt-cycle clearing around A-B-C', () => {
     expect(await lines()).toEqual(['0', '0', '0', '0', '0', '0']);
     expect((await Promise.all([A, B, C].map((t) => netOf(t)))).map((n) => n.toFixed())).toEqual(nets.map((n) => n.toFixed()));
     for (const t of [A, B, C]) expect(await ok(t, 'GET', '/api/v1/chain/verify')).toMatchObject({ ok: true, findings: 0 });
+    // Each cleared leg is a chain entry of type clearing, on both sides, signed as such; the export shows it.
+    for (const t of [A, B, C]) {
+      const legs = await legsOf(t, r.hash);
+      expect(legs.map((l) => l.tx_type)).toEqual(['clearing', 'clearing']);
+      const exported = csvObjects((await download(t, 'transactions', { view: 'full' })).bytes).filter((row) => legs.some((l) => l.txid === row.txid));
+      expect(exported.map((row) => [row.tx_type, JSON.parse(row.signed_message_content!).kind])).toEqual([
+        ['clearing', 'clearing'],
+        ['clearing', 'clearing'],
+      ]);
+    }
 
     const listed = await ok(A, 'GET', '/api/v1/clearing');
     expect(listed.clearings[0]).toMatchObject({ hash: r.hash, amount: '10', currency: 'VWL', status: 'completed' });
