@@ -70,21 +70,32 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
     },
   });
 
-  ctx.routes.add<{ currency: string; enabled: boolean }>({
+  ctx.routes.add<{ currency: string; enabled: boolean; fee_percent?: string | null }>({
     method: 'PUT',
     path: '/api/v1/clearing/lines/:contact',
     access: { scope: 'contacts:write' },
     response: clearingLineResponse,
-    body: { type: 'object', required: ['currency', 'enabled'], additionalProperties: false, properties: { currency: { type: 'string' }, enabled: { type: 'boolean' } } },
-    errorCodes: { currency: 'invalid_currency' },
+    body: {
+      type: 'object',
+      required: ['currency', 'enabled'],
+      additionalProperties: false,
+      properties: {
+        currency: { type: 'string' },
+        enabled: { type: 'boolean' },
+        // The fee this node charges on a clearing it relays for this contact: 0-100, at most 8 decimals; none when absent.
+        fee_percent: { type: ['string', 'null'], pattern: '^(100(\\.0{1,8})?|[0-9]{1,2}(\\.[0-9]{1,8})?)$' },
+      },
+    },
+    errorCodes: { currency: 'invalid_currency', fee_percent: 'invalid_fee' },
     handler: (req) => {
       const contact = contacts.resolve(req.params.contact ?? '');
       const currency = checkCurrency(ctx, req.body.currency);
       if (!contact.pubkeyHash || !contacts.line(contact.pubkeyHash, currency)) {
         throw new ApiError('no_line', 400, `No accepted ${currency} line with ${contact.name ?? req.params.contact}`);
       }
-      ctx.db.tx(() => store.setClearingLine(contact.pubkeyHash!, currency, req.body.enabled, ctx.clock.now()));
-      return { contact_pubkey_hash: contact.pubkeyHash, currency, enabled: req.body.enabled };
+      const feePercent = req.body.fee_percent ? String(Number(req.body.fee_percent)) : null;
+      ctx.db.tx(() => store.setClearingLine(contact.pubkeyHash!, currency, { enabled: req.body.enabled, feePercent: feePercent === '0' ? null : feePercent }, ctx.clock.now()));
+      return { contact_pubkey_hash: contact.pubkeyHash, currency, enabled: req.body.enabled, fee_percent: feePercent === '0' ? null : feePercent };
     },
   });
 
@@ -94,7 +105,7 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
     access: { scope: 'contacts:read' },
     response: clearingLinesResponse,
     handler: () => ({
-      lines: store.clearingLines().map((l) => ({ contact_pubkey_hash: l.contactHash, currency: l.currency, enabled: l.enabled })),
+      lines: store.clearingLines().map((l) => ({ contact_pubkey_hash: l.contactHash, currency: l.currency, enabled: l.enabled, fee_percent: l.feePercent })),
       default: 'enabled',
     }),
   });

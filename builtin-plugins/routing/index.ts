@@ -35,7 +35,7 @@ export default definePlugin({
       ctx,
       contacts,
       ledger,
-      (contact, currency) => store.clearingLine(contact, currency),
+      (contact, currency) => store.clearingTerms(contact, currency),
       (group, hash) => splits.preimageFor(group, hash),
     );
     const probe = new CapacityProbe(ctx, contacts, discovery);

@@ -39,6 +39,6 @@ export const clearingsResponse = objectOf({
   count: integerSchema,
 });
 
-const clearingLine = { contact_pubkey_hash: hash, currency: string, enabled: booleanSchema };
+const clearingLine = { contact_pubkey_hash: hash, currency: string, enabled: booleanSchema, fee_percent: nullable(string) };
 export const clearingLineResponse = objectOf(clearingLine);
 export const clearingLinesResponse = objectOf({ lines: arrayOf(objectOf(clearingLine)), default: { type: 'string', enum: ['enabled'] } });

@@ -127,6 +127,11 @@ export const migrations: readonly Migration[] = [
       );
       CREATE INDEX routing_split_parts_group ON routing_split_parts (group_id);`,
   },
+  {
+    // A line's terms for clearings: the fee this node charges on a clearing it relays over it (none by default).
+    version: 5,
+    up: `ALTER TABLE routing_clearing_lines ADD COLUMN fee_percent TEXT;`,
+  },
 ];
 
 export type PaymentStatus = 'searching' | 'awaiting_approval' | 'executing' | 'completed' | 'cancelled' | 'failed';
@@ -344,25 +349,31 @@ export class RoutingStore {
     return (this.#stmt('SELECT * FROM routing_payments WHERE split_group = ? ORDER BY created_at, hash').all(group) as Record<string, unknown>[]).map(paymentOf);
   }
 
-  /** Whether a line takes part in debt-cycle clearing (yes unless the operator switched it off). */
-  clearingLine(contactHash: string, currency: string): boolean {
-    const r = this.#stmt('SELECT enabled FROM routing_clearing_lines WHERE contact_hash = ? AND currency = ?').get(contactHash, currency) as { enabled: number | bigint } | undefined;
-    return r === undefined || Number(r.enabled) === 1;
+  /**
+   * A line's terms for debt-cycle clearing: whether it takes part (yes unless the operator switched it off) and the
+   * fee this node charges on a clearing it relays over it (null: none, the default).
+   */
+  clearingTerms(contactHash: string, currency: string): ClearingTerms {
+    const r = this.#stmt('SELECT enabled, fee_percent FROM routing_clearing_lines WHERE contact_hash = ? AND currency = ?').get(contactHash, currency) as
+      | { enabled: number | bigint; fee_percent: string | null }
+      | undefined;
+    return { enabled: r === undefined || Number(r.enabled) === 1, feePercent: r?.fee_percent ?? null };
   }
 
-  setClearingLine(contactHash: string, currency: string, enabled: boolean, now: number): void {
+  setClearingLine(contactHash: string, currency: string, terms: ClearingTerms, now: number): void {
     this.#stmt(
-      `INSERT INTO routing_clearing_lines (contact_hash, currency, enabled, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (contact_hash, currency) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at`,
-    ).run(contactHash, currency, enabled ? 1 : 0, now);
+      `INSERT INTO routing_clearing_lines (contact_hash, currency, enabled, fee_percent, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (contact_hash, currency) DO UPDATE SET enabled = excluded.enabled, fee_percent = excluded.fee_percent, updated_at = excluded.updated_at`,
+    ).run(contactHash, currency, terms.enabled ? 1 : 0, terms.feePercent, now);
   }
 
-  /** The lines whose switch the operator set, either way. */
-  clearingLines(): { contactHash: string; currency: string; enabled: boolean }[] {
+  /** The lines whose terms the operator set. */
+  clearingLines(): ({ contactHash: string; currency: string } & ClearingTerms)[] {
     return (this.#stmt('SELECT * FROM routing_clearing_lines ORDER BY contact_hash, currency').all() as Record<string, unknown>[]).map((r) => ({
       contactHash: r.contact_hash as string,
       currency: r.currency as string,
       enabled: Number(r.enabled) === 1,
+      feePercent: (r.fee_percent as string | null) ?? null,
     }));
   }
 
@@ -565,6 +576,11 @@ export class RoutingStore {
       ).all(now) as { g: string }[]
     ).map((r) => r.g);
   }
+}
+
+export interface ClearingTerms {
+  enabled: boolean;
+  feePercent: string | null;
 }
 
 export interface SplitGroup {
