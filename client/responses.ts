@@ -127,12 +127,12 @@ export interface ResponseData {
       hash: string;
       currency: string;
       amount: string;
-      status: ("searching" | "awaiting_approval" | "executing" | "completed" | "cancelled" | "failed");
+      status: string;
       failure_reason: (string | null);
       created_at: string;
       lines: Array<{
         contact_hash: string;
-        direction: ("out" | "in");
+        direction: ("in" | "out");
         amount: string;
         status: string;
         txid: string;
@@ -145,6 +145,7 @@ export interface ResponseData {
       contact_pubkey_hash: string;
       currency: string;
       enabled: boolean;
+      fee_percent: (string | null);
     }>;
     default: "enabled";
   };
@@ -152,9 +153,10 @@ export interface ResponseData {
     contact_pubkey_hash: string;
     currency: string;
     enabled: boolean;
+    fee_percent: (string | null);
   };
   "POST /api/v1/clearing/run": {
-    status: ("nothing_to_clear" | "sent" | "awaiting_approval" | "searching");
+    status: ("nothing_to_clear" | "sent" | "searching" | "awaiting_approval");
     currency: string;
     amount: string;
     hash: (string | null);
@@ -1150,6 +1152,26 @@ export interface ResponseData {
     revoked_at: string;
     warnings: Array<string>;
   };
+  "POST /api/v1/plugins/mcp-passthrough/key-update": {
+    key_id: number;
+    limits: {
+      requests_per_minute: (number | null);
+      tokens_per_minute: (number | null);
+      parallel_calls: (number | null);
+      sessions: (number | null);
+      budget: ({
+        amount: string;
+        period: ("day" | "week" | "month");
+      } | null);
+      allowed_models: (Array<string> | null);
+      effective: {
+        requests_per_minute: number;
+        tokens_per_minute: number;
+        parallel_calls: number;
+        sessions: number;
+      };
+    };
+  };
   "GET /api/v1/plugins/mcp-passthrough/keys": {
     keys: Array<{
       key_id: number;
@@ -1715,6 +1737,18 @@ export interface ResponseData {
     best_fee?: boolean;
     total?: string;
     fee?: string;
+    split?: {
+      group: string;
+      parts: Array<{
+        p2p_hash: string;
+        txid: (string | null);
+        via: (string | null);
+        amount: string;
+        total: (string | null);
+        fee: (string | null);
+        status: string;
+      }>;
+    };
   };
   "GET /api/v1/wallet/transactions": {
     transactions: Array<{
@@ -1767,6 +1801,20 @@ export interface ResponseData {
     signatures: {
       sender: (string | null);
       recipient: (string | null);
+    };
+    split?: {
+      group: string;
+      role: ("origin" | "destination");
+      amount: string;
+      parts: Array<{
+        p2p_hash: string;
+        txid: (string | null);
+        via: (string | null);
+        amount: string;
+        total: (string | null);
+        fee: (string | null);
+        status: string;
+      }>;
     };
   };
   "GET /api/v1/webhooks": {

@@ -96,6 +96,8 @@ export interface NewLeg {
   recipientAddress?: string | null;
   /** A routed refund: the received transaction it returns (the router counts routed refunds, by what they deliver). */
   refundOf?: string | null;
+  /** A leg of a debt-cycle clearing: signed as such (`kind: "clearing"`), tx_type `clearing` on both sides. */
+  clearing?: boolean;
 }
 
 export interface AcceptedLeg {
@@ -345,6 +347,34 @@ export interface RoutedPayment {
   bestFee?: boolean;
   /** For a refund: the received transaction it returns. */
   refundOf?: string | null;
+  /** An amount no single route carries may go over several routes under one condition (a split payment). */
+  allowSplit?: boolean;
+}
+
+/** One part of a split payment, as its originator sees it. */
+export interface RoutedPart {
+  /** The part's route hash (the memo of its legs). */
+  hash: string;
+  /** This node's first leg of the part (null until the part is paid). */
+  txid: string | null;
+  /** The first contact of the part's route. */
+  via: string | null;
+  /** What the part delivers. */
+  amount: Minor;
+  /** What the part costs this node in all (amount + fees), once its route was chosen. */
+  total: Minor | null;
+  status: string;
+}
+
+/** A split payment a transaction belongs to (GET /wallet/transactions/:txid): its parts, as this node knows them. */
+export interface SplitDetail {
+  /** The split's id (every part's route request names it). */
+  group: string;
+  /** origin: this node paid it; destination: this node received it. */
+  role: 'origin' | 'destination';
+  /** What the parts deliver together. */
+  amount: Minor;
+  parts: RoutedPart[];
 }
 
 export interface RoutedOutcome {
@@ -358,6 +388,8 @@ export interface RoutedOutcome {
   total: Minor | null;
   fast: boolean;
   candidateCount: number;
+  /** A split payment: its parts (`hash` is then the split's group id, `total` what all parts cost). */
+  parts?: RoutedPart[];
 }
 
 export interface PaymentRouter {
@@ -373,6 +405,8 @@ export interface PaymentRouter {
    * approval, on their way or completed): the ledger's `refunded` counts direct refunds only.
    */
   refundsInFlight(txid: string): Minor;
+  /** The split payment a transaction of this node is a part of (its first leg, or a leg it received); null otherwise. */
+  splitOf?(txid: string): SplitDetail | null;
 }
 
 /** Events published after commit (ctx.events): payload `{ txid, type, status, contact_hash, currency }`. */

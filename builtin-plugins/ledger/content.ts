@@ -16,6 +16,8 @@
  * (hex SHA-256) it was locked to and the `fulfillment` (the hex preimage) that released it, and no description:
  * it becomes a chain entry only once fulfilled. Before that the payer signs a leg statement (`buildLeg`): the same
  * identity fields, the condition and the lock's expiry, without `prev` (the chain may move while the leg is locked).
+ * A leg of a debt-cycle clearing also carries `kind: "clearing"` in both forms, so both sides, their exports and any
+ * node that syncs the chain see it as a clearing (tx_type `clearing`) from the signed bytes alone.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { MAX_AMOUNT, type Minor } from '../../sdk/money.js';
@@ -26,6 +28,8 @@ export const LEG_SIGN_DOMAIN = 'wn-leg-v1';
 const TXID_DOMAIN = 'wn-txid-v1';
 export const MEMO_STANDARD = 'standard';
 export const MAX_DESCRIPTION = 255;
+/** The `kind` of a debt-cycle clearing's legs (and their tx_type). */
+export const KIND_CLEARING = 'clearing';
 
 export interface TxContent {
   v: 1;
@@ -42,6 +46,7 @@ export interface TxContent {
   expires?: number;
   condition?: string;
   fulfillment?: string;
+  kind?: typeof KIND_CLEARING;
 }
 
 /** The payer's signed promise of a hash-locked leg: pay `amount` to `to` against the preimage of `condition` until `expires`. */
@@ -58,6 +63,7 @@ export interface LegContent {
   memo: string;
   condition: string;
   expires: number;
+  kind?: typeof KIND_CLEARING;
 }
 
 export interface TxIdentityFields {
@@ -142,7 +148,7 @@ export function parseContent(text: unknown): TxContent & { amountMinor: Minor } 
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ContentError('content is not an object');
   const c = raw as Record<string, unknown>;
-  const allowed = new Set(['v', 'txid', 'prev', 'from', 'to', 'amount', 'currency', 'time', 'salt', 'memo', 'description', 'expires', 'condition', 'fulfillment']);
+  const allowed = new Set(['v', 'txid', 'prev', 'from', 'to', 'amount', 'currency', 'time', 'salt', 'memo', 'description', 'expires', 'condition', 'fulfillment', 'kind']);
   for (const key of Object.keys(c)) if (!allowed.has(key)) throw new ContentError(`unknown content field "${key}"`);
   if (c.v !== CONTENT_VERSION) throw new ContentError('unsupported content version');
   if (c.prev !== null && !isTxid(c.prev)) throw new ContentError('prev must be a txid or null');
@@ -156,9 +162,10 @@ export function parseContent(text: unknown): TxContent & { amountMinor: Minor } 
     if (!isTxid(c.condition) || !isTxid(c.fulfillment)) throw new ContentError('a routed leg carries its condition and fulfillment (64 hex each)');
     if (sha256Hex(c.fulfillment) !== c.condition) throw new ContentError('the fulfillment is not the preimage of the condition');
     if (c.description !== undefined || c.expires !== undefined) throw new ContentError('a routed leg carries no description and no expiry');
-  } else if (c.condition !== undefined || c.fulfillment !== undefined) {
-    throw new ContentError('condition and fulfillment belong to routed legs only');
+  } else if (c.condition !== undefined || c.fulfillment !== undefined || c.kind !== undefined) {
+    throw new ContentError('condition, fulfillment and kind belong to routed legs only');
   }
+  checkKind(c);
   if (c.description !== undefined && (typeof c.description !== 'string' || [...c.description].length > MAX_DESCRIPTION || c.description === '')) {
     throw new ContentError(`description must be a non-empty string of at most ${MAX_DESCRIPTION} characters`);
   }
@@ -184,7 +191,12 @@ export function signedColumns(content: TxContent & { amountMinor: Minor }, text:
     description: content.description ?? null,
     expiresAt: content.expires ?? null,
     content: text,
+    ...(content.kind ? { kind: content.kind } : {}),
   };
+}
+
+function checkKind(c: Record<string, unknown>): void {
+  if (c.kind !== undefined && c.kind !== KIND_CLEARING) throw new ContentError(`kind must be "${KIND_CLEARING}" when present`);
 }
 
 /** The identity fields every signed form shares, the txid derivation included; returns the amount. */
@@ -214,13 +226,14 @@ export function parseLeg(text: unknown): LegContent & { amountMinor: Minor } {
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ContentError('leg is not an object');
   const c = raw as Record<string, unknown>;
-  const allowed = new Set(['v', 'leg', 'txid', 'from', 'to', 'amount', 'currency', 'time', 'salt', 'memo', 'condition', 'expires']);
+  const allowed = new Set(['v', 'leg', 'txid', 'from', 'to', 'amount', 'currency', 'time', 'salt', 'memo', 'condition', 'expires', 'kind']);
   for (const key of Object.keys(c)) if (!allowed.has(key)) throw new ContentError(`unknown leg field "${key}"`);
   if (c.v !== CONTENT_VERSION || c.leg !== true) throw new ContentError('not a leg statement of a supported version');
   const amountMinor = checkIdentity(c);
   if (typeof c.memo !== 'string' || !isRouteMemo(c.memo)) throw new ContentError('a leg names its route hash as memo');
   if (!isTxid(c.condition)) throw new ContentError('condition must be 64 hex characters');
   if (typeof c.expires !== 'number' || !Number.isSafeInteger(c.expires) || c.expires <= 0) throw new ContentError('expires must be milliseconds since the epoch');
+  checkKind(c);
   const leg = c as unknown as LegContent;
   if (canonicalJson(leg) !== text) throw new ContentError('leg is not in canonical form');
   return { ...leg, amountMinor };

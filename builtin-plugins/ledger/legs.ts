@@ -13,7 +13,7 @@
  */
 import { PeerRefusal, type Minor, type PeerSender } from '../../sdk/index.js';
 import type { AcceptedLeg, LedgerService, LedgerTx, LegStatement, NewLeg, PaymentRouter } from './api.js';
-import { buildLeg, ContentError, deriveTxid, legSignedBytes, newSalt, nowMicros, parseLeg } from './content.js';
+import { buildLeg, ContentError, deriveTxid, KIND_CLEARING, legSignedBytes, newSalt, nowMicros, parseLeg } from './content.js';
 import { preferredAddress, publicTx, type LedgerCore } from './core.js';
 import { REFUSAL } from './protocol.js';
 import type { SendQueue } from './sender.js';
@@ -64,6 +64,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
         memo: leg.routeHash,
         condition: leg.condition,
         expires: leg.expiresAt,
+        ...(leg.clearing ? { kind: KIND_CLEARING } : {}),
       });
       const signature = ctx.identity.sign(legSignedBytes(content)).toString('base64url');
       const row = store.insert({
@@ -91,6 +92,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
         memo: leg.routeHash,
         relay: leg.relay,
         condition: leg.condition,
+        ...(leg.clearing ? { kind: KIND_CLEARING } : {}),
       });
       return { tx: publicTx(row), statement: { content, signature } };
     },
@@ -158,6 +160,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
         memo: leg.memo,
         relay: options.relay,
         condition: leg.condition,
+        ...(leg.kind ? { kind: leg.kind } : {}),
       });
       return { tx: publicTx(row), expiresAt: leg.expires, recipientSignature };
     },

@@ -5,7 +5,7 @@ import type { LedgerTx } from './api.js';
 /** Direct payments, legs of routed payments this node sends or receives, and legs it relays. */
 function kindOf(tx: LedgerTx): string {
   if (tx.type === 'relay') return 'relay';
-  return tx.txType === 'p2p' ? 'routed' : 'direct';
+  return tx.condition ? 'routed' : 'direct';
 }
 
 /**

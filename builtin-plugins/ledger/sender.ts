@@ -12,7 +12,7 @@
  */
 import { PeerDeliveryError, storageFault, type PeerReply } from '../../sdk/index.js';
 import { backoffMs } from '../../sdk/retry.js';
-import { buildContent, parseContent, signedBytes, ContentError, MEMO_STANDARD } from './content.js';
+import { buildContent, parseContent, signedBytes, ContentError, KIND_CLEARING, MEMO_STANDARD } from './content.js';
 import type { LedgerCore } from './core.js';
 import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters } from './dead-letters.js';
 import { currencyKey, type TxPatch, type TxRow } from './store.js';
@@ -370,7 +370,7 @@ export class SendQueue {
           salt: r.salt,
           ...(r.condition
             ? // A fulfilled routed leg: its description (the originator's own) stays on this node.
-              { memo: r.memo, condition: r.condition, fulfillment: r.fulfillment ?? undefined }
+              { memo: r.memo, condition: r.condition, fulfillment: r.fulfillment ?? undefined, ...(r.txType === KIND_CLEARING ? { kind: KIND_CLEARING } : {}) }
             : {
                 memo: MEMO_STANDARD,
                 ...(r.description ? { description: r.description } : {}),

@@ -23,6 +23,8 @@ const TX_TYPE_ROUTED = 'p2p';
  * The links of a chain: completed rows with their place in it. A leg this node completed when it fulfilled it has none
  * until the payer's chain entry places it; it counts in the totals, but the chain walks go without it.
  */
+ /** A row's tx_type: a clearing's leg, another routed leg, or a direct payment. */
+const txTypeOf = (t: { kind?: string; condition?: string | null }): string => t.kind ?? (t.condition ? TX_TYPE_ROUTED : TX_TYPE_STANDARD);
 const CHAINED = `status = 'completed' AND chain_pos IS NOT NULL`;
 
 export const migrations: readonly Migration[] = [
@@ -365,6 +367,8 @@ export interface InsertTx {
   memo?: string;
   relay?: boolean;
   condition?: string | null;
+  /** A debt-cycle clearing's leg (its signed content says so): tx_type `clearing`. */
+  kind?: string;
 }
 
 /** Changes the sender's queue makes to a row; unspecified columns keep their value. */
@@ -521,7 +525,7 @@ export class LedgerStore {
       receiver_address: t.receiverAddress,
       refund_of: t.refundOf,
       memo: t.memo ?? MEMO_STANDARD,
-      tx_type: t.condition ? TX_TYPE_ROUTED : TX_TYPE_STANDARD,
+      tx_type: txTypeOf(t),
       relay: t.relay ? 1 : 0,
       lock_condition: t.condition ?? null,
       now: t.now,
@@ -530,7 +534,7 @@ export class LedgerStore {
       seq: Number(info.lastInsertRowid),
       txid: t.txid,
       type: t.type,
-      txType: t.condition ? TX_TYPE_ROUTED : TX_TYPE_STANDARD,
+      txType: txTypeOf(t),
       status: t.status,
       contactHash: t.contactHash,
       counterpartyPublicKey: t.counterpartyPublicKey,

@@ -13,7 +13,7 @@ import { Decimal } from 'decimal.js';
 import { formatMinor, type Minor, type PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { Branch, Discovery } from './discovery.js';
-import { hopBudget, randomHex, routeHash, sha256Hex, type Capacity } from './protocol.js';
+import { originBudget, randomHex, routeHash, sha256Hex, type Capacity } from './protocol.js';
 
 /** How long a probe may take: relays answer within a third of what is left of it, the originator collects half. */
 const PROBE_WINDOW_MS = 20_000;
@@ -128,7 +128,7 @@ export class CapacityProbe {
     const salt = sha256Hex(Buffer.from(randomHex(32), 'hex'));
     const time = now * 1000;
     const hash = routeHash(address, salt, time);
-    const budget = hopBudget(Number(this.ctx.settings.get('maxP2pLevel') ?? 6), this.ctx.settings.get('hopBudgetRandomized') !== false);
+    const budget = originBudget((key) => this.ctx.settings.get(key), clearing);
     const expires = now + PROBE_WINDOW_MS;
     await new Promise<void>((resolve) => {
       this.discovery.originate(
@@ -145,7 +145,8 @@ export class CapacityProbe {
   }
 }
 
-const parseMinor = (text: string): Minor => BigInt(new Decimal(text).times(1e8).toFixed(0));
+/** A decimal amount of this module's answers back to minor units. */
+export const parseMinor = (text: string): Minor => BigInt(new Decimal(text).times(1e8).toFixed(0));
 
 function feeOf(r: Route, amount: Minor): Minor {
   return BigInt(new Decimal(amount.toString()).times(r.capacity.rate).toFixed(0, Decimal.ROUND_DOWN)) - amount;

@@ -8,7 +8,7 @@ import { checkCurrency } from '../../sdk/amounts.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { Payments } from './payments.js';
-import { clearingLineResponse, clearingLinesResponse, clearingRunResponse, clearingsResponse } from './schemas.js';
+import { clearingLineResponse, clearingLinesResponse, clearingRunResponse, clearingsResponse } from './responses.js';
 import type { RoutingStore } from './store.js';
 
 export const clearingSettings: readonly SettingDefinition[] = [
@@ -18,6 +18,15 @@ export const clearingSettings: readonly SettingDefinition[] = [
     default: false,
     category: 'p2p',
     description: 'Take part in debt-cycle clearing: clear cycles through this node every hour, and relay the clearings of others',
+  },
+  {
+    key: 'clearingMaxCycleLength',
+    type: 'integer',
+    default: 6,
+    min: 3,
+    max: 10,
+    category: 'p2p',
+    description: 'The longest debt cycle (in lines) a clearing this node starts may run around',
   },
 ];
 
@@ -34,8 +43,8 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
   ctx.routes.add<{ currency?: string }>({
     method: 'POST',
     path: '/api/v1/clearing/run',
-    response: clearingRunResponse,
     access: { scope: 'wallet:send' },
+    response: clearingRunResponse,
     body: { type: 'object', additionalProperties: false, properties: { currency: { type: 'string' } } },
     errorCodes: { currency: 'invalid_currency' },
     handler: (req) => run(checkCurrency(ctx, req.body.currency ?? ctx.settings.get<string>('defaultCurrency'))),
@@ -44,8 +53,8 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/clearing',
-    response: clearingsResponse,
     access: { scope: 'wallet:read' },
+    response: clearingsResponse,
     handler: () => {
       const clearings = store.clearings(LIST_LIMIT).map((p) => ({
         hash: p.hash,
@@ -61,31 +70,42 @@ export function registerClearing(ctx: PluginContext, store: RoutingStore, paymen
     },
   });
 
-  ctx.routes.add<{ currency: string; enabled: boolean }>({
+  ctx.routes.add<{ currency: string; enabled: boolean; fee_percent?: string | null }>({
     method: 'PUT',
     path: '/api/v1/clearing/lines/:contact',
-    response: clearingLineResponse,
     access: { scope: 'contacts:write' },
-    body: { type: 'object', required: ['currency', 'enabled'], additionalProperties: false, properties: { currency: { type: 'string' }, enabled: { type: 'boolean' } } },
-    errorCodes: { currency: 'invalid_currency' },
+    response: clearingLineResponse,
+    body: {
+      type: 'object',
+      required: ['currency', 'enabled'],
+      additionalProperties: false,
+      properties: {
+        currency: { type: 'string' },
+        enabled: { type: 'boolean' },
+        // The fee this node charges on a clearing it relays for this contact: 0-100, at most 8 decimals; none when absent.
+        fee_percent: { type: ['string', 'null'], pattern: '^(100(\\.0{1,8})?|[0-9]{1,2}(\\.[0-9]{1,8})?)$' },
+      },
+    },
+    errorCodes: { currency: 'invalid_currency', fee_percent: 'invalid_fee' },
     handler: (req) => {
       const contact = contacts.resolve(req.params.contact ?? '');
       const currency = checkCurrency(ctx, req.body.currency);
       if (!contact.pubkeyHash || !contacts.line(contact.pubkeyHash, currency)) {
         throw new ApiError('no_line', 400, `No accepted ${currency} line with ${contact.name ?? req.params.contact}`);
       }
-      ctx.db.tx(() => store.setClearingLine(contact.pubkeyHash!, currency, req.body.enabled, ctx.clock.now()));
-      return { contact_pubkey_hash: contact.pubkeyHash, currency, enabled: req.body.enabled };
+      const feePercent = req.body.fee_percent ? String(Number(req.body.fee_percent)) : null;
+      ctx.db.tx(() => store.setClearingLine(contact.pubkeyHash!, currency, { enabled: req.body.enabled, feePercent: feePercent === '0' ? null : feePercent }, ctx.clock.now()));
+      return { contact_pubkey_hash: contact.pubkeyHash, currency, enabled: req.body.enabled, fee_percent: feePercent === '0' ? null : feePercent };
     },
   });
 
   ctx.routes.add({
     method: 'GET',
     path: '/api/v1/clearing/lines',
-    response: clearingLinesResponse,
     access: { scope: 'contacts:read' },
+    response: clearingLinesResponse,
     handler: () => ({
-      lines: store.clearingLines().map((l) => ({ contact_pubkey_hash: l.contactHash, currency: l.currency, enabled: l.enabled })),
+      lines: store.clearingLines().map((l) => ({ contact_pubkey_hash: l.contactHash, currency: l.currency, enabled: l.enabled, fee_percent: l.feePercent })),
       default: 'enabled',
     }),
   });

@@ -19,6 +19,7 @@
 import { PeerDeliveryError, PeerRefusal, type InboundPeerMessage, type Minor, type PeerPayload, type PluginContext } from '../../sdk/index.js';
 import type { ContactInfo, ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
+import type { ClearingTerms } from './store.js';
 import {
   answerPayload,
   conditionOf,
@@ -132,8 +133,10 @@ export class Discovery {
     private readonly ctx: PluginContext,
     private readonly contacts: ContactsService,
     private readonly ledger: LedgerService,
-    /** Whether the line with a contact takes part in debt-cycle clearing (its switch). */
-    private readonly clearingLine: (contact: string, currency: string) => boolean,
+    /** The terms of the line with a contact for debt-cycle clearing: its switch, and the fee a clearing pays here. */
+    private readonly clearingTerms: (contact: string, currency: string) => ClearingTerms,
+    /** The preimage the parts of a split payment's group lock to here, its destination; null once the group is over. */
+    private readonly splitPreimage: (group: string, hash: string) => string | null,
   ) {}
 
   /** The node stops: answers still arriving change nothing (the database is about to close). */
@@ -207,13 +210,16 @@ export class Discovery {
 
   // ---- originator
 
-  /** Starts this node's own search for a payment it originates: routes of at most `budget` legs. */
-  originate(req: RouteRequest, budget: number, listener: SearchListener, deadline: number): Search {
+  /**
+   * Starts this node's own search for a payment it originates: routes of at most `budget` legs, through the contact
+   * `via` only when it is given (a part of a split payment follows the route its plan counted on).
+   */
+  originate(req: RouteRequest, budget: number, listener: SearchListener, deadline: number, via: string | null = null): Search {
     // A clearing's originator is its destination too: it draws the preimage.
     const preimage = req.clearing ? randomHex(32) : null;
     const state: RouteState = { req, role: 'origin', preimage, condition: preimage ? conditionOf(preimage) : null, searches: new Map(), offers: new Map() };
     this.#states.set(req.hash, state);
-    return this.#start(state, budget, null, listener, deadline);
+    return this.#start(state, budget, null, listener, deadline, via);
   }
 
   /** Forgets a route (it expired): every reservation it holds goes too. */
@@ -238,7 +244,7 @@ export class Discovery {
     const currency = allowed.find((c) => c.toLowerCase() === req.currency.toLowerCase());
     if (!currency) throw new PeerRefusal(REFUSAL.currency, `${req.currency} is not an allowed currency on this node`);
     if (!this.contacts.line(from, currency)) throw new PeerRefusal(REFUSAL.notAccepted, `no accepted ${currency} line with you on this node`);
-    if (req.clearing && (this.ctx.settings.get('autoCycleClearing') !== true || !this.clearingLine(from, currency))) {
+    if (req.clearing && (this.ctx.settings.get('autoCycleClearing') !== true || !this.clearingTerms(from, currency).enabled)) {
       throw new PeerRefusal(REFUSAL.clearingOff, 'this node, or its line with you, takes no part in debt-cycle clearing');
     }
     if (!req.probe && req.amount > this.capacityFor(from, currency, req.hash)) {
@@ -247,7 +253,7 @@ export class Discovery {
     let state = this.#states.get(req.hash);
     if (!state) {
       const destination = this.#isOwn(req);
-      const preimage = destination ? randomHex(32) : null;
+      const preimage = !destination ? null : req.split ? this.splitPreimage(req.split, req.hash) : randomHex(32);
       state = { req, role: destination ? 'destination' : 'relay', preimage, condition: preimage ? conditionOf(preimage) : null, searches: new Map(), offers: new Map() };
       this.#states.set(req.hash, state);
     } else if (state.req.salt !== req.salt || state.req.time !== req.time || state.req.amount !== req.amount || state.req.currency.toLowerCase() !== req.currency.toLowerCase()) {
@@ -337,7 +343,7 @@ export class Discovery {
 
   // ---- searches
 
-  #start(state: RouteState, budget: number, first: string | null, listener: SearchListener | null, deadline: number): Search {
+  #start(state: RouteState, budget: number, first: string | null, listener: SearchListener | null, deadline: number, via: string | null = null): Search {
     const search: Search = {
       budget,
       branches: new Map(),
@@ -355,9 +361,9 @@ export class Discovery {
     const own = this.ctx.identity.pubkeyHash;
     const neighbours = this.contacts
       .accepted(state.req.currency)
-      .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first)
+      .filter((c): c is ContactInfo & { pubkeyHash: string } => !!c.pubkeyHash && c.pubkeyHash !== own && c.pubkeyHash !== first && (via === null || c.pubkeyHash === via))
       // A clearing pays only contacts that owe this node: each leg cancels debt, none creates any.
-      .filter((c) => !state.req.clearing || (this.owedTo(c.pubkeyHash, state.req.currency) < 0n && this.clearingLine(c.pubkeyHash, state.req.currency)));
+      .filter((c) => !state.req.clearing || (this.owedTo(c.pubkeyHash, state.req.currency) < 0n && this.clearingTerms(c.pubkeyHash, state.req.currency).enabled));
     // A contact whose address the hash names is the destination: ask it alone first (it is the cheapest route there
     // is, with no fee and one leg), and the others only if its line cannot carry the payment.
     // A probe wants every route, the destination's own line among them.
@@ -491,8 +497,9 @@ export class Discovery {
     const line = this.contacts.line(asker, state.req.currency);
     if (!line) return null;
     const pay = via.offer!.amount;
-    // A clearing carries no fee, and an asker may clear at most what this node owes it.
-    const fee = state.req.clearing ? null : line.feePercent;
+    // A clearing carries no fee unless the line's clearing terms name one, and an asker may clear at most what this
+    // node owes it.
+    const fee = state.req.clearing ? this.clearingTerms(asker, state.req.currency).feePercent : line.feePercent;
     const offered: Offered = { amount: pay + relayFee(pay, fee), via: via.contact, pay, hops: via.offer!.hops + 1 };
     const credit = this.#bound(state, asker);
     if (state.req.probe) {

@@ -15,6 +15,8 @@ import { Payments } from './payments.js';
 import { MSG } from './protocol.js';
 import { registerMaxSendableRoute } from './max-sendable-route.js';
 import { registerRoutes } from './routes.js';
+import { SplitReceiver } from './split-receive.js';
+import { SplitSender } from './split-send.js';
 import { migrations, RoutingStore } from './store.js';
 
 /** The p2p processor's sweep: search deadlines, expiries, and leg messages whose retry is due. */
@@ -27,15 +29,33 @@ export default definePlugin({
     const contacts = ctx.services.use<ContactsService>('contacts');
     const ledger = ctx.services.use<LedgerService>('ledger');
     const store = new RoutingStore(ctx.db.handle);
-    const discovery = new Discovery(ctx, contacts, ledger, (contact, currency) => store.clearingLine(contact, currency));
+    // The destination's describe hook reaches the payments through this closure (they are built after it).
+    const splits: SplitReceiver = new SplitReceiver(ctx, store, ledger, (hash, txid): boolean => payments.describe(hash, txid));
+    const discovery = new Discovery(
+      ctx,
+      contacts,
+      ledger,
+      (contact, currency) => store.clearingTerms(contact, currency),
+      (group, hash) => splits.preimageFor(group, hash),
+    );
     const probe = new CapacityProbe(ctx, contacts, discovery);
-    const payments = new Payments(ctx, store, ledger, contacts, discovery, probe);
-    const legs = new Legs(ctx, store, ledger, contacts, discovery, {
-      fulfilled: () => undefined,
-      rejected: (hash, _txid, reason) => payments.legRejected(hash, reason),
-      describe: (hash, txid) => payments.describe(hash, txid),
-    });
+    const payments = new Payments(ctx, store, ledger, contacts, discovery, probe, splits);
+    const legs = new Legs(
+      ctx,
+      store,
+      ledger,
+      contacts,
+      discovery,
+      {
+        fulfilled: () => undefined,
+        rejected: (hash, _txid, reason) => payments.legRejected(hash, reason),
+        describe: (hash, txid) => payments.describe(hash, txid),
+      },
+      splits,
+    );
     payments.attach(legs);
+    splits.attach(legs);
+    const router = new SplitSender(store, ledger, payments, probe).router();
 
     ctx.peer.handle(MSG.request, discovery.handleRequest);
     ctx.peer.handle(MSG.response, discovery.handleResponse);
@@ -44,13 +64,14 @@ export default definePlugin({
     ctx.peer.handle(MSG.fulfil, legs.handleFulfil);
     ctx.peer.handle(MSG.reject, legs.handleReject);
     ctx.peer.handle(MSG.note, payments.handleNote);
+    ctx.peer.handle(MSG.splitAbort, splits.handleAbort);
     // Route requests and answers are worth nothing after p2pExpiration: their dead letters can only be abandoned.
     ctx.peer.outcomes(MSG.request, { label: 'p2p', retryable: false });
     ctx.peer.outcomes(MSG.response, { label: 'rp2p', retryable: false });
     ctx.peer.outcomes(MSG.note, { label: 'p2p', retryable: false });
 
     const offFinal = ledger.onFinal(payments.onFinal);
-    const offRouter = ledger.registerRouter(payments);
+    const offRouter = ledger.registerRouter(router);
     registerRoutes(ctx, store, payments);
     registerMaxSendableRoute(ctx, contacts, probe);
     registerClearing(ctx, store, payments, ledger, contacts);
@@ -65,6 +86,7 @@ export default definePlugin({
         const now = ctx.clock.now();
         discovery.sweep(now);
         payments.sweep(now);
+        splits.sweep(now);
         // Legs owed a message when the node stopped get it at once: their peers wait for it, whatever the backoff.
         legs.resend(started ? now : Number.POSITIVE_INFINITY);
         started = true;

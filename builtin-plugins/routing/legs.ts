@@ -11,6 +11,7 @@ import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { Discovery, RouteState } from './discovery.js';
 import { conditionOf, MSG, parseFulfil, parsePrepare, parseReject, REFUSAL } from './protocol.js';
+import type { SplitReceiver } from './split-receive.js';
 import type { LegRow, RoutingStore } from './store.js';
 
 /** What the originator's side hears about its own first leg. */
@@ -44,6 +45,7 @@ export class Legs {
     private readonly contacts: ContactsService,
     private readonly discovery: Discovery,
     private readonly origin: OriginHooks,
+    private readonly splits: SplitReceiver,
   ) {}
 
   /**
@@ -115,6 +117,8 @@ export class Legs {
       });
       const leg = accepted.tx;
       if (leg.memo !== p.hash || leg.condition !== state.condition) throw new PeerRefusal(REFUSAL.mismatch, 'the leg is not locked to this route');
+      // A clearing's legs say so in their signed content (tx_type clearing), and only a clearing's legs do.
+      if ((leg.txType === 'clearing') !== (state.req.clearing === true)) throw new PeerRefusal(REFUSAL.mismatch, 'the leg is not marked as its route is (clearing or not)');
       const base = {
         txid: leg.txid,
         hash: p.hash,
@@ -130,6 +134,13 @@ export class Legs {
       // A clearing's originator is its destination: the last leg comes back to it.
       if (state.role === 'destination' || state.role === 'origin') {
         if (leg.amount !== state.req.amount) throw new PeerRefusal(REFUSAL.mismatch, 'the leg does not carry the amount of the route');
+        if (state.req.split) {
+          // A part of a split payment waits, locked, for the others: the group fulfils them all at once.
+          this.splits.admit(state.req.split);
+          this.store.insertLeg({ ...base, partnerTxid: null, state: 'locked', notice: null, nextAt: 0 });
+          this.splits.held(state.req.split, leg.txid);
+          return this.#prepareAnswer(this.store.leg(leg.txid)!);
+        }
         // The destination decides at once: it holds the preimage. It is paid once it fulfils, and completes the leg
         // then if the originator's note (the description) is here (a clearing's originator needs none); else when the
         // note or the chain entry comes.
@@ -152,6 +163,7 @@ export class Legs {
         condition: state.condition!,
         expiresAt: expiresOut,
         relay: true,
+        clearing: state.req.clearing === true,
       });
       this.store.insertLeg({ ...base, partnerTxid: out.tx.txid, state: 'locked', notice: null, nextAt: 0 });
       this.store.insertLeg({

@@ -7,7 +7,7 @@ import { normalizeAddress } from '../../sdk/address.js';
 import { checkCurrency } from '../../sdk/amounts.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { CapacityProbe } from './capacity.js';
-import { maxSendableResponse } from './schemas.js';
+import { maxSendableResponse } from './responses.js';
 
 /** The address a reference names: an address as typed, or a contact's (by name or key hash) where it is reached. */
 function destination(ctx: PluginContext, contacts: ContactsService, reference: string): string {
@@ -27,8 +27,8 @@ export function registerMaxSendableRoute(ctx: PluginContext, contacts: ContactsS
   ctx.routes.add<unknown, { address: string; currency?: string }>({
     method: 'GET',
     path: '/api/v1/wallet/max-sendable',
-    response: maxSendableResponse,
     access: { scope: 'wallet:read' },
+    response: maxSendableResponse,
     query: {
       type: 'object',
       required: ['address'],

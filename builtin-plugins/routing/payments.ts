@@ -10,11 +10,19 @@ import type { LedgerService, LedgerTx, LegStatement, PaymentRouter, RoutedOutcom
 import type { CapacityProbe } from './capacity.js';
 import type { Branch, Discovery, SearchListener } from './discovery.js';
 import type { Legs } from './legs.js';
-import { hopBudget, MSG, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
+import { MSG, originBudget, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
+import type { SplitReceiver } from './split-receive.js';
 import type { CandidateRow, PaymentRow, RoutingStore } from './store.js';
 
 /** How long a send waits for the route to be chosen before it answers `searching` (the payment goes on). */
 const SEND_WAIT_MS = 10_000;
+
+/** A part of a split payment: its group (id and secret) and the first contact its route must go through. */
+export interface SplitPart {
+  group: string;
+  secret: string;
+  via: string;
+}
 
 interface Waiter {
   resolve(outcome: RoutedOutcome): void;
@@ -44,6 +52,7 @@ export class Payments implements PaymentRouter {
     private readonly contacts: ContactsService,
     private readonly discovery: Discovery,
     private readonly probe: CapacityProbe,
+    private readonly splits: SplitReceiver,
   ) {
     this.#searches = ctx.metrics.counter({ name: 'route_discoveries_total', help: 'Route discoveries this node originated, by outcome (found, no_route)', labels: ['outcome'] });
   }
@@ -55,7 +64,15 @@ export class Payments implements PaymentRouter {
   // ---- PaymentRouter
 
   send(p: RoutedPayment): Promise<RoutedOutcome> {
-    return this.#route(p, false);
+    return this.#route(p, {});
+  }
+
+  /**
+   * Searches a route for one part of a split payment through `part.via`, and stops there: it answers `searching` with
+   * the route found as its candidate (or fails `no_route`); the split executes its parts once every one has a route.
+   */
+  searchPart(p: RoutedPayment, part: SplitPart): Promise<RoutedOutcome> {
+    return this.#route(p, { part });
   }
 
   /**
@@ -70,10 +87,12 @@ export class Payments implements PaymentRouter {
     if (!own) throw new ApiError('clearing_disabled', 400, 'This node has no address to route a clearing to');
     const amount = await this.probe.widestCycle(own, currency);
     if (amount === 0n) return null;
-    return this.#route({ address: own, amount, currency, description: 'debt-cycle clearing' }, true);
+    return this.#route({ address: own, amount, currency, description: 'debt-cycle clearing' }, { clearing: true });
   }
 
-  async #route(p: RoutedPayment, clearing: boolean): Promise<RoutedOutcome> {
+  async #route(p: RoutedPayment, kind: { clearing?: boolean; part?: SplitPart }): Promise<RoutedOutcome> {
+    const clearing = kind.clearing === true;
+    const part = kind.part ?? null;
     if (this.ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
     const own = this.ctx.identity.pubkeyHash;
     if (!this.contacts.accepted(p.currency).some((c) => c.pubkeyHash && c.pubkeyHash !== own)) {
@@ -84,9 +103,10 @@ export class Payments implements PaymentRouter {
     const salt = sha256Hex(Buffer.from(secret, 'hex'));
     const time = nowMicros(now);
     const hash = routeHash(p.address, salt, time);
-    // A Tor destination is paid in fast mode: a best-fee search over Tor would take minutes (Document 1).
-    const fast = !p.bestFee || kindOf(p.address) === 'tor';
-    const budget = hopBudget(Number(this.ctx.settings.get('maxP2pLevel') ?? 6), this.ctx.settings.get('hopBudgetRandomized') !== false);
+    // A Tor destination is paid in fast mode: a best-fee search over Tor would take minutes (Document 1). A split's
+    // part asks one contact only.
+    const fast = !p.bestFee || kindOf(p.address) === 'tor' || part !== null;
+    const budget = originBudget((key) => this.ctx.settings.get(key), clearing);
     const expires = now + Number(this.ctx.settings.get('p2pExpiration') ?? 300) * 1000;
     this.ctx.db.tx(() =>
       this.store.insertPayment({
@@ -102,6 +122,8 @@ export class Payments implements PaymentRouter {
         budget,
         refundOf: p.refundOf ?? null,
         clearing,
+        splitGroup: part?.group ?? null,
+        splitSecret: part?.secret ?? null,
         status: 'searching',
         expiresAt: expires,
         createdAt: now,
@@ -112,13 +134,15 @@ export class Payments implements PaymentRouter {
       list.push({ resolve, reject });
       this.#waiters.set(hash, list);
     });
-    const timer = setTimeout(() => this.#answer(hash), SEND_WAIT_MS);
-    timer.unref();
+    // A split waits for every part's search to end (each has its deadline): it pays all parts or none.
+    const timer = part ? undefined : setTimeout(() => this.#answer(hash), SEND_WAIT_MS);
+    timer?.unref();
     this.discovery.originate(
-      { hash, salt, time, currency: p.currency, amount: p.amount, budget, fast, expires, ...(clearing ? { clearing } : {}) },
+      { hash, salt, time, currency: p.currency, amount: p.amount, budget, fast, expires, ...(clearing ? { clearing } : {}), ...(part ? { split: part.group } : {}) },
       budget,
       this.#listener(hash),
       now + Math.floor((expires - now) / 2),
+      part?.via ?? null,
     );
     try {
       return await outcome;
@@ -190,6 +214,12 @@ export class Payments implements PaymentRouter {
         this.#fail(hash, new ApiError('no_route', 400, 'The debt cycle found could no longer be cleared', { reason: 'destination_unreachable' }));
         return;
       }
+      if (payment.splitGroup) {
+        // The split's plan (a probe) counted on this route: it moved meanwhile, and the split says so as a whole.
+        this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'failed', failureReason: 'no_route: the route this part of the split counted on carries it no more' }, this.ctx.clock.now()));
+        this.#fail(hash, new ApiError('no_route', 400, `No route carries ${formatMinor(payment.amount)} ${payment.currency} through the contact this part counted on`, { reason: 'line_exhausted' }));
+        return;
+      }
       void this.#failWithoutRoute(payment);
       return;
     }
@@ -223,6 +253,11 @@ export class Payments implements PaymentRouter {
   /** The route is chosen (fast: the first; best-fee: the cheapest), or waits for the operator's approval. */
   #decide(payment: PaymentRow): void {
     this.#searches.inc({ outcome: 'found' });
+    // A split's part is paid with the others, by the split (it was asked for explicitly: no approval step).
+    if (payment.splitGroup) {
+      this.#answer(payment.hash);
+      return;
+    }
     const candidates = this.store.candidates(payment.hash);
     // A clearing moves no one's net position: it needs no approval.
     if (this.ctx.settings.get('autoAcceptTransaction') === false && !payment.clearing) {
@@ -270,6 +305,7 @@ export class Payments implements PaymentRouter {
         description: payment.description,
         recipientAddress: payment.destination,
         refundOf: payment.refundOf,
+        clearing: payment.clearing,
       });
       this.#recordFirstLeg(hash, payment.budget - 1, c, prepared.tx, prepared.statement, expiresAt, now);
       this.store.patchPayment(hash, { status: 'executing', txid: prepared.tx.txid, candidateId }, now);
@@ -277,7 +313,7 @@ export class Payments implements PaymentRouter {
       if (!payment.clearing) {
         this.ctx.peer.enqueue(
           { pubkeyHash: null, sealingKey: null, addresses: { [kindOf(payment.destination)]: payment.destination } },
-          { type: MSG.note, hash, secret: payment.secret, description: payment.description, origin_address: this.#ownAddress() },
+          { type: MSG.note, hash, secret: payment.secret, description: payment.description, origin_address: this.#ownAddress(), ...this.#splitNote(payment) },
           { messageId: `note_${hash}` },
         );
       }
@@ -323,6 +359,27 @@ export class Payments implements PaymentRouter {
 
   legRejected(hash: string, reason: string): void {
     this.store.patchPayment(hash, { status: 'cancelled', failureReason: reason }, this.ctx.clock.now());
+    const payment = this.store.payment(hash);
+    if (payment?.splitGroup) this.abortSplit(payment);
+  }
+
+  /**
+   * Tells a split's destination to release every part it holds (inside a transaction): one part failed, so none may
+   * complete. Only the originator knows the group's secret, which the destination checks.
+   */
+  abortSplit(payment: PaymentRow): void {
+    this.ctx.peer.enqueue(
+      { pubkeyHash: null, sealingKey: null, addresses: { [kindOf(payment.destination)]: payment.destination } },
+      { type: MSG.splitAbort, group: payment.splitGroup, secret: payment.splitSecret },
+      { messageId: `split_abort_${payment.splitGroup}` },
+    );
+  }
+
+  /** A split part's note names its group (by the secret) and the whole the destination waits for. */
+  #splitNote(payment: PaymentRow): Record<string, unknown> {
+    if (!payment.splitGroup) return {};
+    const total = this.store.splitParts(payment.splitGroup).reduce((sum, p) => sum + p.amount, 0n);
+    return { split: { secret: payment.splitSecret, total: total.toString() } };
   }
 
   /** Inside the transaction that makes this node's first leg final. */
@@ -354,6 +411,8 @@ export class Payments implements PaymentRouter {
         // A leg fulfilled before its note came completes now, description and all.
         if (leg.state === 'fulfilled') this.ledger.settleLeg(leg.txid);
       }
+      // A split's part: the whole its group waits for (the parts held here may all be there now).
+      if (note.split) this.splits.noted(note.hash, note.split);
     });
     return { status: 'noted' };
   };

@@ -11,7 +11,9 @@
  *                   reply {status: 'locked' | 'fulfilled', fulfillment?, recipient_signature}
  *   route.fulfil    payee → payer, the preimage: {txid, fulfillment}
  *   route.reject    payee → payer, the leg is released: {txid, reason}
- *   route.note      originator → destination, sealed: {hash, secret, description?, origin_address?}
+ *   route.note      originator → destination, sealed: {hash, secret, description?, origin_address?, split?}
+ *                   (split: {secret, total}, the part of a split payment: the group's secret and the whole amount)
+ *   route.split_abort  originator → destination, sealed: {group, secret}: a part of the split failed, release the rest
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
@@ -25,6 +27,7 @@ export const MSG = {
   fulfil: 'route.fulfil',
   reject: 'route.reject',
   note: 'route.note',
+  splitAbort: 'route.split_abort',
 } as const;
 
 export const REFUSAL = {
@@ -99,6 +102,16 @@ export function hopBudget(maxLevel: number, randomized: boolean, random: () => n
   return budget;
 }
 
+/**
+ * The hop budget of a request this node originates: the payment's (maxP2pLevel, randomized as the setting says), or
+ * for a debt-cycle clearing the longest cycle it may clear (`clearingMaxCycleLength`, legs, fixed: a cycle is not
+ * hidden from its own members).
+ */
+export function originBudget(setting: (key: string) => unknown, clearing: boolean): number {
+  if (clearing) return Math.max(3, Math.min(MAX_BUDGET, Number(setting('clearingMaxCycleLength') ?? 6)));
+  return hopBudget(Number(setting('maxP2pLevel') ?? 6), setting('hopBudgetRandomized') !== false);
+}
+
 /** The bytes a responder signs for an offer: it carries `amount` to the destination of `hash` within `hops` legs. */
 export const offerBytes = (o: { hash: string; budget: number; amount: Minor; hops: number; condition: string; currency: string }): Buffer =>
   Buffer.from(`wn-route-offer-v1\n${o.hash}\n${o.budget}\n${o.amount}\n${o.hops}\n${o.condition}\n${o.currency}`, 'utf8');
@@ -126,6 +139,12 @@ export interface RouteRequest {
    * with no fee, and ends at the originator itself; only nodes that run `autoCycleClearing` take part.
    */
   clearing?: boolean;
+  /**
+   * A part of a split payment (docs/protocol.md, "Split payments"): the group's id, hex SHA-256 of a secret only the
+   * originator and, from its note, the destination know. The destination locks every part of a group to one
+   * condition and fulfils none until the parts add up to the whole.
+   */
+  split?: string;
 }
 
 /**
@@ -186,6 +205,7 @@ export function parseRequest(p: Record<string, unknown>): RouteRequest {
     expires: int(p.expires, 1, Number.MAX_SAFE_INTEGER, 'expires'),
     ...(p.probe === true ? { probe: true } : {}),
     ...(p.clearing === true ? { clearing: true } : {}),
+    ...(p.split !== undefined ? { split: hex64(p.split, 'split') } : {}),
   };
 }
 
@@ -201,6 +221,7 @@ export const requestPayload = (r: RouteRequest): Record<string, unknown> & { typ
   expires: r.expires,
   ...(r.probe ? { probe: true } : {}),
   ...(r.clearing ? { clearing: true } : {}),
+  ...(r.split ? { split: r.split } : {}),
 });
 
 const MINOR_OR_ZERO = /^(0|[1-9][0-9]{0,29})$/;
@@ -262,10 +283,34 @@ export function parseReject(p: Record<string, unknown>): { txid: string; reason:
   return { txid: hex64(p.txid, 'txid'), reason: typeof p.reason === 'string' ? p.reason.slice(0, 200) : 'rejected' };
 }
 
-export function parseNote(p: Record<string, unknown>): { hash: string; secret: string; description: string | null; originAddress: string | null } {
+/** What a split payment's note tells its destination: the group's secret (its id is the hash of it) and the whole. */
+export interface SplitNote {
+  secret: string;
+  total: Minor;
+}
+
+export interface Note {
+  hash: string;
+  secret: string;
+  description: string | null;
+  originAddress: string | null;
+  split: SplitNote | null;
+}
+
+export function parseNote(p: Record<string, unknown>): Note {
   if (typeof p.secret !== 'string' || !HEX64.test(p.secret)) throw bad('secret must be 64 hex characters');
   const description = p.description === undefined || p.description === null ? null : p.description;
   if (description !== null && (typeof description !== 'string' || [...description].length > 255)) throw bad('description must be at most 255 characters');
   const origin = typeof p.origin_address === 'string' && p.origin_address.length <= 300 ? p.origin_address : null;
-  return { hash: hex64(p.hash, 'hash'), secret: p.secret, description, originAddress: origin };
+  let split: SplitNote | null = null;
+  if (p.split !== undefined) {
+    if (typeof p.split !== 'object' || p.split === null) throw bad('split must be an object');
+    const s = p.split as Record<string, unknown>;
+    split = { secret: hex64(s.secret, 'split.secret'), total: minor(s.total, 'split.total') };
+  }
+  return { hash: hex64(p.hash, 'hash'), secret: p.secret, description, originAddress: origin, split };
+}
+
+export function parseSplitAbort(p: Record<string, unknown>): { group: string; secret: string } {
+  return { group: hex64(p.group, 'group'), secret: hex64(p.secret, 'secret') };
 }

@@ -1,8 +1,8 @@
 /**
  * The answers of the routing plugin's routes as JSON schemas (`RouteDefinition.response`): Document 1's "Pending P2P
- * transaction" and "Route candidate" (integer minor units), max-sendable and clearing (docs/api/p2p.md).
+ * transaction" and "Route candidate" (integer minor units); max-sendable and clearing answers are in responses.ts.
  */
-import { amountSchema, arrayOf, booleanSchema, dateTimeSchema, integerSchema, nullable, objectOf, optional, paginationSchema, stringSchema } from '../../sdk/schema.js';
+import { arrayOf, integerSchema, nullable, objectOf, paginationSchema, stringSchema } from '../../sdk/schema.js';
 
 const message = { message: stringSchema };
 /** Minor units: a JSON integer, or an exact decimal string beyond 2^53 (present.ts `minorUnits`). */
@@ -50,40 +50,3 @@ export const candidatesResponse = objectOf({
 });
 export const approvedResponse = objectOf({ ...message, hash, candidate_id: integerSchema, txid: stringSchema });
 export const rejectedResponse = objectOf({ ...message, hash });
-
-const routeView = objectOf({ via: stringSchema, hops: integerSchema, amount: amountSchema, fee: amountSchema, fee_percent: stringSchema, limited_at_hop: integerSchema });
-export const maxSendableResponse = objectOf({
-  address: stringSchema,
-  currency: stringSchema,
-  max_sendable: amountSchema,
-  direct: nullable(objectOf({ amount: amountSchema })),
-  single_route: nullable(routeView),
-  split: objectOf({ amount: amountSchema, fee: amountSchema, parts: arrayOf(routeView) }),
-  routes_found: integerSchema,
-  no_route: nullable(objectOf({ reason: { enum: ['no_line', 'line_exhausted', 'destination_unreachable', 'over_max_fee'] }, message: stringSchema, hop: optional(integerSchema) })),
-});
-
-export const clearingRunResponse = objectOf({
-  status: { enum: ['nothing_to_clear', 'sent', 'awaiting_approval', 'searching'] },
-  currency: stringSchema,
-  amount: amountSchema,
-  hash: nullable(hash),
-  txid: nullable(stringSchema),
-});
-export const clearingsResponse = objectOf({
-  clearings: arrayOf(
-    objectOf({
-      hash,
-      currency: stringSchema,
-      amount: amountSchema,
-      status: paymentStatus,
-      failure_reason: nullable(stringSchema),
-      created_at: dateTimeSchema,
-      lines: arrayOf(objectOf({ contact_hash: stringSchema, direction: { enum: ['out', 'in'] }, amount: amountSchema, status: stringSchema, txid: stringSchema })),
-    }),
-  ),
-  count: integerSchema,
-});
-const lineSchema = objectOf({ contact_pubkey_hash: stringSchema, currency: stringSchema, enabled: booleanSchema });
-export const clearingLineResponse = lineSchema;
-export const clearingLinesResponse = objectOf({ lines: arrayOf(lineSchema), default: { const: 'enabled' } });

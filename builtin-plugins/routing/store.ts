@@ -9,6 +9,9 @@
  *                       the payer signed, the state of the leg protocol, and the message still owed to the peer
  *                       (`notice`: prepare to the payee, fulfil or reject to the payer) with its retry schedule
  *   routing_notes       what a destination learned from the originator: the description and its address
+ *   routing_splits      destination of split payments: per group, the one preimage its parts lock to, the whole
+ *                       amount (from the originator's note) and whether it was fulfilled or released; and
+ *   routing_split_parts which route hash is a part of which group
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { fromParts, PreparedStatements, toParts, type Migration, type Minor } from '../../sdk/index.js';
@@ -102,6 +105,33 @@ export const migrations: readonly Migration[] = [
         PRIMARY KEY (contact_hash, currency)
       );`,
   },
+  {
+    // Split payments (docs/protocol.md, "Split payments"): the originator's parts name their group; the destination
+    // keeps each group's preimage so that a restart cannot change the condition its parts lock to.
+    version: 4,
+    up: `ALTER TABLE routing_payments ADD COLUMN split_group TEXT;
+      ALTER TABLE routing_payments ADD COLUMN split_secret TEXT;
+      CREATE INDEX routing_payments_split ON routing_payments (split_group) WHERE split_group IS NOT NULL;
+      CREATE TABLE routing_splits (
+        group_id TEXT PRIMARY KEY,
+        preimage TEXT NOT NULL,
+        total_whole INTEGER,
+        total_frac INTEGER,
+        state TEXT NOT NULL CHECK (state IN ('open', 'fulfilled', 'released')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE routing_split_parts (
+        hash TEXT PRIMARY KEY,
+        group_id TEXT NOT NULL
+      );
+      CREATE INDEX routing_split_parts_group ON routing_split_parts (group_id);`,
+  },
+  {
+    // A line's terms for clearings: the fee this node charges on a clearing it relays over it (none by default).
+    version: 5,
+    up: `ALTER TABLE routing_clearing_lines ADD COLUMN fee_percent TEXT;`,
+  },
 ];
 
 export type PaymentStatus = 'searching' | 'awaiting_approval' | 'executing' | 'completed' | 'cancelled' | 'failed';
@@ -120,6 +150,9 @@ export interface PaymentRow {
   refundOf: string | null;
   /** A debt-cycle clearing: the destination is this node itself. */
   clearing: boolean;
+  /** A part of a split payment: the group's id and secret (the same on every part). */
+  splitGroup: string | null;
+  splitSecret: string | null;
   status: PaymentStatus;
   failureReason: string | null;
   txid: string | null;
@@ -180,6 +213,8 @@ const paymentOf = (r: Record<string, unknown>): PaymentRow => ({
   budget: Number(r.budget),
   refundOf: (r.refund_of as string | null) ?? null,
   clearing: Number(r.clearing) === 1,
+  splitGroup: (r.split_group as string | null) ?? null,
+  splitSecret: (r.split_secret as string | null) ?? null,
   status: r.status as PaymentStatus,
   failureReason: (r.failure_reason as string | null) ?? null,
   txid: (r.txid as string | null) ?? null,
@@ -274,9 +309,9 @@ export class RoutingStore {
     const a = toParts(p.amount);
     this.#stmt(
       `INSERT INTO routing_payments (hash, secret, salt, time_us, destination, currency, amount_whole, amount_frac, description, fast,
-         budget, refund_of, clearing, status, expires_at, created_at, updated_at)
+         budget, refund_of, clearing, split_group, split_secret, status, expires_at, created_at, updated_at)
        VALUES (@hash, @secret, @salt, @time, @destination, @currency, @aw, @af, @description, @fast, @budget, @refund_of, @clearing,
-         @status, @expires, @now, @now)`,
+         @split_group, @split_secret, @status, @expires, @now, @now)`,
     ).run({
       hash: p.hash,
       secret: p.secret,
@@ -291,6 +326,8 @@ export class RoutingStore {
       budget: p.budget,
       refund_of: p.refundOf,
       clearing: p.clearing ? 1 : 0,
+      split_group: p.splitGroup,
+      split_secret: p.splitSecret,
       status: p.status,
       expires: p.expiresAt,
       now: p.createdAt,
@@ -307,25 +344,36 @@ export class RoutingStore {
     return r ? paymentOf(r) : null;
   }
 
-  /** Whether a line takes part in debt-cycle clearing (yes unless the operator switched it off). */
-  clearingLine(contactHash: string, currency: string): boolean {
-    const r = this.#stmt('SELECT enabled FROM routing_clearing_lines WHERE contact_hash = ? AND currency = ?').get(contactHash, currency) as { enabled: number | bigint } | undefined;
-    return r === undefined || Number(r.enabled) === 1;
+  /** The parts of a split payment this node originated, in the order they were planned. */
+  splitParts(group: string): PaymentRow[] {
+    return (this.#stmt('SELECT * FROM routing_payments WHERE split_group = ? ORDER BY created_at, hash').all(group) as Record<string, unknown>[]).map(paymentOf);
   }
 
-  setClearingLine(contactHash: string, currency: string, enabled: boolean, now: number): void {
+  /**
+   * A line's terms for debt-cycle clearing: whether it takes part (yes unless the operator switched it off) and the
+   * fee this node charges on a clearing it relays over it (null: none, the default).
+   */
+  clearingTerms(contactHash: string, currency: string): ClearingTerms {
+    const r = this.#stmt('SELECT enabled, fee_percent FROM routing_clearing_lines WHERE contact_hash = ? AND currency = ?').get(contactHash, currency) as
+      | { enabled: number | bigint; fee_percent: string | null }
+      | undefined;
+    return { enabled: r === undefined || Number(r.enabled) === 1, feePercent: r?.fee_percent ?? null };
+  }
+
+  setClearingLine(contactHash: string, currency: string, terms: ClearingTerms, now: number): void {
     this.#stmt(
-      `INSERT INTO routing_clearing_lines (contact_hash, currency, enabled, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (contact_hash, currency) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at`,
-    ).run(contactHash, currency, enabled ? 1 : 0, now);
+      `INSERT INTO routing_clearing_lines (contact_hash, currency, enabled, fee_percent, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (contact_hash, currency) DO UPDATE SET enabled = excluded.enabled, fee_percent = excluded.fee_percent, updated_at = excluded.updated_at`,
+    ).run(contactHash, currency, terms.enabled ? 1 : 0, terms.feePercent, now);
   }
 
-  /** The lines whose switch the operator set, either way. */
-  clearingLines(): { contactHash: string; currency: string; enabled: boolean }[] {
+  /** The lines whose terms the operator set. */
+  clearingLines(): ({ contactHash: string; currency: string } & ClearingTerms)[] {
     return (this.#stmt('SELECT * FROM routing_clearing_lines ORDER BY contact_hash, currency').all() as Record<string, unknown>[]).map((r) => ({
       contactHash: r.contact_hash as string,
       currency: r.currency as string,
       enabled: Number(r.enabled) === 1,
+      feePercent: (r.fee_percent as string | null) ?? null,
     }));
   }
 
@@ -480,4 +528,65 @@ export class RoutingStore {
   saveNote(hash: string, description: string | null, originAddress: string | null, now: number): void {
     this.#stmt('INSERT OR IGNORE INTO routing_notes (hash, description, origin_address, created_at) VALUES (?, ?, ?, ?)').run(hash, description, originAddress, now);
   }
+
+  // ---- split payments (destination side)
+
+  /** A group's record: its preimage, the whole (null until the originator's note came) and its state. */
+  split(group: string): SplitGroup | null {
+    const r = this.#stmt('SELECT * FROM routing_splits WHERE group_id = ?').get(group) as Record<string, unknown> | undefined;
+    if (!r) return null;
+    const total = r.total_whole === null ? null : fromParts(r.total_whole as bigint, r.total_frac as bigint);
+    return { group, preimage: r.preimage as string, total, state: r.state as SplitGroup['state'] };
+  }
+
+  /** Records a part's route hash under its group, the group with `preimage` when it is new. */
+  addSplitPart(group: string, hash: string, preimage: string, now: number): void {
+    this.#stmt(`INSERT OR IGNORE INTO routing_splits (group_id, preimage, state, created_at, updated_at) VALUES (?, ?, 'open', ?, ?)`).run(group, preimage, now, now);
+    this.#stmt('INSERT OR IGNORE INTO routing_split_parts (hash, group_id) VALUES (?, ?)').run(hash, group);
+  }
+
+  splitOfHash(hash: string): string | null {
+    const r = this.#stmt('SELECT group_id FROM routing_split_parts WHERE hash = ?').get(hash) as { group_id: string } | undefined;
+    return r?.group_id ?? null;
+  }
+
+  setSplitTotal(group: string, total: Minor, now: number): void {
+    const t = toParts(total);
+    this.#stmt('UPDATE routing_splits SET total_whole = ?, total_frac = ?, updated_at = ? WHERE group_id = ? AND total_whole IS NULL').run(t.whole, t.frac, now, group);
+  }
+
+  setSplitState(group: string, state: SplitGroup['state'], now: number): void {
+    this.#stmt('UPDATE routing_splits SET state = ?, updated_at = ? WHERE group_id = ?').run(state, now, group);
+  }
+
+  /** The incoming legs of a group's parts at its destination (every state), oldest first. */
+  splitLegs(group: string): LegRow[] {
+    return (
+      this.#stmt(
+        `SELECT l.* FROM routing_legs l JOIN routing_split_parts p ON p.hash = l.hash WHERE p.group_id = ? AND l.role = 'in' ORDER BY l.created_at, l.txid`,
+      ).all(group) as Record<string, unknown>[]
+    ).map(legOf);
+  }
+
+  /** Open groups with a part held here past its expiry: they can no longer complete in time. */
+  expiredSplits(now: number): string[] {
+    return (
+      this.#stmt(
+        `SELECT DISTINCT p.group_id AS g FROM routing_legs l JOIN routing_split_parts p ON p.hash = l.hash JOIN routing_splits s ON s.group_id = p.group_id
+         WHERE s.state = 'open' AND l.role = 'in' AND l.state = 'locked' AND l.expires_at <= ?`,
+      ).all(now) as { g: string }[]
+    ).map((r) => r.g);
+  }
+}
+
+export interface ClearingTerms {
+  enabled: boolean;
+  feePercent: string | null;
+}
+
+export interface SplitGroup {
+  group: string;
+  preimage: string;
+  total: Minor | null;
+  state: 'open' | 'fulfilled' | 'released';
 }

@@ -135,6 +135,12 @@ export function balanceTable(ctx: CliContext, show: CliDisplay, rows: readonly B
   );
 }
 
+/** A split payment's parts, one line each: what each route delivers and what it costs. */
+function splitLines(split: unknown, amount: (v: unknown) => string): [string, string][] {
+  const parts = (split as { parts?: Record<string, unknown>[] } | undefined)?.parts ?? [];
+  return parts.map((p, i) => [`part ${i + 1}`, `${amount(p.amount)} (fee ${p.fee === null ? '?' : amount(p.fee)}) via ${String(p.via ?? '?').slice(0, 12)}`]);
+}
+
 export function registerPaymentCommands(program: Command, ctx: CliContext): void {
   const send = program
     .command('send')
@@ -143,7 +149,8 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
       'Sends <amount> <currency> to a contact named by name, address or public key hash. The node accepts the payment ' +
         `into its send queue at once; the command then follows it for up to ${OUTCOME_WAIT_MS / 1000} s and reports the ` +
         'outcome (completed, or rejected with the reason, e.g. insufficient credit). --best asks for best-fee routing ' +
-        '(experimental; ignored for direct payments and Tor recipients).\n\n' +
+        '(experimental; ignored for direct payments and Tor recipients). --split lets an amount no single route carries go ' +
+        'over several routes at once, all or none (node-cli max-sendable shows what a split can carry).\n\n' +
         'Rate: 30 per 60 s per wallet, then blocked 5 minutes. node-cli counts runs in cli-rate.json next to cli.json; ' +
         'NODE_CLI_RATE_FILE=<file> keeps the count in another file. A script on an admin key skips the count for a ' +
         'run with --json --rate-limit off (the node still limits each API key per minute).',
@@ -152,9 +159,10 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .argument('<amount>', 'decimal amount, up to 8 decimals')
     .argument('<currency>', 'currency code')
     .argument('[description]', 'at most 255 characters, visible to the recipient')
-    .option('--best', 'best-fee routing (experimental)');
+    .option('--best', 'best-fee routing (experimental)')
+    .option('--split', 'pay over several routes when no single one carries the amount (all parts or none)');
   offerRateLimitOff(send)
-    .action(async (address: string, amount: string, currency: string, description: string | undefined, opts: { best?: boolean }) => {
+    .action(async (address: string, amount: string, currency: string, description: string | undefined, opts: { best?: boolean; split?: boolean }) => {
       const sent = await asSend('Send failed', () =>
         withoutContacts(ctx, () =>
           ctx.api.post<Record<string, unknown> & { txid: string | null; message: string; status: string }>('/api/v1/wallet/send', {
@@ -163,6 +171,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
             currency,
             ...(description !== undefined ? { description } : {}),
             ...(opts.best ? { best_fee: true } : {}),
+            ...(opts.split ? { allow_split: true } : {}),
           }),
         ),
       );
@@ -190,6 +199,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
           ['recipient', sent.recipient],
           ['address', sent.recipient_address],
           ...(sent.p2p_hash ? ([['routed, total', `${show.amount(sent.total)} ${sent.currency} (fee ${show.amount(sent.fee)})`], ['p2p hash', sent.p2p_hash]] as const) : []),
+          ...splitLines(sent.split, show.amount),
         ], { indent: 2 });
       });
     });

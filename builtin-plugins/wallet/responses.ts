@@ -70,7 +70,15 @@ const fullTx = objectOf({
 });
 
 export const transactionsResponse = objectOf({ transactions: arrayOf(fullTx), pagination: paginationSchema });
-export const transactionResponse = objectOf({ transaction: fullTx, signatures: objectOf({ sender: nullable(string), recipient: nullable(string) }) });
+/** One part of a split payment (originator: its first leg and what it cost; destination: the leg received). */
+const splitPart = objectOf({ p2p_hash: hash, txid: nullable(hash), via: nullable(hash), amount, total: nullable(amount), fee: nullable(amount), status: string });
+const splitView = objectOf({ group: hash, role: { type: 'string', enum: ['origin', 'destination'] }, amount, parts: arrayOf(splitPart) });
+
+export const transactionResponse = objectOf({
+  transaction: fullTx,
+  signatures: objectOf({ sender: nullable(string), recipient: nullable(string) }),
+  split: optional(splitView),
+});
 
 export const sendResponse = objectOf({
   status: { type: 'string', enum: ['sent', 'awaiting_approval', 'searching'] },
@@ -85,6 +93,7 @@ export const sendResponse = objectOf({
   best_fee: optional(booleanSchema),
   total: optional(amount),
   fee: optional(amount),
+  split: optional(objectOf({ group: hash, parts: arrayOf(splitPart) })),
 });
 
 export const refundResponse = objectOf({

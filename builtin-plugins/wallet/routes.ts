@@ -6,7 +6,7 @@ import { ApiError, type PluginContext } from '../../sdk/index.js';
 import { MAX_PAGE_PARAM, pageParams, pageQuery } from '../../sdk/paging.js';
 import { formatMinor, type Minor } from '../../sdk/money.js';
 import type { ContactsService } from '../contacts/api.js';
-import type { LedgerService, LedgerTx, RoutedOutcome, TxDirection } from '../ledger/api.js';
+import type { LedgerService, LedgerTx, RoutedOutcome, RoutedPart, SplitDetail, TxDirection } from '../ledger/api.js';
 import { sameCurrency } from '../../sdk/currency.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 import { contactAddress, resolveRecipient, sendTarget } from './recipient.js';
@@ -32,7 +32,20 @@ function sumByCurrency(items: Iterable<{ currency: string; amount: Minor }>): { 
   return [...map.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 }
 
-/** The send route's answer for a payment that goes over a route. */
+/** A part of a split payment on the wire (decimal amounts; the fee only once its route was chosen). */
+const partView = (p: RoutedPart): Record<string, unknown> => ({
+  p2p_hash: p.hash,
+  txid: p.txid,
+  via: p.via,
+  amount: formatMinor(p.amount),
+  total: p.total === null ? null : formatMinor(p.total),
+  fee: p.total === null ? null : formatMinor(p.total - p.amount),
+  status: p.status,
+});
+
+const splitView = (s: SplitDetail): Record<string, unknown> => ({ group: s.group, role: s.role, amount: formatMinor(s.amount), parts: s.parts.map(partView) });
+
+/** The send route's answer for a payment that goes over a route (or several: a split payment, with its parts). */
 function routedAnswer(routed: RoutedOutcome, to: { name: string; address: string; amount: Minor; currency: string }): Record<string, unknown> {
   const { name, amount, currency } = to;
   const total = routed.total === null ? {} : { total: formatMinor(routed.total), fee: formatMinor(routed.total - amount) };
@@ -40,7 +53,9 @@ function routedAnswer(routed: RoutedOutcome, to: { name: string; address: string
     status: routed.status,
     message:
       routed.status === 'sent'
-        ? `Payment of ${formatMinor(amount)} ${currency} to ${name} routed through ${routed.candidateCount} route(s) found; on its way`
+        ? routed.parts
+          ? `Payment of ${formatMinor(amount)} ${currency} to ${name} split over ${routed.parts.length} routes; on its way`
+          : `Payment of ${formatMinor(amount)} ${currency} to ${name} routed through ${routed.candidateCount} route(s) found; on its way`
         : routed.status === 'awaiting_approval'
           ? `${routed.candidateCount} route(s) to ${name} found: approve one with POST /api/v1/p2p/approve (node-cli p2p)`
           : `Still searching a route to ${name}; the payment goes on its way once one is found`,
@@ -53,6 +68,7 @@ function routedAnswer(routed: RoutedOutcome, to: { name: string; address: string
     p2p_hash: routed.hash,
     best_fee: !routed.fast,
     ...total,
+    ...(routed.parts ? { split: { group: routed.hash, parts: routed.parts.map(partView) } } : {}),
   };
 }
 
@@ -212,12 +228,14 @@ export function registerWalletRoutes(ctx: PluginContext): void {
       const txid = String(req.params.txid ?? '').toLowerCase();
       const tx = TXID.test(txid) ? ledger.get(txid) : null;
       if (!tx) throw new ApiError('transaction_not_found', 404, `No transaction ${req.params.txid}`);
-      // One transaction is looked at closely (the GUI's detail): the two signatures of its signed content come along.
-      return { transaction: fullTx(tx), signatures: { sender: tx.senderSignature, recipient: tx.recipientSignature } };
+      // One transaction is looked at closely (the GUI's detail): the two signatures of its signed content come along,
+      // and the split payment it is a part of, if any.
+      const split = ledger.router()?.splitOf?.(tx.txid) ?? null;
+      return { transaction: fullTx(tx), signatures: { sender: tx.senderSignature, recipient: tx.recipientSignature }, ...(split ? { split: splitView(split) } : {}) };
     },
   });
 
-  ctx.routes.add<{ address: string; amount: unknown; currency: string; description?: unknown; best_fee?: boolean }>({
+  ctx.routes.add<{ address: string; amount: unknown; currency: string; description?: unknown; best_fee?: boolean; allow_split?: boolean }>({
     method: 'POST',
     path: '/api/v1/wallet/send',
     access: { scope: 'wallet:send' },
@@ -231,6 +249,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
         currency: { type: 'string' },
         description: { type: ['string', 'null'] },
         best_fee: { type: 'boolean' },
+        allow_split: { type: 'boolean' },
       },
     },
     errorCodes: { address: 'invalid_address', amount: 'invalid_amount', currency: 'invalid_currency', description: 'invalid_description' },
@@ -249,7 +268,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
       if (target.kind === 'route' || short) {
         const address = target.kind === 'route' ? target.address : target.recipient.address!;
         const name = target.kind === 'route' ? target.name : target.recipient.name;
-        const routed = await router!.send({ address, amount, currency, description, bestFee: req.body.best_fee === true }).catch((err: unknown) => {
+        const routed = await router!.send({ address, amount, currency, description, bestFee: req.body.best_fee === true, allowSplit: req.body.allow_split === true }).catch((err: unknown) => {
           if (!(err instanceof ApiError) || err.code !== 'no_route') throw err;
           if (short) return null;
           const who = target.kind === 'route' && target.contact ? `${name} has no ${currency} line with you` : `${address} is not one of your contacts`;

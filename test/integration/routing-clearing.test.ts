@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { balanceRow, nodeCli, nodeCliHuman, send, settled } from './ledger-support.js';
-import { connect, legsOf, netOf, ok, waitFor } from './routing-support.js';
+import { connect, dec, legsOf, netOf, ok, waitFor } from './routing-support.js';
+import { csvObjects, download } from './exports-support.js';
 
 describe('debt-cycle clearing around A-B-C', () => {
   let A: TestNode, B: TestNode, C: TestNode;
@@ -41,8 +42,8 @@ describe('debt-cycle clearing around A-B-C', () => {
 
   it('a line switched out of clearing on a relay: nothing moves; switched back, it takes part again', async () => {
     const hashOfC = C.node.identity.pubkeyHash;
-    expect(await ok(B, 'PUT', `/api/v1/clearing/lines/${hashOfC}`, { currency: 'VWL', enabled: false })).toEqual({ contact_pubkey_hash: hashOfC, currency: 'VWL', enabled: false });
-    expect((await ok(B, 'GET', '/api/v1/clearing/lines')).lines).toEqual([{ contact_pubkey_hash: hashOfC, currency: 'VWL', enabled: false }]);
+    expect(await ok(B, 'PUT', `/api/v1/clearing/lines/${hashOfC}`, { currency: 'VWL', enabled: false })).toEqual({ contact_pubkey_hash: hashOfC, currency: 'VWL', enabled: false, fee_percent: null });
+    expect((await ok(B, 'GET', '/api/v1/clearing/lines')).lines).toEqual([{ contact_pubkey_hash: hashOfC, currency: 'VWL', enabled: false, fee_percent: null }]);
     try {
       expect((await ok(A, 'POST', '/api/v1/clearing/run', { currency: 'VWL' })).status).toBe('nothing_to_clear');
       expect(await lines()).toEqual(['-10', '10', '-10', '10', '-10', '10']);
@@ -74,6 +75,16 @@ describe('debt-cycle clearing around A-B-C', () => {
     expect(await lines()).toEqual(['0', '0', '0', '0', '0', '0']);
     expect((await Promise.all([A, B, C].map((t) => netOf(t)))).map((n) => n.toFixed())).toEqual(nets.map((n) => n.toFixed()));
     for (const t of [A, B, C]) expect(await ok(t, 'GET', '/api/v1/chain/verify')).toMatchObject({ ok: true, findings: 0 });
+    // Each cleared leg is a chain entry of type clearing, on both sides, signed as such; the export shows it.
+    for (const t of [A, B, C]) {
+      const legs = await legsOf(t, r.hash);
+      expect(legs.map((l) => l.tx_type)).toEqual(['clearing', 'clearing']);
+      const exported = csvObjects((await download(t, 'transactions', { view: 'full' })).bytes).filter((row) => legs.some((l) => l.txid === row.txid));
+      expect(exported.map((row) => [row.tx_type, JSON.parse(row.signed_message_content!).kind])).toEqual([
+        ['clearing', 'clearing'],
+        ['clearing', 'clearing'],
+      ]);
+    }
 
     const listed = await ok(A, 'GET', '/api/v1/clearing');
     expect(listed.clearings[0]).toMatchObject({ hash: r.hash, amount: '10', currency: 'VWL', status: 'completed' });
@@ -98,5 +109,27 @@ describe('debt-cycle clearing around A-B-C', () => {
     const run = await nodeCli(B, ['clearing', 'run', '--currency', 'VWL']);
     expect(run.body.data.status).toBe('nothing_to_clear');
     expect((await nodeCliHuman(B, ['clearing', 'run'])).out).toContain('No debt cycle');
+  });
+
+  it('a relay whose line terms name a clearing fee earns exactly it; the originator pays it; the third node is unchanged', async () => {
+    for (const [from, to] of [[A, B], [B, C], [C, A]] as const) await settled(from, await send(from, to.node.baseUrl, '10'), to);
+    // B relays A's clearing for C (C asks B to carry it on to A): B's terms on its line with C name 1%.
+    expect(await ok(B, 'PUT', '/api/v1/clearing/lines/nC', { currency: 'VWL', enabled: true, fee_percent: '1' })).toMatchObject({ fee_percent: '1' });
+    try {
+      const nets = await Promise.all([A, B, C].map((t) => netOf(t)));
+      const r = await ok(A, 'POST', '/api/v1/clearing/run', { currency: 'VWL' });
+      expect(r.status).toBe('sent');
+      const legs = await Promise.all([A, B, C].map((t) => waitFor(() => legsOf(t, r.hash), (l) => l.length === 2 && l.every((x) => x.status === 'completed'), 'the clearing legs completed')));
+      for (const l of legs.flat()) expect(l.tx_type).toBe('clearing');
+      const [outOfA, backToA] = [legs[0]!.find((l) => l.type === 'sent')!, legs[0]!.find((l) => l.type === 'received')!];
+      const fee = dec(outOfA.amount).minus(backToA.amount);
+      expect(fee.gt(0)).toBe(true);
+      expect(fee.toFixed()).toBe(dec(backToA.amount).times('0.01').toDecimalPlaces(8, 1).toFixed());
+      const after = await Promise.all([A, B, C].map((t) => netOf(t)));
+      expect(after.map((n, i) => n.minus(nets[i]!).toFixed())).toEqual([fee.negated().toFixed(), fee.toFixed(), '0']);
+      for (const t of [A, B, C]) expect(await ok(t, 'GET', '/api/v1/chain/verify')).toMatchObject({ ok: true, findings: 0 });
+    } finally {
+      await ok(B, 'PUT', '/api/v1/clearing/lines/nC', { currency: 'VWL', enabled: true, fee_percent: null });
+    }
   });
 });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { nodeCli, nodeCliHuman } from './ledger-support.js';
-import { call, connect, hashOf, legsOf, ok, routedSend, setFee, waitFor } from './routing-support.js';
+import { call, diamond, hashOf, legsOf, ok, routedSend, setFee, waitFor } from './routing-support.js';
 
 const maxSendable = (from: TestNode, to: TestNode | string, currency = 'VWL'): Promise<any> =>
   ok(from, 'GET', '/api/v1/wallet/max-sendable', undefined, { address: typeof to === 'string' ? to : to.node.baseUrl, currency });
@@ -17,11 +17,7 @@ describe('max-sendable over a diamond A-B-D, A-C-D', () => {
   beforeAll(async () => {
     [A, B, C, D, E] = await Promise.all(Array.from({ length: 5 }, () => startTestNode()));
     for (const t of [A, B, C, D, E]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false, hop_budget_randomized: false, max_fee: 5 });
-    // A→B carries 60 (what B extends to A), B→D 100; A→C 100, C→D 60 (what D extends to C).
-    await connect(A, B, { creditAtoB: '1000', creditBtoA: '60', nameOfB: 'nB', nameOfA: 'nA' });
-    await connect(B, D, { creditAtoB: '1000', creditBtoA: '100', nameOfB: 'nD', nameOfA: 'nB' });
-    await connect(A, C, { creditAtoB: '1000', creditBtoA: '100', nameOfB: 'nC', nameOfA: 'nA' });
-    await connect(C, D, { creditAtoB: '1000', creditBtoA: '60', nameOfB: 'nD', nameOfA: 'nC' });
+    await diamond(A, B, C, D);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([A, B, C, D, E].map((t) => t.destroy()));

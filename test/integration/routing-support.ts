@@ -27,6 +27,17 @@ export async function line(nodes: readonly TestNode[], opts: LineOptions = {}): 
   }
 }
 
+/**
+ * The diamond A-B-D, A-C-D whose two routes carry 60 each: one limited by A's own line (B extends 60 to A), the other
+ * by the line into D (D extends 60 to C); every other line carries 100 toward D and 1000 back.
+ */
+export async function diamond(A: TestNode, B: TestNode, C: TestNode, D: TestNode): Promise<void> {
+  await connect(A, B, { creditAtoB: '1000', creditBtoA: '60', nameOfB: 'nB', nameOfA: 'nA' });
+  await connect(B, D, { creditAtoB: '1000', creditBtoA: '100', nameOfB: 'nD', nameOfA: 'nB' });
+  await connect(A, C, { creditAtoB: '1000', creditBtoA: '100', nameOfB: 'nC', nameOfA: 'nA' });
+  await connect(C, D, { creditAtoB: '1000', creditBtoA: '60', nameOfB: 'nD', nameOfA: 'nC' });
+}
+
 /** `relay` charges `percent` on what it relays for `upstream` (the fee of its line toward that upstream). */
 export async function setFee(relay: TestNode, upstream: TestNode, percent: string | number, currency = 'VWL'): Promise<void> {
   await ok(relay, 'PUT', `/api/v1/contacts/${hashOf(upstream)}`, { currency, fee_percent: percent });

@@ -110,10 +110,15 @@ export function signedCall(client: SignedClient): SignedCall {
 
 /**
  * Makes the daemon behind `a` (reachable at `address`) and the in-process node B accepted contacts in VWL, each
- * extending 1000 to the other: the daemon adds "Bob", Bob accepts "Alice".
+ * extending 1000 to the other unless told otherwise: the daemon adds B as "Bob", Bob accepts the daemon as "Alice".
  */
-export async function connectToTestNode(a: SignedCall, address: string, B: TestNode): Promise<void> {
-  await a('POST', '/api/v1/contacts', { address: B.node.baseUrl, name: 'Bob', credit_limit: '1000', currency: 'VWL' });
+export async function connectToTestNode(
+  a: SignedCall,
+  address: string,
+  B: TestNode,
+  opts: { name?: string; daemonName?: string; daemonExtends?: string; nodeExtends?: string } = {},
+): Promise<void> {
+  await a('POST', '/api/v1/contacts', { address: B.node.baseUrl, name: opts.name ?? 'Bob', credit_limit: opts.daemonExtends ?? '1000', currency: 'VWL' });
   const aHash = (await a('GET', '/api/v1/wallet/info')).public_key_hash as string;
   const has = (currencies: { status: string }[] | undefined, status: string): true | null => (currencies?.some((c) => c.status === status) ? true : null);
   await until('request on Bob', async () => {
@@ -121,10 +126,10 @@ export async function connectToTestNode(a: SignedCall, address: string, B: TestN
     return r.status === 200 ? has(r.body.data.currencies, 'pending') : null;
   });
   const decided = await B.admin.post<{ data: { accepted?: string[] } }>(`/api/v1/contacts/${aHash}/decisions`, {
-    decisions: [{ currency: 'VWL', action: 'accept', fee: 0, credit: '1000' }],
+    decisions: [{ currency: 'VWL', action: 'accept', fee: 0, credit: opts.nodeExtends ?? '1000' }],
     is_new_contact: true,
     contact_address: address,
-    contact_name: 'Alice',
+    contact_name: opts.daemonName ?? 'Alice',
   });
   if (decided.body.data?.accepted?.[0] !== 'VWL') throw new Error(`Bob did not accept: ${JSON.stringify(decided.body)}`);
   await until('acceptance on Alice', async () => has((await a('GET', `/api/v1/contacts/${B.node.identity.pubkeyHash}/currencies`)).currencies, 'accepted'));

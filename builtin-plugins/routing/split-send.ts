@@ -1,0 +1,121 @@
+/**
+ * Split payments, the originator's side (docs/protocol.md, "Split payments"): `send` with `allow_split` pays an amount
+ * no single route carries over several routes under one condition. The plan is max-sendable's split (one route per
+ * first contact, widest first); each part searches a route through its contact, and only once every part found one
+ * are they all paid. The destination fulfils no part before all arrived (split-receive.ts), and a part that fails
+ * tells it to release the others, so the payment completes on every leg of every part or on none.
+ */
+import { ApiError, formatMinor, type Minor } from '../../sdk/index.js';
+import type { LedgerService, PaymentRouter, RoutedOutcome, RoutedPart, RoutedPayment, SplitDetail } from '../ledger/api.js';
+import { parseMinor as toMinor, type CapacityProbe, type RouteView } from './capacity.js';
+import type { Payments } from './payments.js';
+import { randomHex } from './protocol.js';
+import { splitGroupOf } from './split-receive.js';
+import type { PaymentRow, RoutingStore } from './store.js';
+
+/** The parts of `amount` over the routes (widest first): each carries what is left, up to its width; null if short. */
+export function planParts(routes: readonly RouteView[], amount: Minor): { via: string; amount: Minor }[] | null {
+  const parts: { via: string; amount: Minor }[] = [];
+  let left = amount;
+  for (const r of [...routes].sort((a, b) => (toMinor(b.amount) > toMinor(a.amount) ? 1 : -1))) {
+    if (left === 0n) break;
+    const take = toMinor(r.amount) < left ? toMinor(r.amount) : left;
+    if (take > 0n) parts.push({ via: r.via, amount: take });
+    left -= take;
+  }
+  return left === 0n ? parts : null;
+}
+
+export class SplitSender {
+  constructor(
+    private readonly store: RoutingStore,
+    private readonly ledger: LedgerService,
+    private readonly payments: Payments,
+    private readonly probe: CapacityProbe,
+  ) {}
+
+  /** The ledger's router: a payment allowed to split goes here, every other one to `payments` as before. */
+  router(): PaymentRouter {
+    return {
+      send: (p) => (p.allowSplit ? this.send(p) : this.payments.send(p)),
+      originOf: (txid) => this.payments.originOf(txid),
+      refundsInFlight: (txid) => this.payments.refundsInFlight(txid),
+      splitOf: (txid) => this.detail(txid),
+    };
+  }
+
+  async send(p: RoutedPayment): Promise<RoutedOutcome> {
+    const plan = await this.probe.maxSendable(p.address, p.currency);
+    // One route carries it: no reason to split.
+    if (toMinor(plan.max_sendable) >= p.amount) return this.payments.send(p);
+    const parts = planParts(plan.split.parts, p.amount);
+    if (!parts) {
+      const why = plan.no_route ?? { reason: 'line_exhausted', message: `the routes found carry ${plan.split.amount} ${p.currency} together` };
+      throw new ApiError('no_route', 400, `No split of ${formatMinor(p.amount)} ${p.currency} reaches ${p.address}: at most ${plan.split.amount} over ${plan.split.parts.length} route(s) (${why.message})`, {
+        reason: why.reason,
+        max_sendable: plan.max_sendable,
+        max_split: plan.split.amount,
+        ...(why.hop !== undefined ? { hop: why.hop } : {}),
+      });
+    }
+    const secret = randomHex(32);
+    const group = splitGroupOf(secret);
+    const searches = await Promise.allSettled(parts.map((part) => this.payments.searchPart({ ...p, bestFee: false, amount: part.amount }, { group, secret, via: part.via })));
+    const found = searches.flatMap((s) => (s.status === 'fulfilled' && this.store.candidates(s.value.hash).length ? [s.value.hash] : []));
+    if (found.length < parts.length) {
+      for (const hash of found) this.payments.reject(hash, 'another part of the split payment found no route');
+      const failed = searches.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason;
+      throw failed instanceof ApiError ? failed : new ApiError('no_route', 400, 'A part of the split payment found no route in time', { reason: 'destination_unreachable' });
+    }
+    this.#execute(found);
+    return this.#outcome(group);
+  }
+
+  /** Pays every part; if one can no longer be paid, the rest are dropped and the destination releases what came. */
+  #execute(hashes: string[]): void {
+    for (const [i, hash] of hashes.entries()) {
+      try {
+        this.payments.execute(hash, this.store.candidates(hash)[0]!.id);
+      } catch (err) {
+        for (const rest of hashes.slice(i + 1)) this.payments.reject(rest, 'another part of the split payment could not be paid');
+        if (i > 0) this.payments.abortSplit(this.store.payment(hash)!);
+        throw err;
+      }
+    }
+  }
+
+  #outcome(group: string): RoutedOutcome {
+    const parts = this.store.splitParts(group).map((row) => this.#part(row));
+    return {
+      status: 'sent',
+      hash: group,
+      txid: parts[0]?.txid ?? null,
+      total: parts.reduce((sum, part) => sum + (part.total ?? part.amount), 0n),
+      fast: true,
+      candidateCount: parts.length,
+      parts,
+    };
+  }
+
+  #part(row: PaymentRow): RoutedPart {
+    const chosen = row.candidateId !== null ? this.store.candidate(row.candidateId) : null;
+    return { hash: row.hash, txid: row.txid, via: chosen?.contactHash ?? null, amount: row.amount, total: chosen?.amount ?? null, status: row.status };
+  }
+
+  /** The split a transaction is a part of: its first leg here (originator), or a leg it received (destination). */
+  detail(txid: string): SplitDetail | null {
+    const mine = this.store.paymentByTxid(txid);
+    if (mine?.splitGroup) {
+      const parts = this.store.splitParts(mine.splitGroup).map((row) => this.#part(row));
+      return { group: mine.splitGroup, role: 'origin', amount: parts.reduce((s, x) => s + x.amount, 0n), parts };
+    }
+    const tx = this.ledger.get(txid);
+    const group = tx?.type === 'received' && tx.memo ? this.store.splitOfHash(tx.memo) : null;
+    if (!group) return null;
+    const parts = this.store.splitLegs(group).map((l): RoutedPart => {
+      const amount = this.ledger.get(l.txid)?.amount ?? 0n;
+      return { hash: l.hash, txid: l.txid, via: l.contactHash, amount, total: amount, status: l.state };
+    });
+    return { group, role: 'destination', amount: this.store.split(group)?.total ?? parts.reduce((s, x) => s + x.amount, 0n), parts };
+  }
+}
