@@ -13,8 +13,12 @@ import { checkInvariants, type NodeState, type Payment } from './invariants.js';
 import { SimNode } from './nodes.js';
 import { installRandom, Rng } from './random.js';
 import { hops, topology, type TopologyKind } from './topology.js';
+import { Crashes } from './faults/crash.js';
+import { faultyLink, type MoreFaults } from './faults/index.js';
+import { drawPartitions } from './faults/partition.js';
+import { skews } from './faults/skew.js';
 
-export interface Faults {
+export interface Faults extends MoreFaults {
   /** Probability that an exchange is lost (its request or its answer, half each). */
   drop: number;
   /** Probability that a request is delivered twice. */
@@ -97,7 +101,10 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
   const nodes: SimNode[] = [];
   const wallStart = wallNow();
   try {
-    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false }));
+    const skew = skews(options.seed, options.nodes, options.faults.skewMs ?? 0);
+    for (let i = 0; i < options.nodes; i++) {
+      nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false }, (n) => (n.owner.skewMs = skew[i]!)));
+    }
     await clock.idle();
     restoreRandom();
     restoreRandom = installRandom(nodeRng);
@@ -151,6 +158,15 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       return res;
     };
 
+    // Partitions, crashes: from a stream of their own, so a run without them decides as before they existed.
+    const moreRng = new Rng(options.seed ^ 0xfa17);
+    const span = (options.payments / options.rate) * 1000;
+    const partitions = drawPartitions(moreRng, options.nodes, options.faults.partitions ?? 0, options.faults.partitionMs ?? 0, clock.now(), span);
+    for (const p of partitions) note(`partition @${p.from - START}-${p.until - START} ${p.side.map(Number).join('')}`);
+    const crashes = new Crashes(nodes, clock, moreRng, options.faults.downMs ?? 0, note);
+    const fault = (): void => void faultCount++;
+    network.link = faultyLink(network.link, { clock, rng: moreRng, faults: options.faults, partitions, crashes, indexOf, note, fault });
+
     // The workload: payments at the chosen rate, each to a contact (direct) or to a node further away (routed).
     const adjacency = nodes.map(() => new Set<number>());
     for (const [a, b] of edges) {
@@ -169,6 +185,10 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       const routed = far.length > 0 && rng.chance(options.routed);
       const to = routed ? rng.pick(far) : rng.pick([...adjacency[from]!]);
       const amount = `${rng.int(1, 20)}.${String(rng.int(0, 99)).padStart(2, '0')}`;
+      if (!nodes[from]!.alive) {
+        note(`skip ${p} n${from} is down`);
+        continue;
+      }
       const res = await nodes[from]!.rest('POST', '/api/v1/wallet/send', { address: nodes[to]!.address, amount, currency: CURRENCY });
       const data = res.body?.data ?? {};
       const payment: Payment = {
@@ -195,6 +215,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       return deliver();
     };
     await clock.runUntil(clock.now() + options.quiesceMs);
+    faultCount += crashes.count;
     log(`quiesced; collecting`);
 
     const states: NodeState[] = [];
@@ -209,7 +230,10 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       limits,
       indexOfHash: new Map(nodes.map((n) => [n.hash, n.index])),
       faulted: faultCount > 0,
+      explained: crashes.count ? ['route_unknown'] : [],
     });
+    violations.push(...crashes.failures);
+    if (!crashes.allUp()) violations.push('a crashed node was still down after quiescence');
     const digest = trace.digest('hex');
     if (options.traceFile) {
       writeFileSync(options.traceFile, lines.join('\n') + '\n');
