@@ -17,6 +17,8 @@ import { Crashes } from './faults/crash.js';
 import { faultyLink, type MoreFaults } from './faults/index.js';
 import { drawPartitions } from './faults/partition.js';
 import { skews } from './faults/skew.js';
+import { drawLiars, LIAR_CAUSES, liarPlugins, type Liars } from './liars.js';
+import { NO_WORKLOADS, WorkloadRunner, type Workloads } from './workloads.js';
 
 export interface Faults extends MoreFaults {
   /** Probability that an exchange is lost (its request or its answer, half each). */
@@ -50,6 +52,10 @@ export interface SimOptions {
   verbose: boolean;
   /** Writes the event trace there, a line per event (to compare two runs that should match). */
   traceFile?: string;
+  /** Nodes that lie (liars.ts). */
+  liars?: Liars;
+  /** Workloads besides payments (workloads.ts). */
+  workloads?: Workloads;
 }
 
 export const NO_FAULTS: Faults = { drop: 0, duplicate: 0, delay: 0, delayMs: 0 };
@@ -102,9 +108,14 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
   const wallStart = wallNow();
   try {
     const skew = skews(options.seed, options.nodes, options.faults.skewMs ?? 0);
-    for (let i = 0; i < options.nodes; i++) {
-      nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false }, (n) => (n.owner.skewMs = skew[i]!)));
-    }
+    const liars = drawLiars(options.seed, options.nodes, options.liars);
+    for (const [i, kind] of liars) note(`liar n${i} ${kind}`);
+    const shape = (n: SimNode): void => {
+      n.owner.skewMs = skew[n.index]!;
+      const kind = liars.get(n.index);
+      if (kind) n.builtins = liarPlugins(kind, options.seed ^ (n.index + 1), options.liars!.delayMs);
+    };
+    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false }, shape));
     await clock.idle();
     restoreRandom();
     restoreRandom = installRandom(nodeRng);
@@ -177,9 +188,11 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     const payments: Payment[] = [];
     const gap = 1000 / options.rate;
     let at = clock.now();
+    const more = new WorkloadRunner(options.seed, options.workloads ?? NO_WORKLOADS, nodes, adjacency, payments, limits, note, CURRENCY);
     for (let p = 0; p < options.payments; p++) {
       at += Math.max(1, Math.round(gap * -Math.log(1 - rng.next())));
       await clock.runUntil(at);
+      await more.step(clock.now());
       const from = rng.int(0, options.nodes - 1);
       const far = [...distances[from]!.keys()].filter((j) => distances[from]![j]! >= 2);
       const routed = far.length > 0 && rng.chance(options.routed);
@@ -230,7 +243,8 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       limits,
       indexOfHash: new Map(nodes.map((n) => [n.hash, n.index])),
       faulted: faultCount > 0,
-      explained: crashes.count ? ['route_unknown'] : [],
+      explained: [...(crashes.count ? ['route_unknown'] : []), ...[...liars.values()].flatMap((k) => LIAR_CAUSES[k])],
+      liars: new Set(liars.keys()),
     });
     violations.push(...crashes.failures);
     if (!crashes.allUp()) violations.push('a crashed node was still down after quiescence');
@@ -241,6 +255,8 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     }
     const stats = summarize(payments, states, {
       faults: faultCount,
+      crashes: crashes.count,
+      workloads: more.counts,
       virtualMs: lastPayment - START,
       timersFired: clock.fired,
       wallMs: Math.round(wallNow() - wallStart),
