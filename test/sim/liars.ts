@@ -23,7 +23,7 @@ export const LIAR_KINDS = ['withhold', 'late', 'fee', 'capacity', 'replay', 'wro
 export type LiarKind = (typeof LIAR_KINDS)[number];
 
 export interface Liars {
-  /** The kinds in play; the liars take them in turn. */
+  /** The kinds in play; the liars take them in turn, from one the seed picks. */
   kinds: LiarKind[];
   /** How many nodes lie. */
   count: number;
@@ -46,9 +46,11 @@ export function drawLiars(seed: number, nodes: number, liars: Liars | undefined)
   const out = new Map<number, LiarKind>();
   if (!liars?.count || !liars.kinds.length) return out;
   const rng = new Rng(seed ^ 0x11a2);
+  // The kinds in turn from one the seed picks: a run with one liar meets each kind over several seeds.
+  const first = rng.int(0, liars.kinds.length - 1);
   while (out.size < Math.min(liars.count, nodes)) {
     const i = rng.int(0, nodes - 1);
-    if (!out.has(i)) out.set(i, liars.kinds[out.size % liars.kinds.length]!);
+    if (!out.has(i)) out.set(i, liars.kinds[(first + out.size) % liars.kinds.length]!);
   }
   return out;
 }
