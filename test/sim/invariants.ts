@@ -11,6 +11,7 @@ export interface Payment {
   amount: string;
   routed: boolean;
   hops: number;
+  /** When the REST call was made, on the sender's clock (skewed like the completed_at it is compared with). */
   startedAt: number;
   httpStatus: number;
   txid: string | null;

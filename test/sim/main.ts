@@ -21,7 +21,7 @@ const HELP = `npm run sim -- [options]: one seeded run of real nodes on a simula
   --liar-kinds K,...     ${LIAR_KINDS.join(', ')} (default: all)
   --liar-delay-ms MS     how long a withholding relay or a late destination holds the preimage (default 600000)
  workloads besides payments (probabilities per payment step):
-  --requests P  --refunds P  --terms P  --syncs P
+  --requests P  --refunds P  --terms P  --syncs P  --probes P
  output:
   --verbose              progress on stderr
   --trace FILE           the event trace (a line per event) and FILE.state.json (the final state)
@@ -59,6 +59,7 @@ const { values } = parseArgs({
     refunds: { type: 'string' },
     terms: { type: 'string' },
     syncs: { type: 'string' },
+    probes: { type: 'string' },
     help: { type: 'boolean' },
     profile: { type: 'string' },
     verbose: { type: 'boolean' },
@@ -103,6 +104,7 @@ const options: SimOptions = {
     refunds: num(values.refunds, base.workloads?.refunds ?? 0),
     terms: num(values.terms, base.workloads?.terms ?? 0),
     syncs: num(values.syncs, base.workloads?.syncs ?? 0),
+    probes: num(values.probes, base.workloads?.probes ?? 0),
   },
   verbose: values.verbose ?? base.verbose,
   ...(values.trace ? { traceFile: values.trace } : {}),

@@ -188,7 +188,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     const payments: Payment[] = [];
     const gap = 1000 / options.rate;
     let at = clock.now();
-    const more = new WorkloadRunner(options.seed, options.workloads ?? NO_WORKLOADS, nodes, adjacency, payments, limits, note, CURRENCY);
+    const more = new WorkloadRunner(options.seed, options.workloads ?? NO_WORKLOADS, nodes, adjacency, distances, payments, limits, note, CURRENCY);
     for (let p = 0; p < options.payments; p++) {
       at += Math.max(1, Math.round(gap * -Math.log(1 - rng.next())));
       await clock.runUntil(at);
@@ -211,7 +211,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
         amount,
         routed,
         hops: distances[from]![to]!,
-        startedAt: clock.now(),
+        startedAt: clock.now() + nodes[from]!.owner.skewMs, // on the sender's clock, as its completed_at
         httpStatus: res.status,
         txid: typeof data.txid === 'string' ? data.txid : null,
         hash: typeof data.p2p_hash === 'string' ? data.p2p_hash : null,

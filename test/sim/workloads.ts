@@ -6,7 +6,9 @@
  *   refunds   the payee of an earlier direct payment refunds part or all of it (POST /wallet/refund);
  *   terms     a node changes the terms of its line to a contact: a new fee, and a credit limit raised by up to half
  *             (lowering one could leave a balance above it, which the credit check would take for an overdraft);
- *   syncs     a node pulls its chains from its contacts (POST /system/sync, type transactions).
+ *   syncs     a node pulls its chains from its contacts (POST /system/sync, type transactions);
+ *   probes    a node asks how much it can send to a node that is not its contact (GET /wallet/max-sendable, a
+ *             capacity probe along the routes) and sends up to that much (the answers a capacity liar inflates).
  */
 import { Decimal } from 'decimal.js';
 import type { Payment } from './invariants.js';
@@ -18,6 +20,7 @@ export interface Workloads {
   refunds: number;
   terms: number;
   syncs: number;
+  probes?: number;
 }
 
 export const NO_WORKLOADS: Workloads = { requests: 0, refunds: 0, terms: 0, syncs: 0 };
@@ -37,13 +40,15 @@ const LOOK_TRIES = 20;
 export class WorkloadRunner {
   readonly #rng: Rng;
   readonly #asked: Asked[] = [];
-  readonly counts = { requests: 0, approved: 0, declined: 0, refunds: 0, terms: 0, syncs: 0 };
+  readonly counts = { requests: 0, approved: 0, declined: 0, refunds: 0, terms: 0, syncs: 0, probes: 0 };
 
   constructor(
     seed: number,
     private readonly w: Workloads,
     private readonly nodes: readonly SimNode[],
     private readonly adjacency: readonly Set<number>[],
+    /** Hop counts between the nodes (topology.ts `hops`, from each node). */
+    private readonly distances: readonly number[][],
     private readonly payments: Payment[],
     /** `${a}>${b}`: the credit a extends to b (raised here as the terms change). */
     private readonly limits: Map<string, Decimal>,
@@ -61,6 +66,7 @@ export class WorkloadRunner {
     if (r.chance(this.w.refunds)) await this.#refund(now);
     if (r.chance(this.w.terms)) await this.#terms();
     if (r.chance(this.w.syncs)) await this.#sync();
+    if (r.chance(this.w.probes ?? 0)) await this.#probe(now);
   }
 
   #live(i: number): SimNode | null {
@@ -156,15 +162,34 @@ export class WorkloadRunner {
     this.note(`sync n${i} -> ${res.status} imported ${t?.imported ?? '-'} broken ${t?.broken ?? '-'}`);
   }
 
+  async #probe(now: number): Promise<void> {
+    const from = this.#rng.int(0, this.nodes.length - 1);
+    const far = [...this.distances[from]!.keys()].filter((j) => this.distances[from]![j]! >= 2);
+    const node = this.#live(from);
+    if (!far.length || !node) return;
+    const to = this.#rng.pick(far);
+    const address = this.nodes[to]!.address;
+    const res = await node.rest('GET', '/api/v1/wallet/max-sendable', undefined, { address, currency: this.currency });
+    const max = new Decimal(res.body?.data?.max_sendable ?? 0);
+    this.counts.probes++;
+    this.note(`probe n${from} to n${to} -> ${res.status} ${max.toString()}`);
+    if (max.lte(0)) return;
+    const amount = Decimal.min(max, this.#rng.int(1, 20)).toString();
+    const sent = await node.rest('POST', '/api/v1/wallet/send', { address, amount, currency: this.currency });
+    const data = sent.body?.data ?? {};
+    this.#record(from, to, amount, now, sent.status, data, sent.status < 300 ? String(data.status) : String(sent.body?.error?.code ?? sent.status));
+  }
+
   #record(from: number, to: number, amount: string, now: number, status: number, data: any, answer: string): void {
+    const hops = this.distances[from]![to]!;
     const payment: Payment = {
       n: this.payments.length,
       from,
       to,
       amount,
       routed: typeof data.p2p_hash === 'string',
-      hops: 1,
-      startedAt: now,
+      hops,
+      startedAt: now + this.nodes[from]!.owner.skewMs,
       httpStatus: status,
       txid: typeof data.txid === 'string' ? data.txid : null,
       hash: typeof data.p2p_hash === 'string' ? data.p2p_hash : null,
