@@ -506,6 +506,12 @@ export class SendQueue {
         this.#parkOwed(r, new PeerDeliveryError(code, message), false);
         return;
       }
+      // Where the queue stops re-signing (the chain stays busy, or it does not match the contact's), a payment fails;
+      // a fulfilled routed leg is owed and is parked instead: re-signed later onto the head chain sync repaired.
+      const giveUp = (reason: string, needsReview: boolean): void => {
+        if (r.condition) this.#parkOwed(r, new PeerDeliveryError(code, reason), false);
+        else this.core.finalize(r, 'failed', reason, { inDoubt: false, ...(needsReview ? { needsReview } : {}) });
+      };
       switch (code) {
         case REFUSAL.notHeld: {
           this.core.finalize(r, 'failed', `${code}: the contact named this payment as its chain head but holds no record of it; not sent again without the operator`, {
@@ -518,7 +524,7 @@ export class SendQueue {
         case REFUSAL.chainBusy: {
           const busy = r.busyRetries + 1;
           if (busy > MAX_BUSY_RETRIES) {
-            this.core.finalize(r, 'failed', `chain_busy: the contact kept settling its own payments (${busy} tries)`, { inDoubt: false });
+            giveUp(`chain_busy: the contact kept settling its own payments (${busy} tries)`, false);
             return;
           }
           this.core.update(r, { status: 'pending', inDoubt: false, busyRetries: busy, sendingStartedAt: null, nextAttemptAt: now + busyDelay(busy) });
@@ -536,10 +542,7 @@ export class SendQueue {
           const progressed = head !== r.prevTxid;
           const repoints = progressed ? r.repoints : r.repoints + 1;
           if (repoints > MAX_REPOINTS) {
-            this.core.finalize(r, 'failed', `invalid_previous_txid: still refused after ${MAX_REPOINTS} re-pointings (expected ${expected})`, {
-              inDoubt: false,
-              needsReview: true,
-            });
+            giveUp(`invalid_previous_txid: still refused after ${MAX_REPOINTS} re-pointings (expected ${expected})`, true);
             return;
           }
           if (expected === head) {
@@ -562,10 +565,7 @@ export class SendQueue {
             kick = true;
             return;
           }
-          this.core.finalize(r, 'failed', `chain_mismatch: the contact expects previous ${expected ?? 'null'}, this node's head is ${head ?? 'null'}`, {
-            inDoubt: false,
-            needsReview: true,
-          });
+          giveUp(`chain_mismatch: the contact expects previous ${expected ?? 'null'}, this node's head is ${head ?? 'null'}`, true);
           // The contact holds links this node lacks: chain sync can fetch them (the next payment then goes through).
           this.#ctx.events.publish(LEDGER_EVENTS.chainMismatch, { pubkey_hash: r.contactHash, currency: r.currency });
           return;

@@ -6,6 +6,21 @@
  * Timers due at the same instant fire in the order they were set, so a run is a function of its seed. performance.now
  * is virtual too (wall time is `wallNow`).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Who is running: a simulated node (the simulator runs each node's start and each request it serves inside
+ * `owner.run`, and timers and immediates keep the owner of the code that set them). A node's clock reads the
+ * virtual time plus its skew; a crashed node's timers and immediates never fire (`alive` false), as a killed
+ * process runs nothing more.
+ */
+export interface Owner {
+  alive: boolean;
+  skewMs: number;
+}
+export const owner = new AsyncLocalStorage<Owner>();
+const nowFor = (t: number): number => t + (owner.getStore()?.skewMs ?? 0);
+
 const real = {
   setTimeout: globalThis.setTimeout,
   clearTimeout: globalThis.clearTimeout,
@@ -24,6 +39,7 @@ interface Timer {
   every: number | null;
   fn: (...args: unknown[]) => void;
   args: unknown[];
+  owner: Owner | undefined;
 }
 
 /** What code holding a timer may call on it (Node's Timeout). */
@@ -54,6 +70,7 @@ export class VirtualClock {
   readonly #queue: Entry[] = [];
   #order = 0;
   #immediates = 0;
+  readonly #held = new Set<Promise<unknown>>();
   /** Timers fired so far (a measure of the work a run did). */
   fired = 0;
 
@@ -69,7 +86,7 @@ export class VirtualClock {
     const clock = this;
     const set = (every: boolean) => (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]): Handle => {
       const delay = Math.max(1, Math.floor(Number(ms) || 0));
-      const timer: Timer = { id: ++clock.#seq, at: clock.#now + delay, every: every ? delay : null, fn, args };
+      const timer: Timer = { id: ++clock.#seq, at: clock.#now + delay, every: every ? delay : null, fn, args, owner: owner.getStore() };
       clock.#timers.set(timer.id, timer);
       clock.#push(timer);
       return new Handle(timer.id);
@@ -85,19 +102,21 @@ export class VirtualClock {
       clearInterval: clear,
       setImmediate: (fn: (...args: unknown[]) => void, ...args: unknown[]) => {
         clock.#immediates++;
+        const by = owner.getStore();
         return real.setImmediate(() => {
           clock.#immediates--;
+          if (by && !by.alive) return;
           fn(...args);
         });
       },
     });
     class SimDate extends real.Date {
       constructor(...args: unknown[]) {
-        if (args.length === 0) super(clock.#now);
+        if (args.length === 0) super(nowFor(clock.#now));
         else super(...(args as [number]));
       }
       static override now(): number {
-        return clock.#now;
+        return nowFor(clock.#now);
       }
     }
     globalThis.Date = SimDate as DateConstructor;
@@ -111,10 +130,25 @@ export class VirtualClock {
     delete (performance as { now?: unknown }).now;
   }
 
-  /** Resolves once no immediate is pending (after the microtasks of the last one ran). */
+  /**
+   * Resolves once no immediate is pending (after the microtasks of the last one ran) and no held work is left: work
+   * that awaits the disk (a node restarting) is held, so no timer fires while it runs and the run stays a function
+   * of its seed.
+   */
   async idle(): Promise<void> {
-    do await new Promise<void>((resolve) => real.setImmediate(resolve));
-    while (this.#immediates > 0);
+    for (;;) {
+      do await new Promise<void>((resolve) => real.setImmediate(resolve));
+      while (this.#immediates > 0);
+      if (!this.#held.size) return;
+      await Promise.allSettled([...this.#held]);
+    }
+  }
+
+  /** Keeps time still until `work` settles (see idle). */
+  hold(work: Promise<unknown>): void {
+    const held = work.finally(() => this.#held.delete(held));
+    held.catch(() => {});
+    this.#held.add(held);
   }
 
   /** The time of the next timer, or null when none is set. */
@@ -136,8 +170,13 @@ export class VirtualClock {
         due.at += due.every;
         this.#push(due);
       } else this.#timers.delete(due.id);
+      if (due.owner && !due.owner.alive) {
+        this.#timers.delete(due.id);
+        continue;
+      }
       this.fired++;
-      due.fn(...due.args);
+      if (due.owner) owner.run(due.owner, () => due.fn(...due.args));
+      else due.fn(...due.args);
       await this.idle();
     }
   }

@@ -11,6 +11,7 @@ export interface Payment {
   amount: string;
   routed: boolean;
   hops: number;
+  /** When the REST call was made, on the sender's clock (skewed like the completed_at it is compared with). */
   startedAt: number;
   httpStatus: number;
   txid: string | null;
@@ -36,6 +37,14 @@ export interface World {
   indexOfHash: Map<string, number>;
   /** Whether any fault was injected in the run. */
   faulted: boolean;
+  /** Failure codes the run's other faults and liars explain (a restart forgets discoveries: `route_unknown`). */
+  explained?: readonly string[];
+  /**
+   * The nodes that lie (liars.ts). Every check holds for the honest nodes; a liar's own books are its affair: its
+   * balances, fees, credit, pending rows and chain are not checked, nor its side of a pair, nor the payments it sent,
+   * and a route through it need not complete on all legs, though each honest relay on it keeps both its legs or none.
+   */
+  liars?: ReadonlySet<number>;
 }
 
 const UNSETTLED = new Set(['pending', 'sending', 'accepted', 'sent']);
@@ -55,12 +64,15 @@ export function checkInvariants(w: World): string[] {
   const out: string[] = [];
   const sum = (xs: Iterable<Decimal>): Decimal => [...xs].reduce((a, b) => a.plus(b), new Decimal(0));
   const name = (hash: string): string => `n${w.indexOfHash.get(hash) ?? hash.slice(0, 8)}`;
+  const liar = (index: number | undefined): boolean => index !== undefined && !!w.liars?.has(index);
+  const honest = w.nodes.filter((s) => !liar(s.index));
+  const withHonest = (s: NodeState): any[] => s.balances.filter((b) => !liar(w.indexOfHash.get(b.pubkey_hash)));
 
-  // No money created or lost: the nets of all nodes sum to zero, and each pair's views mirror each other.
-  const total = sum(w.nodes.flatMap((s) => s.balances.map((b) => new Decimal(b.net_balance))));
+  // No money created or lost: the nets between honest nodes sum to zero, and each pair's views mirror each other.
+  const total = sum(honest.flatMap((s) => withHonest(s).map((b) => new Decimal(b.net_balance))));
   if (!total.isZero()) out.push(`nets sum to ${total.toString()}, not 0`);
-  for (const s of w.nodes) {
-    for (const b of s.balances) {
+  for (const s of honest) {
+    for (const b of withHonest(s)) {
       const other = w.nodes[w.indexOfHash.get(b.pubkey_hash) ?? -1];
       const mirror = other?.balances.find((x) => x.pubkey_hash === s.hash && x.currency === b.currency);
       if (!mirror || !new Decimal(mirror.net_balance).plus(b.net_balance).isZero()) {
@@ -70,7 +82,7 @@ export function checkInvariants(w: World): string[] {
   }
 
   // Each node's balances equal its completed entries.
-  for (const s of w.nodes) {
+  for (const s of honest) {
     const fromEntries = new Map<string, Decimal>();
     for (const t of s.transactions) {
       if (t.status !== 'completed') continue;
@@ -84,7 +96,7 @@ export function checkInvariants(w: World): string[] {
   }
 
   // No credit line exceeded: what a receiver holds from a sender stays within the credit it extends.
-  for (const s of w.nodes) {
+  for (const s of honest) {
     for (const b of s.balances) {
       const limit = w.limits.get(`${s.index}>${w.indexOfHash.get(b.pubkey_hash)}`);
       if (limit && new Decimal(b.net_balance).greaterThan(limit)) out.push(`n${s.index} holds ${b.net_balance} from ${name(b.pubkey_hash)}, over the ${limit.toString()} it extends`);
@@ -99,25 +111,28 @@ export function checkInvariants(w: World): string[] {
   const feesFound = new Map<number, Decimal>();
   for (const [hash, ls] of legs) {
     const completed = ls.filter((l) => l.t.status === 'completed').length;
-    if (completed !== 0 && completed !== ls.length) out.push(`routed ${hash.slice(0, 12)}: ${completed} of ${ls.length} legs completed`);
-    if (completed !== ls.length) continue;
-    const perNode = new Map<number, Decimal>();
-    for (const l of ls) perNode.set(l.node, (perNode.get(l.node) ?? new Decimal(0)).plus(signed(w.nodes[l.node]!, l.t)));
-    for (const [node, net] of perNode) {
-      if (ls.filter((l) => l.node === node).length === 2) {
-        if (net.isNegative()) out.push(`routed ${hash.slice(0, 12)}: relay n${node} lost ${net.negated().toString()}`);
-        feesFound.set(node, (feesFound.get(node) ?? new Decimal(0)).plus(net));
-      }
+    if (completed !== 0 && completed !== ls.length && !ls.some((l) => liar(l.node))) out.push(`routed ${hash.slice(0, 12)}: ${completed} of ${ls.length} legs completed`);
+    for (const node of new Set(ls.map((l) => l.node))) {
+      const own = ls.filter((l) => l.node === node);
+      if (own.length !== 2 || liar(node)) continue;
+      const done = own.filter((l) => l.t.status === 'completed').length;
+      if (done === 1) out.push(`routed ${hash.slice(0, 12)}: relay n${node} has 1 of its 2 legs completed`);
+      if (done !== 2) continue;
+      const net = sum(own.map((l) => signed(w.nodes[node]!, l.t)));
+      if (net.isNegative()) out.push(`routed ${hash.slice(0, 12)}: relay n${node} lost ${net.negated().toString()}`);
+      feesFound.set(node, (feesFound.get(node) ?? new Decimal(0)).plus(net));
     }
   }
-  for (const s of w.nodes) {
+  for (const s of honest) {
     const found = feesFound.get(s.index) ?? new Decimal(0);
     if (!found.equals(s.fees)) out.push(`n${s.index}: fee earnings ${s.fees}, its relayed legs net ${found.toString()}`);
   }
 
   // Every accepted payment ends completed, or failed for a cause the run explains; nothing is left unsettled.
-  const allowed = (reason: string): boolean => HEALTHY_CAUSES.test(reason) || (w.faulted && FAULT_CAUSES.test(reason));
+  const extra = w.explained?.length ? new RegExp(`^((rejected|cancelled)( by the payee)?: )*(${w.explained.join('|')})\\b`) : null;
+  const allowed = (reason: string): boolean => HEALTHY_CAUSES.test(reason) || (w.faulted && FAULT_CAUSES.test(reason)) || !!extra?.test(reason);
   for (const p of w.payments) {
+    if (liar(p.from)) continue;
     if (p.httpStatus >= 300) {
       if (!allowed(p.answer)) out.push(`payment ${p.n} (n${p.from}>n${p.to}) refused by REST: ${p.answer}`);
       continue;
@@ -131,7 +146,7 @@ export function checkInvariants(w: World): string[] {
     if (row.status === 'completed') continue;
     if (!allowed(row.failure_reason ?? '')) out.push(`payment ${p.n} (n${p.from}>n${p.to}, ${p.routed ? 'routed' : 'direct'}) ${row.status}: ${row.failure_reason}${row.needs_review ? ' [needs_review]' : ''} (txid ${p.txid})`);
   }
-  for (const s of w.nodes) {
+  for (const s of honest) {
     for (const t of s.transactions) if (UNSETTLED.has(t.status)) out.push(`n${s.index}: ${t.txid} still ${t.status} after quiescence`);
     if (!s.verify.ok) out.push(`n${s.index}: chain verify has ${s.verify.findings} finding(s)`);
   }

@@ -4,6 +4,7 @@
  * to each through its REST API over the same network, signed with the node's admin key as node-cli signs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { entropyToMnemonic } from '@scure/bip39';
@@ -11,9 +12,12 @@ import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { builtinPlugins } from '../../builtin-plugins/index.js';
 import { signRequest } from '../../kernel/auth/verifier.js';
 import { loadConfig } from '../../kernel/config.js';
+import { lockDataDir, type DataDirLock } from '../../kernel/db/open.js';
 import { startNode, type RunningNode } from '../../kernel/node.js';
+import type { MemoryResponse } from '../../kernel/net/memory-exchange.js';
 import type { MemoryNetwork } from '../../kernel/peers/transport-memory.js';
-import type { VirtualClock } from './clock.js';
+import type { BuiltinPlugin } from '../../sdk/index.js';
+import { owner, type Owner, type VirtualClock } from './clock.js';
 import type { Rng } from './random.js';
 
 export interface Reply {
@@ -32,7 +36,16 @@ const SIM_SETTINGS = {
 export class SimNode {
   node!: RunningNode;
   readonly dataDir: string;
+  /** This instance of the node as the clock knows it (a restart makes a new one); `skewMs` is its clock's offset. */
+  owner: Owner = { alive: true, skewMs: 0 };
+  /** The plugins it runs: the shipped ones, or some wrapped by a liar (liars.ts). */
+  builtins: readonly BuiltinPlugin[] = builtinPlugins;
   #nonce = 0;
+  #lock: DataDirLock | null = null;
+  #detach: (() => void) | null = null;
+  /** Settles when this instance crashes: a REST call it was serving then has no answer. */
+  #death: Promise<MemoryResponse> = new Promise(() => {});
+  #die: () => void = () => {};
 
   private constructor(
     readonly index: number,
@@ -43,8 +56,16 @@ export class SimNode {
     this.dataDir = mkdtempSync(join(tmpdir(), 'wallet-node-sim-'));
   }
 
-  static async start(index: number, rng: Rng, network: MemoryNetwork, clock: VirtualClock, settings: Record<string, unknown> = {}): Promise<SimNode> {
+  static async start(
+    index: number,
+    rng: Rng,
+    network: MemoryNetwork,
+    clock: VirtualClock,
+    settings: Record<string, unknown> = {},
+    shape: (node: SimNode) => void = () => {},
+  ): Promise<SimNode> {
     const node = new SimNode(index, entropyToMnemonic(rng.bytes(32), wordlist), network, clock);
+    shape(node);
     await node.#launch();
     const res = await node.rest('PUT', '/api/v1/system/settings', { ...SIM_SETTINGS, ...settings });
     if (res.status !== 200) throw new Error(`sim node ${index}: settings refused: ${JSON.stringify(res.body)}`);
@@ -62,7 +83,45 @@ export class SimNode {
       NODE_HOSTNAME: `http://n${this.index}.localhost`,
       RESTORE: this.mnemonic,
     };
-    this.node = await startNode(loadConfig(env), { builtins: builtinPlugins, env, network: this.network });
+    // The lock is the simulator's, as a process's is its own: a crash lets it go without the node's stop.
+    this.#lock = lockDataDir(this.dataDir);
+    this.#death = new Promise((resolve) => {
+      this.#die = () => resolve({ status: 0, headers: {}, body: JSON.stringify({ error: { code: 'crashed' } }) });
+    });
+    const network = this.network;
+    const self = this;
+    // The node's view of the network: what it serves runs as this instance (its clock skew, its crash).
+    const own = {
+      transport: network.transport.bind(network),
+      attach(address: string, listener: RequestListener) {
+        const instance = self.owner;
+        self.#detach = network.attach(address, (req, res) => owner.run(instance, () => listener(req, res)));
+        return self.#detach;
+      },
+    } as unknown as MemoryNetwork;
+    this.node = await owner.run(this.owner, () => startNode(loadConfig(env), { builtins: this.builtins, env, network: own, lock: this.#lock! }));
+  }
+
+  get alive(): boolean {
+    return this.owner.alive;
+  }
+
+  /**
+   * Stops the node as a killed process stops: nothing it would do next runs (its timers and immediates are dropped,
+   * its pending exchanges never answer), nothing is flushed or closed, and its data directory is left as the last
+   * commit wrote it. Its database connection is left open (unused), as closing it is a graceful act.
+   */
+  crash(): void {
+    this.owner.alive = false;
+    this.#die();
+    this.#detach?.();
+    this.#lock?.release();
+  }
+
+  /** Starts a new instance of the node on the data directory its crashed one left. */
+  async restart(): Promise<void> {
+    this.owner = { alive: true, skewMs: this.owner.skewMs };
+    await this.#launch();
   }
 
   get hash(): string {
@@ -81,8 +140,7 @@ export class SimNode {
     // Unique per call and a function of the run: the node's nonce store refuses a repeat.
     const nonce = `sim${this.index}n${++this.#nonce}x`.padEnd(32, '0');
     const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
-    const answer = await this.clock.settle(
-      this.network.request(this.address, {
+    const answer = await this.clock.settle(Promise.race([this.#death, this.network.request(this.address, {
         method,
         path: qs ? `${path}?${qs}` : path,
         headers: {
@@ -94,7 +152,7 @@ export class SimNode {
         },
         ...(text ? { body: text } : {}),
         remoteAddress: '127.0.0.1',
-      }),
+      })]),
     );
     let parsed: unknown = answer.body;
     try {
@@ -117,7 +175,7 @@ export class SimNode {
   }
 
   async destroy(): Promise<void> {
-    await this.node.stop();
+    if (this.alive) await this.node.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -13,8 +13,14 @@ import { checkInvariants, type NodeState, type Payment } from './invariants.js';
 import { SimNode } from './nodes.js';
 import { installRandom, Rng } from './random.js';
 import { hops, topology, type TopologyKind } from './topology.js';
+import { Crashes } from './faults/crash.js';
+import { faultyLink, type MoreFaults } from './faults/index.js';
+import { drawPartitions } from './faults/partition.js';
+import { skews } from './faults/skew.js';
+import { drawLiars, LIAR_CAUSES, liarPlugins, type Liars } from './liars.js';
+import { NO_WORKLOADS, WorkloadRunner, type Workloads } from './workloads.js';
 
-export interface Faults {
+export interface Faults extends MoreFaults {
   /** Probability that an exchange is lost (its request or its answer, half each). */
   drop: number;
   /** Probability that a request is delivered twice. */
@@ -46,6 +52,10 @@ export interface SimOptions {
   verbose: boolean;
   /** Writes the event trace there, a line per event (to compare two runs that should match). */
   traceFile?: string;
+  /** Nodes that lie (liars.ts). */
+  liars?: Liars;
+  /** Workloads besides payments (workloads.ts). */
+  workloads?: Workloads;
 }
 
 export const NO_FAULTS: Faults = { drop: 0, duplicate: 0, delay: 0, delayMs: 0 };
@@ -97,7 +107,15 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
   const nodes: SimNode[] = [];
   const wallStart = wallNow();
   try {
-    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false }));
+    const skew = skews(options.seed, options.nodes, options.faults.skewMs ?? 0);
+    const liars = drawLiars(options.seed, options.nodes, options.liars);
+    for (const [i, kind] of liars) note(`liar n${i} ${kind}`);
+    const shape = (n: SimNode): void => {
+      n.owner.skewMs = skew[n.index]!;
+      const kind = liars.get(n.index);
+      if (kind) n.builtins = liarPlugins(kind, options.seed ^ (n.index + 1), options.liars!.delayMs);
+    };
+    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false }, shape));
     await clock.idle();
     restoreRandom();
     restoreRandom = installRandom(nodeRng);
@@ -151,6 +169,15 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       return res;
     };
 
+    // Partitions, crashes: from a stream of their own, so a run without them decides as before they existed.
+    const moreRng = new Rng(options.seed ^ 0xfa17);
+    const span = (options.payments / options.rate) * 1000;
+    const partitions = drawPartitions(moreRng, options.nodes, options.faults.partitions ?? 0, options.faults.partitionMs ?? 0, clock.now(), span);
+    for (const p of partitions) note(`partition @${p.from - START}-${p.until - START} ${p.side.map(Number).join('')}`);
+    const crashes = new Crashes(nodes, clock, moreRng, options.faults.downMs ?? 0, note);
+    const fault = (): void => void faultCount++;
+    network.link = faultyLink(network.link, { clock, rng: moreRng, faults: options.faults, partitions, crashes, indexOf, note, fault });
+
     // The workload: payments at the chosen rate, each to a contact (direct) or to a node further away (routed).
     const adjacency = nodes.map(() => new Set<number>());
     for (const [a, b] of edges) {
@@ -161,14 +188,20 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     const payments: Payment[] = [];
     const gap = 1000 / options.rate;
     let at = clock.now();
+    const more = new WorkloadRunner(options.seed, options.workloads ?? NO_WORKLOADS, nodes, adjacency, distances, payments, limits, note, CURRENCY);
     for (let p = 0; p < options.payments; p++) {
       at += Math.max(1, Math.round(gap * -Math.log(1 - rng.next())));
       await clock.runUntil(at);
+      await more.step(clock.now());
       const from = rng.int(0, options.nodes - 1);
       const far = [...distances[from]!.keys()].filter((j) => distances[from]![j]! >= 2);
       const routed = far.length > 0 && rng.chance(options.routed);
       const to = routed ? rng.pick(far) : rng.pick([...adjacency[from]!]);
       const amount = `${rng.int(1, 20)}.${String(rng.int(0, 99)).padStart(2, '0')}`;
+      if (!nodes[from]!.alive) {
+        note(`skip ${p} n${from} is down`);
+        continue;
+      }
       const res = await nodes[from]!.rest('POST', '/api/v1/wallet/send', { address: nodes[to]!.address, amount, currency: CURRENCY });
       const data = res.body?.data ?? {};
       const payment: Payment = {
@@ -178,7 +211,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
         amount,
         routed,
         hops: distances[from]![to]!,
-        startedAt: clock.now(),
+        startedAt: clock.now() + nodes[from]!.owner.skewMs, // on the sender's clock, as its completed_at
         httpStatus: res.status,
         txid: typeof data.txid === 'string' ? data.txid : null,
         hash: typeof data.p2p_hash === 'string' ? data.p2p_hash : null,
@@ -195,6 +228,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       return deliver();
     };
     await clock.runUntil(clock.now() + options.quiesceMs);
+    faultCount += crashes.count;
     log(`quiesced; collecting`);
 
     const states: NodeState[] = [];
@@ -209,7 +243,11 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       limits,
       indexOfHash: new Map(nodes.map((n) => [n.hash, n.index])),
       faulted: faultCount > 0,
+      explained: [...(crashes.count ? ['route_unknown'] : []), ...[...liars.values()].flatMap((k) => LIAR_CAUSES[k])],
+      liars: new Set(liars.keys()),
     });
+    violations.push(...crashes.failures);
+    if (!crashes.allUp()) violations.push('a crashed node was still down after quiescence');
     const digest = trace.digest('hex');
     if (options.traceFile) {
       writeFileSync(options.traceFile, lines.join('\n') + '\n');
@@ -217,6 +255,8 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     }
     const stats = summarize(payments, states, {
       faults: faultCount,
+      crashes: crashes.count,
+      workloads: more.counts,
       virtualMs: lastPayment - START,
       timersFired: clock.fired,
       wallMs: Math.round(wallNow() - wallStart),
