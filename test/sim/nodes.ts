@@ -22,6 +22,9 @@ export interface Reply {
 }
 
 /** Settings every simulated node starts with: peers on http over the memory network, no per-key throttles. */
+/** A node's SQLite page cache: a simulated node's database is small, and a thousand of them share the machine. */
+const SIM_DATABASE_CACHE_KIB = 256;
+
 const SIM_SETTINGS = {
   peer_private_addresses_allowed: true,
   default_transport_mode: 'http',
@@ -62,7 +65,12 @@ export class SimNode {
       NODE_HOSTNAME: `http://n${this.index}.localhost`,
       RESTORE: this.mnemonic,
     };
-    this.node = await startNode(loadConfig(env), { builtins: builtinPlugins, env, network: this.network });
+    this.node = await startNode(loadConfig(env), {
+      builtins: builtinPlugins,
+      env,
+      network: this.network,
+      databaseCacheKiB: SIM_DATABASE_CACHE_KIB,
+    });
   }
 
   get hash(): string {
