@@ -1,6 +1,6 @@
 /**
  * `npm run sim -- [--seed S] [--nodes N] [--payments P] [--topology line|ring|triangle|erdos-renyi|scale-free]
- *   [--degree D] [--routed 0.3] [--rate R] [--drop p] [--duplicate p] [--delay p] [--delay-ms ms] [--profile ci|scale]
+ *   [--degree D] [--routed 0.3] [--rate R] [--drop p] [--duplicate p] [--delay p] [--delay-ms ms] [--profile ci|scale] [--hop-budget H]
  *   [--verbose] [--trace FILE]`: one run; prints the seed, the options, the figures and the trace digest; exits 1 on a violation.
  */
 import { parseArgs } from 'node:util';
@@ -21,6 +21,7 @@ const { values } = parseArgs({
     delay: { type: 'string' },
     'delay-ms': { type: 'string' },
     profile: { type: 'string' },
+    'hop-budget': { type: 'string' },
     verbose: { type: 'boolean' },
     trace: { type: 'string' },
   },
@@ -45,6 +46,7 @@ const options: SimOptions = {
     delayMs: num(values['delay-ms'], base.faults.delayMs),
   },
   verbose: values.verbose ?? base.verbose,
+  ...(values['hop-budget'] ? { hopBudget: Number(values['hop-budget']) } : {}),
   ...(values.trace ? { traceFile: values.trace } : {}),
 };
 

@@ -10,6 +10,8 @@ import { Decimal } from 'decimal.js';
 import { MemoryNetwork } from '../../kernel/peers/transport-memory.js';
 import { VirtualClock, wallNow } from './clock.js';
 import { checkInvariants, type NodeState, type Payment } from './invariants.js';
+import { memoryFigures, sampleMemory } from './memory.js';
+import { routeFigures } from './route-figures.js';
 import { SimNode } from './nodes.js';
 import { installRandom, Rng } from './random.js';
 import { hops, topology, type TopologyKind } from './topology.js';
@@ -44,6 +46,8 @@ export interface SimOptions {
   quiesceMs: number;
   /** Progress lines on stderr. */
   verbose: boolean;
+  /** A fixed hop budget for every route search (the max_p2p_level setting, not randomized); the nodes' default when unset. */
+  hopBudget?: number;
   /** Writes the event trace there, a line per event (to compare two runs that should match). */
   traceFile?: string;
 }
@@ -95,9 +99,11 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
   let restoreRandom = installRandom(new Rng(options.seed ^ 0x5eed));
   clock.install();
   const nodes: SimNode[] = [];
+  const memoryBefore = sampleMemory();
   const wallStart = wallNow();
   try {
-    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false }));
+    const hopSettings = options.hopBudget ? { max_p2p_level: options.hopBudget, hop_budget_randomized: false } : {};
+    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false, ...hopSettings }));
     await clock.idle();
     restoreRandom();
     restoreRandom = installRandom(nodeRng);
@@ -105,6 +111,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     const byAddress = new Map(nodes.map((n) => [new URL(n.address).host, n.index]));
     const indexOf = (address: string): number => byAddress.get(new URL(address.includes('://') ? address : `http://${address}`).host) ?? -1;
     log(`${nodes.length} nodes started in ${Math.round(wallNow() - wallStart)} ms`);
+    const memoryStarted = memoryFigures(memoryBefore, options.nodes);
 
     // Credit lines: each side extends a seeded limit to the other and charges a seeded fee for relaying.
     const edges = topology(options.topology, options.nodes, rng, options.degree);
@@ -222,8 +229,8 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       wallMs: Math.round(wallNow() - wallStart),
       edges: edges.length,
       exchanges,
-      rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
-      rssMbPerNode: Math.round((process.memoryUsage().rss / 2 ** 20 / options.nodes) * 10) / 10,
+      routes: await routeFigures(nodes),
+      memory: { started: memoryStarted, end: memoryFigures(memoryBefore, options.nodes) },
     });
     return { options, digest, violations, stats };
   } finally {
