@@ -22,3 +22,12 @@ export async function routeFigures(nodes: readonly SimNode[]): Promise<RouteFigu
   const total = messages.requests + messages.responses + messages.cancels;
   return { discoveries, messages, messagesPerDiscovery: discoveries ? Math.round((total / discoveries) * 10) / 10 : null };
 }
+
+/**
+ * Why a payment got `no_route`, as a key to count: the path length the topology offered, the hop budget the search
+ * had (from the error's message) and the capacity probe's reason.
+ */
+export function noRouteCause(hops: number, error: { message?: string; reason?: string } | undefined): string {
+  const budget = /within (\d+) hop/.exec(error?.message ?? '')?.[1] ?? '?';
+  return `${hops} hops, budget ${budget}: ${error?.reason ?? 'no reason'}`;
+}

@@ -11,7 +11,7 @@ import { MemoryNetwork } from '../../kernel/peers/transport-memory.js';
 import { VirtualClock, wallNow } from './clock.js';
 import { checkInvariants, type NodeState, type Payment } from './invariants.js';
 import { memoryFigures, sampleMemory } from './memory.js';
-import { routeFigures } from './route-figures.js';
+import { noRouteCause, routeFigures } from './route-figures.js';
 import { SimNode } from './nodes.js';
 import { installRandom, Rng } from './random.js';
 import { hops, topology, type TopologyKind } from './topology.js';
@@ -166,6 +166,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     }
     const distances = nodes.map((n) => hops(edges, options.nodes, n.index));
     const payments: Payment[] = [];
+    const noRoute: Record<string, number> = {};
     const gap = 1000 / options.rate;
     let at = clock.now();
     for (let p = 0; p < options.payments; p++) {
@@ -192,6 +193,10 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
         answer: res.status < 300 ? String(data.status) : String(res.body?.error?.code ?? res.status),
       };
       payments.push(payment);
+      if (payment.answer === 'no_route') {
+        const cause = noRouteCause(payment.hops, res.body?.error);
+        noRoute[cause] = (noRoute[cause] ?? 0) + 1;
+      }
       note(`pay ${p} @${clock.now() - START} ${from}>${to} ${amount} ${routed ? 'routed' : 'direct'} -> ${res.status} ${payment.answer} ${payment.txid ?? ''} ${payment.hash ?? ''}`);
       if (options.verbose && (p + 1) % 100 === 0) log(`${p + 1} payments`);
     }
@@ -229,7 +234,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       wallMs: Math.round(wallNow() - wallStart),
       edges: edges.length,
       exchanges,
-      routes: await routeFigures(nodes),
+      routes: { ...(await routeFigures(nodes)), noRoute },
       memory: { started: memoryStarted, end: memoryFigures(memoryBefore, options.nodes) },
     });
     return { options, digest, violations, stats };
