@@ -1,8 +1,8 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { definePlugin } from '../../sdk/index.js';
 import { DebugReportSubmitter } from './debug-submit.js';
+import { acquireEventLoopMonitor } from './event-loop.js';
 import { Extensions } from './extensions.js';
-import { LOOP_RESOLUTION_MS, registerRoutes } from './routes.js';
+import { registerRoutes } from './routes.js';
 import { systemSettings } from './settings-catalog.js';
 import { databaseProbe, processorFlags, statusBuilder } from './status.js';
 import { SystemStore } from './store.js';
@@ -42,11 +42,8 @@ export default definePlugin({
     // Turned on: the first check now, not an hour later.
     ctx.settings.onChange('updateCheckEnabled', () => ctx.jobs.kick('update-check'));
 
-    const eventLoop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
-    eventLoop.enable();
-    ctx.onStop(() => {
-      eventLoop.disable();
-    });
+    const { histogram: eventLoop, release } = acquireEventLoopMonitor();
+    ctx.onStop(release);
 
     const database = databaseProbe(kernel);
     registerRoutes(ctx, {

@@ -14,7 +14,7 @@ const PAGE_SIZE = 8192;
  * The file is owner-only whatever the umask: SQLite creates a new database 0644 minus the umask, and gives its
  * `-wal` and `-shm` files the mode of the database file, so making the database file 600 first covers all three.
  */
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, options: { cacheKiB?: number } = {}): Db {
   // ':memory:' and '' are SQLite's in-memory and temporary databases: there is no file to protect.
   if (file !== ':memory:' && file !== '') makePrivate(file);
   const db = new Database(file);
@@ -26,6 +26,8 @@ export function openDatabase(file: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // SQLite's page cache is per connection (16 MiB as better-sqlite3 builds it): a process running many nodes can hold less each.
+  if (options.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(options.cacheKiB))}`);
   return db;
 }
 

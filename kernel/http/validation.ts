@@ -45,6 +45,22 @@ function admitExactNumbers(schema: unknown): unknown {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * Compiled validators by Ajv instance and schema text. Every node in a process (tests, simulations) and every plugin
+ * restart declares the same route schemas as fresh objects, which Ajv's own cache (keyed by object) cannot match: one
+ * compilation per schema text serves them all. A validator keeps no state between calls but `errors`, which is read
+ * right after the call it belongs to.
+ */
+const validators = new WeakMap<Ajv, Map<string, ValidateFunction>>();
+function compiled(ajv: Ajv, schema: JsonSchema, prepare: () => JsonSchema): ValidateFunction {
+  let byText = validators.get(ajv);
+  if (!byText) validators.set(ajv, (byText = new Map()));
+  const text = JSON.stringify(schema);
+  let validate = byText.get(text);
+  if (!validate) byText.set(text, (validate = ajv.compile(prepare())));
+  return validate;
+}
+
 const responseAjv = new Ajv({ allErrors: true, strict: false });
 responseAjv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
 
@@ -53,7 +69,7 @@ responseAjv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+
  * else the mismatches in words. A node in test mode runs it on every answer (contract tests for free).
  */
 export function compileResponseCheck(schema: JsonSchema): (data: unknown) => string | null {
-  const validate = responseAjv.compile(schema);
+  const validate = compiled(responseAjv, schema, () => schema);
   return (data) => {
     if (validate(data === undefined ? null : JSON.parse(JSON.stringify(data)))) return null;
     return validate.errors!.map((e) => `data${e.instancePath} ${e.message ?? 'is invalid'}`).join('; ');
@@ -67,7 +83,7 @@ export function compileValidator(
   errorCodes: Record<string, string> = {},
   fallbackCode = 'validation_error',
 ): Validator {
-  const validate: ValidateFunction = where === 'body' ? bodyAjv.compile(admitExactNumbers(schema) as JsonSchema) : queryAjv.compile(schema);
+  const validate = where === 'body' ? compiled(bodyAjv, schema, () => admitExactNumbers(schema) as JsonSchema) : compiled(queryAjv, schema, () => schema);
   return (value) => {
     if (validate(value)) return;
     const err = validate.errors![0]!;

@@ -62,6 +62,7 @@ const { values } = parseArgs({
     probes: { type: 'string' },
     help: { type: 'boolean' },
     profile: { type: 'string' },
+    'hop-budget': { type: 'string' },
     verbose: { type: 'boolean' },
     trace: { type: 'string' },
   },
@@ -107,6 +108,7 @@ const options: SimOptions = {
     probes: num(values.probes, base.workloads?.probes ?? 0),
   },
   verbose: values.verbose ?? base.verbose,
+  ...(values['hop-budget'] ? { hopBudget: Number(values['hop-budget']) } : {}),
   ...(values.trace ? { traceFile: values.trace } : {}),
 };
 

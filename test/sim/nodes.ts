@@ -26,6 +26,9 @@ export interface Reply {
 }
 
 /** Settings every simulated node starts with: peers on http over the memory network, no per-key throttles. */
+/** A node's SQLite page cache: a simulated node's database is small, and a thousand of them share the machine. */
+const SIM_DATABASE_CACHE_KIB = 256;
+
 const SIM_SETTINGS = {
   peer_private_addresses_allowed: true,
   default_transport_mode: 'http',
@@ -99,7 +102,7 @@ export class SimNode {
         return self.#detach;
       },
     } as unknown as MemoryNetwork;
-    this.node = await owner.run(this.owner, () => startNode(loadConfig(env), { builtins: this.builtins, env, network: own, lock: this.#lock! }));
+    this.node = await owner.run(this.owner, () => startNode(loadConfig(env), { builtins: this.builtins, env, network: own, lock: this.#lock!, databaseCacheKiB: SIM_DATABASE_CACHE_KIB }));
   }
 
   get alive(): boolean {

@@ -10,6 +10,8 @@ import { Decimal } from 'decimal.js';
 import { MemoryNetwork } from '../../kernel/peers/transport-memory.js';
 import { VirtualClock, wallNow } from './clock.js';
 import { checkInvariants, type NodeState, type Payment } from './invariants.js';
+import { memoryFigures, sampleMemory } from './memory.js';
+import { noRouteCause, routeFigures } from './route-figures.js';
 import { SimNode } from './nodes.js';
 import { installRandom, Rng } from './random.js';
 import { hops, topology, type TopologyKind } from './topology.js';
@@ -50,6 +52,8 @@ export interface SimOptions {
   quiesceMs: number;
   /** Progress lines on stderr. */
   verbose: boolean;
+  /** A fixed hop budget for every route search (the max_p2p_level setting, not randomized); the nodes' default when unset. */
+  hopBudget?: number;
   /** Writes the event trace there, a line per event (to compare two runs that should match). */
   traceFile?: string;
   /** Nodes that lie (liars.ts). */
@@ -105,6 +109,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
   let restoreRandom = installRandom(new Rng(options.seed ^ 0x5eed));
   clock.install();
   const nodes: SimNode[] = [];
+  const memoryBefore = sampleMemory();
   const wallStart = wallNow();
   try {
     const skew = skews(options.seed, options.nodes, options.faults.skewMs ?? 0);
@@ -115,7 +120,8 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       const kind = liars.get(n.index);
       if (kind) n.builtins = liarPlugins(kind, options.seed ^ (n.index + 1), options.liars!.delayMs);
     };
-    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false }, shape));
+    const hopSettings = options.hopBudget ? { max_p2p_level: options.hopBudget, hop_budget_randomized: false } : {};
+    for (let i = 0; i < options.nodes; i++) nodes.push(await SimNode.start(i, rng, network, clock, { contact_status_enabled: false, ...hopSettings }, shape));
     await clock.idle();
     restoreRandom();
     restoreRandom = installRandom(nodeRng);
@@ -123,6 +129,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     const byAddress = new Map(nodes.map((n) => [new URL(n.address).host, n.index]));
     const indexOf = (address: string): number => byAddress.get(new URL(address.includes('://') ? address : `http://${address}`).host) ?? -1;
     log(`${nodes.length} nodes started in ${Math.round(wallNow() - wallStart)} ms`);
+    const memoryStarted = memoryFigures(memoryBefore, options.nodes);
 
     // Credit lines: each side extends a seeded limit to the other and charges a seeded fee for relaying.
     const edges = topology(options.topology, options.nodes, rng, options.degree);
@@ -186,6 +193,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     }
     const distances = nodes.map((n) => hops(edges, options.nodes, n.index));
     const payments: Payment[] = [];
+    const noRoute: Record<string, number> = {};
     const gap = 1000 / options.rate;
     let at = clock.now();
     const more = new WorkloadRunner(options.seed, options.workloads ?? NO_WORKLOADS, nodes, adjacency, distances, payments, limits, note, CURRENCY);
@@ -218,6 +226,10 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
         answer: res.status < 300 ? String(data.status) : String(res.body?.error?.code ?? res.status),
       };
       payments.push(payment);
+      if (payment.answer === 'no_route') {
+        const cause = noRouteCause(payment.hops, res.body?.error);
+        noRoute[cause] = (noRoute[cause] ?? 0) + 1;
+      }
       note(`pay ${p} @${clock.now() - START} ${from}>${to} ${amount} ${routed ? 'routed' : 'direct'} -> ${res.status} ${payment.answer} ${payment.txid ?? ''} ${payment.hash ?? ''}`);
       if (options.verbose && (p + 1) % 100 === 0) log(`${p + 1} payments`);
     }
@@ -262,8 +274,8 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       wallMs: Math.round(wallNow() - wallStart),
       edges: edges.length,
       exchanges,
-      rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
-      rssMbPerNode: Math.round((process.memoryUsage().rss / 2 ** 20 / options.nodes) * 10) / 10,
+      routes: { ...(await routeFigures(nodes)), noRoute },
+      memory: { started: memoryStarted, end: memoryFigures(memoryBefore, options.nodes) },
     });
     return { options, digest, violations, stats };
   } finally {

@@ -35,4 +35,15 @@ describe('openDatabase', () => {
     expect(db.prepare('SELECT x FROM t').pluck().get()).toBe(1);
     db.close();
   });
+
+  it('keeps SQLite\'s page cache unless told a size, in KiB', () => {
+    const plain = openDatabase(join(dir(), 'plain.db'));
+    const small = openDatabase(join(dir(), 'small.db'), { cacheKiB: 256 });
+    const driverDefault = new Database(':memory:');
+    expect(plain.pragma('cache_size', { simple: true })).toBe(driverDefault.pragma('cache_size', { simple: true }));
+    driverDefault.close();
+    expect(small.pragma('cache_size', { simple: true })).toBe(-256);
+    plain.close();
+    small.close();
+  });
 });
