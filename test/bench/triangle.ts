@@ -19,6 +19,8 @@ export async function benchTriangle(): Promise<void> {
     const edges = nodes.flatMap((from, i) => nodes.filter((_, j) => j !== i).map((to) => ({ from, to })));
     const lags: number[] = [];
     let failed = 0;
+    /** Not final on both sides within a minute of the run's end (neither failed nor completed by then). */
+    let unsettled = 0;
     let refused = 0;
     const settle: Promise<void>[] = [];
     const fire = async (edge: (typeof edges)[number]): Promise<void> => {
@@ -32,7 +34,8 @@ export async function benchTriangle(): Promise<void> {
       const txid = res.body.data.txid as string;
       const timeout = (seconds + 60) * 1000;
       const [a, b] = await Promise.all([edge.from.whenFinal(txid, timeout), edge.to.whenFinal(txid, timeout)]).catch(() => [null, null]);
-      if (!a || !b || a.status !== 'completed' || b.status !== 'completed') failed++;
+      if (!a || !b) unsettled++;
+      else if (a.status !== 'completed' || b.status !== 'completed') failed++;
       else lags.push(Math.max(a.at, b.at) - accepted);
     };
     const total = rate * seconds;
@@ -58,7 +61,7 @@ export async function benchTriangle(): Promise<void> {
       `  triangle, two-way, ${rate} payments/s offered for ${seconds} s (${total} payments, 3 nodes, one thread each):\n` +
         `    completion lag (REST accept → completed on both sides): p50 ${pct(lags, 50)} ms   p99 ${pct(lags, 99)} ms   max ${lags[lags.length - 1]} ms` +
         `   (target p99 < 250 ms)\n` +
-        `    failed ${failed}, refused by REST (or its socket) ${refused}; last settled ${drained.toFixed(2)} s after the last send; ` +
+        `    failed ${failed}, not final within 60 s of the run ${unsettled}, refused by REST (or its socket) ${refused}; last settled ${drained.toFixed(2)} s after the last send; ` +
         `CPU ${((cpu.user + cpu.system) / 1000 / Math.max(1, lags.length)).toFixed(2)} ms per settled payment`,
     );
   } finally {
