@@ -1,6 +1,6 @@
 /**
  * Ping and pong: the status exchange between two contacts. The pinger sends its chain heads per currency and
- * the currencies it holds with the peer; the responder answers (synchronously, in the signed reply) with its
+ * the currencies it holds with the peer; the responder answers (synchronously, in the sealed reply) with its
  * heads, chain validity per currency, the credit it extends to the pinger and what of it is available, and
  * the currencies it holds (peerKnownCurrencies). The pinger stores `my_available_credit` per currency and
  * reconciles the drift a lost notice may have left: an outgoing request the peer accepted becomes accepted, a

@@ -259,6 +259,7 @@ export const ADDRESS_COLUMN: Record<AddressKind, 'addr_http' | 'addr_https' | 'a
 /** The keys of the lookups the store keeps (read-cache.ts); a line's key starts with `line(contactId, '')`. */
 const KEPT = {
   contact: (hash: string) => `hash ${hash}`,
+  named: (name: string, caseSensitive: boolean) => `name ${caseSensitive ? 'exact' : 'nocase'} ${name}`,
   acceptedOn: (currencyKey: string) => `accepted ${currencyKey}`,
   lines: (contactId: number) => `lines ${contactId}`,
   line: (contactId: number, currencyKey: string) => `line ${contactId} ${currencyKey}`,
@@ -268,6 +269,8 @@ export class ContactStore {
   readonly #byId: Statement;
   readonly #byHash: Statement;
   readonly #byAddress: Statement;
+  readonly #byName: Statement;
+  readonly #byNameNoCase: Statement;
   readonly #currencies: Statement;
   readonly #currency: Statement;
   readonly #acceptedWithKeys: Statement;
@@ -286,6 +289,8 @@ export class ContactStore {
     this.#byId = db.prepare('SELECT * FROM contacts WHERE id = ?');
     this.#byHash = db.prepare('SELECT * FROM contacts WHERE pubkey_hash = ?');
     this.#byAddress = db.prepare('SELECT * FROM contacts WHERE addr_http = ? OR addr_https = ? OR addr_tor = ?');
+    this.#byName = db.prepare('SELECT * FROM contacts WHERE name = ? ORDER BY id');
+    this.#byNameNoCase = db.prepare('SELECT * FROM contacts WHERE name = ? COLLATE NOCASE ORDER BY id');
     this.#currencies = db.prepare('SELECT * FROM contact_currencies WHERE contact_id = ? ORDER BY created_at, rowid').safeIntegers(true);
     this.#currency = db.prepare('SELECT * FROM contact_currencies WHERE contact_id = ? AND currency_key = ?').safeIntegers(true);
     this.#acceptedWithKeys = db.prepare("SELECT * FROM contacts WHERE status = 'accepted' AND pubkey_hash IS NOT NULL ORDER BY id");
@@ -315,9 +320,10 @@ export class ContactStore {
     return r ? contactOf(r) : null;
   }
 
+  /** Kept like byHash: a payment sent by the contact's name looks it up on every REST call. */
   byName(name: string, caseSensitive: boolean): ContactRow[] {
-    const sql = caseSensitive ? 'SELECT * FROM contacts WHERE name = ? ORDER BY id' : 'SELECT * FROM contacts WHERE name = ? COLLATE NOCASE ORDER BY id';
-    return (this.db.prepare(sql).all(name) as Raw[]).map(contactOf);
+    const statement = caseSensitive ? this.#byName : this.#byNameNoCase;
+    return this.#cache.read(KEPT.named(name, caseSensitive), () => statement.all(name) as Raw[]).map(contactOf);
   }
 
   list(status: ContactStatus | null, limit: number, offset: number): ContactRow[] {

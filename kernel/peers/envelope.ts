@@ -24,6 +24,11 @@ export interface PeerHeader {
   mid: string;
   /** Set on messages the sender may send again (queued ones): the receiver records its reply and answers a repeat from the record. */
   rep?: true;
+  /**
+   * On requests: the sender takes a reply with no signature. The reply is sealed under a key only the two ends can
+   * derive, with its header as associated data, so the seal alone proves who wrote it (docs/protocol.md, section 5).
+   */
+  sr?: true;
   /** On replies: the nonce of the request answered. */
   re?: string;
 }
@@ -32,7 +37,8 @@ export interface WireEnvelope {
   header: string;
   /** Requests are sealed to the recipient's key (with `epk`); replies under the key derived from the request. */
   body: Sealed | SealedReply;
-  sig: string;
+  /** Absent on a reply to a request that said `sr`. */
+  sig?: string;
 }
 
 export class EnvelopeError extends Error {
@@ -53,7 +59,13 @@ function signedBytes(header: string, body: { epk?: string; iv: string; ct: strin
 
 export const newNonce = (): string => randomBytes(16).toString('hex');
 
-function headerFor(identity: Identity, addresses: NodeAddresses, to: string, ids: { mid: string; re?: string; repeatable?: boolean }, nowMs: number): { header: string; nonce: string } {
+function headerFor(
+  identity: Identity,
+  addresses: NodeAddresses,
+  to: string,
+  ids: { mid: string; re?: string; repeatable?: boolean; sealedReply?: boolean },
+  nowMs: number,
+): { header: string; nonce: string } {
   const nonce = newNonce();
   const headerObj: PeerHeader = {
     v: 1,
@@ -63,6 +75,7 @@ function headerFor(identity: Identity, addresses: NodeAddresses, to: string, ids
     nonce,
     mid: ids.mid,
     ...(ids.repeatable ? { rep: true as const } : {}),
+    ...(ids.sealedReply ? { sr: true as const } : {}),
     ...(ids.re ? { re: ids.re } : {}),
   };
   return { header: JSON.stringify(headerObj), nonce };
@@ -78,24 +91,27 @@ export function buildEnvelope(
   nowMs: number,
   sessions: SealingSessions,
 ): { wire: WireEnvelope & { body: Sealed }; nonce: string; replyKey: Buffer } {
-  const { header, nonce } = headerFor(identity, addresses, recipient.pubkeyHash, ids, nowMs);
+  const { header, nonce } = headerFor(identity, addresses, recipient.pubkeyHash, { ...ids, sealedReply: true }, nowMs);
   const { sealed: body, replyKey } = sessions.seal(recipient.sealingKey, JSON.stringify(payload), header, nowMs);
   return { wire: { header, body, sig: b64u(identity.sign(signedBytes(header, body))) }, nonce, replyKey };
 }
 
-/** The answer to a request, sealed under the key both sides derived from it. */
+/**
+ * The answer to a request, sealed under the key both sides derived from it; signed only for a sender that did not
+ * say it takes the seal alone (`sr`: an older node verifies every reply's signature).
+ */
 export function buildReplyEnvelope(
   identity: Identity,
   addresses: NodeAddresses,
   to: string,
   replyKey: Buffer,
   payload: object,
-  ids: { mid: string; re: string },
+  ids: { mid: string; re: string; signed: boolean },
   nowMs: number,
 ): WireEnvelope {
   const { header } = headerFor(identity, addresses, to, ids, nowMs);
   const body = sealReply(replyKey, JSON.stringify(payload), header);
-  return { header, body, sig: b64u(identity.sign(signedBytes(header, body))) };
+  return ids.signed ? { header, body, sig: b64u(identity.sign(signedBytes(header, body))) } : { header, body };
 }
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
@@ -130,8 +146,8 @@ export interface InspectedEnvelope {
   header: PeerHeader;
   /** Hash of the key the header names: only a claim until the signature is verified. */
   claimedSender: string;
-  /** What the signature check and the decryption need. */
-  readonly signed: { header: string; sig: string; publicKey: Buffer; sealingKey: Buffer; addresses: NodeAddresses; parts: { epk?: string; iv: string; ct: string } };
+  /** What the signature check and the decryption need (`sig` null: an unsigned reply, which the seal authenticates). */
+  readonly signed: { header: string; sig: string | null; publicKey: Buffer; sealingKey: Buffer; addresses: NodeAddresses; parts: { epk?: string; iv: string; ct: string } };
 }
 
 /**
@@ -141,7 +157,7 @@ export interface InspectedEnvelope {
 export function inspectEnvelope(identity: Identity, raw: unknown, nowMs: number, isReply = false): InspectedEnvelope {
   if (typeof raw !== 'object' || raw === null) return malformed('not an object');
   const { header, body, sig } = raw as Record<string, unknown>;
-  if (!isStr(header) || header.length > 4096 || !isStr(sig)) return malformed('header or signature missing');
+  if (!isStr(header) || header.length > 4096 || !(isStr(sig) || (isReply && sig === undefined))) return malformed('header or signature missing');
   if (typeof body !== 'object' || body === null) return malformed('body missing');
   const sealed = body as Record<string, unknown>;
   if ((isReply ? sealed.epk !== undefined : !isStr(sealed.epk)) || !isStr(sealed.iv) || !isStr(sealed.ct)) return malformed('body fields missing');
@@ -162,13 +178,16 @@ export function inspectEnvelope(identity: Identity, raw: unknown, nowMs: number,
   if (h.to !== identity.pubkeyHash) throw new EnvelopeError('wrong_recipient', 'envelope addressed to another node');
   if (Math.abs(nowMs / 1000 - h.ts) > PEER_WINDOW_SECONDS) throw new EnvelopeError('expired', 'envelope outside the 300-second window');
   const parts = { ...(isReply ? {} : { epk: sealed.epk as string }), iv: sealed.iv, ct: sealed.ct };
-  return { header: h, claimedSender: pubkeyHash(publicKey), signed: { header, sig, publicKey, sealingKey, addresses, parts } };
+  return { header: h, claimedSender: pubkeyHash(publicKey), signed: { header, sig: isStr(sig) ? sig : null, publicKey, sealingKey, addresses, parts } };
 }
 
 /** The signature (over the exact header string and sealed body), then decryption with the header as associated data. */
 export function openInspected(identity: Identity, inspected: InspectedEnvelope, replyKey?: Buffer): OpenedEnvelope {
   const { header, sig, publicKey, sealingKey, addresses, parts } = inspected.signed;
-  if (!verify(publicKey, signedBytes(header, parts), Buffer.from(sig, 'base64url'))) throw new EnvelopeError('bad_signature', 'signature does not verify');
+  // Only a reply comes without a signature (inspectEnvelope): opening it under the reply key authenticates it.
+  if (sig === null ? replyKey === undefined : !verify(publicKey, signedBytes(header, parts), Buffer.from(sig, 'base64url'))) {
+    throw new EnvelopeError('bad_signature', 'signature does not verify');
+  }
   let payload: unknown;
   let nextKey: Buffer | null = null;
   try {

@@ -216,7 +216,7 @@ export class PeerInbound {
       sender.pubkeyHash,
       opened.replyKey!,
       { type: `${type}.reply`, ...reply },
-      { mid: header.mid, re: header.nonce },
+      { mid: header.mid, re: header.nonce, signed: header.sr !== true },
       Date.now(),
     );
     return { status: 200, body: wire };

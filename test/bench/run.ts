@@ -3,7 +3,8 @@
  *   BENCH_CONCURRENCY (50), BENCH_WARMUP_S (2), BENCH_DURATION_S (10), BENCH_CLIENT (http, fetch or both: both),
  *   BENCH_AUTH_N (100000), BENCH_PEER_CONCURRENCY (32), BENCH_PEER_TRANSPORT (http: https by default),
  *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts), BENCH_NODES (threads; processes: payments and routing),
- *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,routing,backup,export: all),
+ *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,triangle,routing,backup,export: all), or the
+ *   same names as arguments (`npm run bench -- payments triangle status`); BENCH_TRI_RATE, BENCH_TRI_S (triangle.ts),
  *   BENCH_EXPORT_ROWS (1000000), BENCH_MCP_SAMPLES (400), BENCH_MCP_SESSIONS (50); BENCH_ONLY also takes mcp.
  *   BENCH_SANDBOX_SAMPLES (3000), BENCH_SANDBOX_IDLE (20); BENCH_ONLY also takes sandbox.
  *   BENCH_MCP_FED_SAMPLES (200: the one-hop and two-hop runs both call S with B's key, and the public /mcp route
@@ -19,6 +20,7 @@ import { benchPayments } from './payments.js';
 import { runContactRoundTripBench, runPeerMessageBench } from './peer.js';
 import { benchRouting } from './routing.js';
 import { benchSandbox } from './sandbox.js';
+import { benchTriangle } from './triangle.js';
 import type { ClientKind } from './load-worker.js';
 import { runStatusBench, STATUS_PATH } from './status.js';
 
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
   console.log(
     `wallet-node benchmarks: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? '?'}), ${process.platform}`,
   );
-  const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const only = [...(process.env.BENCH_ONLY ?? '').split(','), ...process.argv.slice(2)].map((s) => s.trim()).filter(Boolean);
   const wanted = (name: string): boolean => only.length === 0 || only.includes(name);
   const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`load average ${load()} (other work on the machine skews every figure below)`);
@@ -66,6 +68,10 @@ async function main(): Promise<void> {
   if (wanted('payments')) {
     console.log('\n[5] direct payments: REST call to completed on both sides, and concurrent senders');
     await benchPayments();
+  }
+  if (wanted('triangle')) {
+    console.log('\n[5b] completion lag under two-way load in a triangle');
+    await benchTriangle();
   }
   if (wanted('routing')) {
     console.log('\n[6] routed payments: 5 legs, REST call to completed at the destination; routed payments per second through one relay');

@@ -1,9 +1,13 @@
 /**
  * Benchmark: signed `GET /api/v1/system/status` against a node started in this process, with N concurrent
  * clients on loopback (in a worker thread), every request signed with a fresh nonce over reused connections.
- * Prints requests/s, p50/p90/p99 latency and errors. It asserts nothing.
+ * Prints requests/s, p50/p90/p99 latency and errors; then the same load, same client, against a bare node:http
+ * server in this process answering the bytes the node answered, and the node's share of it (issue 28: >= 40%).
+ * It asserts nothing.
  */
 import { readFileSync, existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
@@ -73,6 +77,37 @@ const CLIENT_NAMES: Record<ClientKind, string> = {
   fetch: 'fetch (undici), keep-alive pool',
 };
 
+/** A bare node:http server answering every request with `body` (what the node answered), as JSON. */
+async function bareServer(body: Buffer): Promise<{ server: Server; baseUrl: string }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function report(label: string, r: LoadResult & { serverBusy: number }): number {
+  const sorted = r.latencies.slice().sort();
+  const done = sorted.length;
+  const ok = Object.entries(r.statuses)
+    .filter(([s]) => s.startsWith('2'))
+    .reduce((n, [, c]) => n + c, 0);
+  const non2xx = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2'));
+  const errors = done - ok + r.networkErrors;
+  const perSecond = Math.round(ok / (r.windowMs / 1000));
+  console.log(
+    `    ${label}: ${perSecond} requests/s (${done} requests)   ` +
+      `p50 ${ms(percentile(sorted, 50))}   p90 ${ms(percentile(sorted, 90))}   p99 ${ms(percentile(sorted, 99))}   ` +
+      `errors ${errors}` +
+      (non2xx.length ? ` (${non2xx.map(([s, c]) => `${c}x ${s}`).join(', ')})` : '') +
+      (r.networkErrors ? ` (${r.networkErrors} network errors, first: ${r.firstError})` : '') +
+      `   event loops busy: server ${pct(r.serverBusy)}, clients ${pct(r.clientBusy)}`,
+  );
+  return perSecond;
+}
+
 export async function runStatusBench(options: StatusBenchOptions): Promise<void> {
   const t = await startTestNode({ dataDir: tempDataDir() });
   try {
@@ -96,26 +131,19 @@ export async function runStatusBench(options: StatusBenchOptions): Promise<void>
         durationMs: options.durationMs,
         client,
       };
-      const r = await runLoad(job);
-      const sorted = r.latencies.slice().sort();
-      const done = sorted.length;
-      const ok = Object.entries(r.statuses)
-        .filter(([s]) => s.startsWith('2'))
-        .reduce((n, [, c]) => n + c, 0);
-      const non2xx = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2'));
-      const errors = done - ok + r.networkErrors;
       console.log(
         `  client ${CLIENT_NAMES[client]}: ${options.concurrency} concurrent, ` +
-          `${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s measured`,
+          `${options.warmupMs / 1000} s warm-up + ${options.durationMs / 1000} s measured, each`,
       );
-      console.log(
-        `    ${Math.round(done / (r.windowMs / 1000))} requests/s (${done} requests)   ` +
-          `p50 ${ms(percentile(sorted, 50))}   p90 ${ms(percentile(sorted, 90))}   p99 ${ms(percentile(sorted, 99))}   ` +
-          `errors ${errors}` +
-          (non2xx.length ? ` (${non2xx.map(([s, c]) => `${c}x ${s}`).join(', ')})` : '') +
-          (r.networkErrors ? ` (${r.networkErrors} network errors, first: ${r.firstError})` : ''),
-      );
-      console.log(`    event loops busy: node ${pct(r.serverBusy)}, clients ${pct(r.clientBusy)}`);
+      const signed = report('signed status', await runLoad(job));
+      const bare = await bareServer(Buffer.from(JSON.stringify(probe.body)));
+      try {
+        const plain = report('bare node:http, same bytes', await runLoad({ ...job, baseUrl: bare.baseUrl }));
+        console.log(`    signed status at ${pct(signed / plain)} of bare node:http (target >= 40%)`);
+      } finally {
+        await new Promise((resolve) => bare.server.close(resolve));
+        bare.server.closeAllConnections();
+      }
     }
   } finally {
     await t.destroy();

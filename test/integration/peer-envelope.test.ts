@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SealingSessions, type Sealed } from '../../kernel/crypto/seal.js';
-import { buildEnvelope, openEnvelope, type OpenedEnvelope, type WireEnvelope } from '../../kernel/peers/envelope.js';
+import { buildEnvelope, EnvelopeError, openEnvelope, type OpenedEnvelope, type WireEnvelope } from '../../kernel/peers/envelope.js';
 import { waitFor } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
@@ -71,7 +71,7 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     await Promise.all([A, B, C].map((t) => t?.destroy()));
   });
 
-  it('accepts a valid envelope once and answers with a signed, sealed reply', async () => {
+  it('accepts a valid envelope once and answers with a sealed reply', async () => {
     const wire = envelope(A, toB(), { type: 'contact.request', currency: 'VWL', description: 'sealed hello' }, 'mid-first');
     const res = await post(B, wire);
     expect(res.status).toBe(200);
@@ -95,6 +95,35 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     expect(replay.status).toBe(409);
     expect(replay.body.error.code).toBe('replay');
     expect(await snapshot(B)).toBe(before);
+  });
+
+  it('signs its reply only for a sender that did not say it takes the seal alone (sr), and a tampered unsigned reply does not open', async () => {
+    // Today's senders say `sr`: the reply comes unsigned, and the seal under the reply key is what authenticates it.
+    const wire = envelope(A, toB(), { type: 'nothing.here' }, 'mid-sr-new');
+    expect(JSON.parse(wire.header).sr).toBe(true);
+    const res = await post(B, wire);
+    expect(res.status).toBe(200);
+    expect(res.body.sig).toBeUndefined();
+    expect(answer(A, res.body).sender.pubkeyHash).toBe(B.node.identity.pubkeyHash);
+    const forged = { ...res.body, header: res.body.header.replace('"v":1', '"v":1 ') };
+    expect(() => answer(A, forged)).toThrow(EnvelopeError);
+
+    // An older sender (no `sr` in its signed header) verifies every reply's signature: it gets one.
+    const headerObj = JSON.parse(wire.header) as Record<string, unknown>;
+    delete headerObj.sr;
+    headerObj.nonce = '0'.repeat(31) + '1';
+    const header = JSON.stringify(headerObj);
+    const sealed = sessions.seal(B.node.identity.sealingPublicKey, JSON.stringify({ type: 'nothing.here' }), header, Date.now());
+    replyKeys.set(headerObj.nonce as string, sealed.replyKey);
+    const bytes = Buffer.from(`wn-peer-v1\n${header}\n${sealed.sealed.epk}.${sealed.sealed.iv}.${sealed.sealed.ct}`, 'utf8');
+    const old = await post(B, { header, body: sealed.sealed, sig: A.node.identity.sign(bytes).toString('base64url') });
+    expect(old.status).toBe(200);
+    expect(typeof old.body.sig).toBe('string');
+    expect(answer(A, old.body).payload).toMatchObject({ ok: false, error: { code: 'unknown_type' } });
+
+    // A request still needs its signature.
+    const unsigned = await post(B, { header: envelope(A, toB(), { type: 'nothing.here' }, 'mid-sr-unsigned').header, body: wire.body });
+    expect([unsigned.status, unsigned.body.error.code]).toEqual([400, 'malformed']);
   });
 
   it('answers a repeat of a handled message (same id, fresh envelope) from its record', async () => {
@@ -124,7 +153,7 @@ describe('peer envelopes at POST /peer/v1/message', () => {
       ['body ciphertext', { ...wire, body: { ...wire.body, ct: flip(wire.body.ct, 5) } }, 401, 'bad_signature'],
       ['body iv', { ...wire, body: { ...wire.body, iv: flip(wire.body.iv, 2) } }, 401, 'bad_signature'],
       ['body ephemeral key', { ...wire, body: { ...wire.body, epk: flip(wire.body.epk, 3) } }, 401, 'bad_signature'],
-      ['signature', { ...wire, sig: flip(wire.sig, 10) }, 401, 'bad_signature'],
+      ['signature', { ...wire, sig: flip(wire.sig!, 10) }, 401, 'bad_signature'],
       ['header not JSON', { ...wire, header: wire.header.slice(1) }, 400, 'malformed'],
       ['body missing', { header: wire.header, sig: wire.sig } as unknown as WireEnvelope, 400, 'malformed'],
     ];
@@ -217,7 +246,7 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     const replayed = envelope(A, toB(), { type: 'nothing.here' }, 'mid-batch-replayed');
     expect((await post(B, replayed)).status).toBe(200);
     const tampered = { ...envelope(A, toB(), { type: 'nothing.here' }, 'mid-batch-tampered') };
-    tampered.sig = flip(tampered.sig, 10);
+    tampered.sig = flip(tampered.sig!, 10);
     const forC = envelope(A, { pubkeyHash: C.node.identity.pubkeyHash, sealingKey: C.node.identity.sealingPublicKey }, { type: 'nothing.here' }, 'mid-batch-c');
     const res = await post(B, [good, replayed, tampered, 'not an envelope', forC]);
     expect(res.status).toBe(200);

@@ -201,7 +201,7 @@ class FakePeer implements Transport {
     }
     const answer = (envelope: unknown) => {
       const opened = openEnvelope(this.answerAs, envelope, Date.now());
-      const ids = { mid: opened.header.mid, re: opened.header.nonce };
+      const ids = { mid: opened.header.mid, re: opened.header.nonce, signed: opened.header.sr !== true };
       return buildReplyEnvelope(this.answerAs, NO_ADDRESSES, opened.sender.pubkeyHash, opened.replyKey!, { ok: true, data: { pong: true } }, ids, Date.now());
     };
     const body = JSON.parse(request.body!) as unknown;
