@@ -1,4 +1,4 @@
-import { generateKeyPairSync, sign, verify } from 'node:crypto';
+import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   buildContent,
@@ -47,6 +47,16 @@ describe('ledger content', () => {
     expect(parsed.description).toBe('lunch');
     expect(content({ description: '' })).not.toContain('description');
     expect(content()).not.toContain('expires');
+  });
+
+  it('a clearing leg says so in its signed content; no other transaction may, and no other kind exists', () => {
+    const preimage = 'c'.repeat(64);
+    const condition = createHash('sha256').update(Buffer.from(preimage, 'hex')).digest('hex');
+    const routed = { memo: 'd'.repeat(64), condition, fulfillment: preimage };
+    expect(parseContent(content({ ...routed, kind: 'clearing' })).kind).toBe('clearing');
+    expect(parseContent(content(routed)).kind).toBeUndefined();
+    expect(() => parseContent(content({ kind: 'clearing' }))).toThrow(ContentError);
+    expect(() => parseContent(content({ ...routed, kind: 'gift' }))).toThrow(ContentError);
   });
 
   it.each([
