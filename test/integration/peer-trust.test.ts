@@ -233,6 +233,8 @@ describe('peer trust', () => {
     const eve = await start();
     await ok(bob, 'POST', '/api/v1/contacts', { address: eve.node.baseUrl, name: 'Eve' });
     await waitFor(() => ok(eve, 'GET', '/api/v1/contacts/pending'), (p) => p.counts.incoming === 1, 'the request on Eve');
+    // Bob's address reaches Eve in the envelope of one of his messages, which need not be the request itself.
+    await waitFor(() => ok(eve, 'GET', `/api/v1/contacts/${hashOf(bob)}`), (d) => Boolean(d.contact.addresses?.http), "Bob's address on Eve");
     await ok(eve, 'POST', `/api/v1/contacts/${hashOf(bob)}/currency-decline`, { currency: 'VWL' }).then((d) => expect(d.notice).toBeUndefined());
   });
 
