@@ -1,7 +1,7 @@
 /**
  * The connection budget of a client address (kernel/net/listener.ts) set by the operator (issue 30, scope 3):
  * `connectionsPerAddress` for an ordinary address, `connectionsPerProxyAddress` for a shared one (a trusted proxy, or
- * this machine with Tor on); a connection over the budget waits for a slot, and an idle keep-alive connection of the
+ * this machine with Tor on); a connection over the budget waits for a slot, and a keep-alive connection idle for a second of the
  * same address gives its slot up at once rather than holding it until its keep-alive timeout (5 s).
  */
 import http from 'node:http';
@@ -61,7 +61,7 @@ describe('connectionsPerAddress', () => {
     for (const s of held) s.destroy();
   });
 
-  it('an idle keep-alive connection gives its slot to a new one at once, the other idle ones stay open', async () => {
+  it('an idle keep-alive connection gives its slot to a new one after a second idle, the other idle ones stay open', async () => {
     await ok(t, 'PUT', '/api/v1/system/settings', { connections_per_address: 8 });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
     const closed: number[] = [];
