@@ -85,12 +85,26 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 const TIMEOUT_CHECK_MS = 1_000;
 
 /**
+ * A keep-alive connection must have been idle this long before it gives its slot up: a client reuses a connection the
+ * moment its last answer ends, and one closed then would fail the request already on its way (UND_ERR_SOCKET,
+ * ECONNRESET). After a second of silence the client is between bursts, as at a keep-alive timeout.
+ */
+export const MIN_IDLE_BEFORE_CLOSE_MS = 1000;
+
+/**
  * Keep-alive connections between requests, per client address: a new connection over the address's cap takes the
  * slot of one of them (closed, as a keep-alive timeout would) rather than waiting behind a connection nobody uses.
  */
 class IdleConnections {
   readonly #busy = new Map<net.Socket, number>();
-  readonly #idle = new Map<string, Set<net.Socket>>();
+  /** Per address, oldest idle first: when each became idle. */
+  readonly #idle = new Map<string, Map<net.Socket, number>>();
+
+  constructor(
+    private readonly now: () => number,
+    /** A connection of the address became idle (a waiting one may get its slot in a moment). */
+    private readonly onIdle: (address: string) => void,
+  ) {}
 
   /** A request began on the socket (an HTTP one, or the TLS socket over a raw one). */
   begin(socket: net.Socket): void {
@@ -107,27 +121,33 @@ class IdleConnections {
     }
     this.#busy.set(socket, 0);
     const address = addressOf(socket);
-    const set = this.#idle.get(address) ?? new Set<net.Socket>();
-    set.add(socket);
-    this.#idle.set(address, set);
+    const idle = this.#idle.get(address) ?? new Map<net.Socket, number>();
+    idle.set(socket, this.now());
+    this.#idle.set(address, idle);
+    this.onIdle(address);
   }
 
-  /** Closes one idle connection of the address; false when it has none. */
-  closeOne(address: string): boolean {
-    const set = this.#idle.get(address);
-    const socket = set?.values().next().value;
-    if (!socket) return false;
+  /**
+   * Closes the address's connection idle the longest when it has been idle long enough: 0 when one was closed, else
+   * the milliseconds until the oldest will be (null: none is idle).
+   */
+  closeOne(address: string): number | null {
+    const oldest = this.#idle.get(address)?.entries().next().value;
+    if (!oldest) return null;
+    const [socket, since] = oldest;
+    const wait = since + MIN_IDLE_BEFORE_CLOSE_MS - this.now();
+    if (wait > 0) return wait;
     this.#forget(socket);
     socket.destroy();
-    return true;
+    return 0;
   }
 
   #forget(socket: net.Socket): void {
     this.#busy.delete(socket);
     const address = addressOf(socket);
-    const set = this.#idle.get(address);
-    set?.delete(socket);
-    if (set?.size === 0) this.#idle.delete(address);
+    const idle = this.#idle.get(address);
+    idle?.delete(socket);
+    if (idle?.size === 0) this.#idle.delete(address);
   }
 }
 
@@ -138,12 +158,14 @@ class AddressSlots {
   readonly #open = new Map<string, number>();
   /** Per address, in arrival order; the value undoes what waiting set on the socket. */
   readonly #waiting = new Map<string, Map<net.Socket, () => void>>();
+  /** Addresses whose idle connections are looked at again soon. */
+  readonly #rechecks = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly idle = new IdleConnections(Date.now, (address) => this.reclaim(address));
 
   constructor(
     private readonly waitMs: number,
     private readonly serve: (socket: net.Socket) => void,
     private readonly capOf: (address: string) => number,
-    private readonly idle: IdleConnections,
   ) {}
 
   /** Every waiting connection (closing the listener drops them). */
@@ -173,8 +195,23 @@ class AddressSlots {
       clearTimeout(timer);
       socket.off('error', drop);
     });
-    // Its slot passes to the first waiting connection as it closes.
-    this.idle.closeOne(address);
+    this.reclaim(address);
+  }
+
+  /**
+   * While connections of the address wait: closes one of its idle keep-alive connections (its slot passes to the first
+   * waiting one as it closes), or looks again when the oldest has been idle long enough.
+   */
+  reclaim(address: string): void {
+    if (!this.#waiting.has(address) || this.#rechecks.has(address)) return;
+    const wait = this.idle.closeOne(address);
+    if (!wait) return;
+    const timer = setTimeout(() => {
+      this.#rechecks.delete(address);
+      this.reclaim(address);
+    }, wait);
+    timer.unref();
+    this.#rechecks.set(address, timer);
   }
 
   #take(address: string, socket: net.Socket): void {
@@ -219,13 +256,13 @@ export function createDualListener(
     fresh.add(socket);
     socket.once('close', () => fresh.delete(socket));
   };
-  const idle = new IdleConnections();
   // Once closing, every response says `Connection: close`, so keep-alive clients let go as their requests end.
   const wrapped: http.RequestListener = (req, res) => {
     fresh.delete(req.socket);
     if (draining) res.shouldKeepAlive = false;
-    idle.begin(req.socket);
-    res.once('close', () => idle.end(req.socket));
+    // `slots` exists by the time any request arrives (made below, before the port listens).
+    slots.idle.begin(req.socket);
+    res.once('close', () => slots.idle.end(req.socket));
     handler(req, res);
   };
   const timeouts = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS };
@@ -306,7 +343,7 @@ export function createDualListener(
     // Accepted paused (see the server below): reading starts only now that the connection has a slot.
     socket.resume();
   };
-  const slots = new AddressSlots(firstByteTimeoutMs, serve, options.connectionsPer ?? (() => MAX_CONNECTIONS_PER_ADDRESS), idle);
+  const slots = new AddressSlots(firstByteTimeoutMs, serve, options.connectionsPer ?? (() => MAX_CONNECTIONS_PER_ADDRESS));
   // Paused on connect: a connection waiting for a slot is not read at all, so it holds no buffered bytes.
   const server = net.createServer({ allowHalfOpen: true, noDelay: true, pauseOnConnect: true }, (socket) => slots.admit(socket));
 

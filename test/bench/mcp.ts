@@ -2,7 +2,8 @@
  * Benchmark of mcp-passthrough (BENCH_ONLY=mcp): what the passthrough adds over calling the fake upstream directly,
  * non-streamed (whole call) and streamed (time to the first text delta), p50 of sequential calls on loopback, through
  * the MCP door and through the OpenAI-compatible door (`v1/chat/completions`, the same call behind it); then
- * billed calls per second with 50 concurrent MCP sessions (SDK clients in a worker thread). Every call is billed:
+ * billed calls per second with 50 concurrent MCP sessions (SDK clients in a worker thread); then 200 streamed calls at
+ * once from one address, under the per-address connection budget and behind a trusted proxy. Every call is billed:
  * priced model, prepaid keys funded by real top-up payments. It prints figures and asserts nothing.
  *
  * The direct and passthrough figures use the same minimal client (fetch, keep-alive), so their difference is the
@@ -182,6 +183,27 @@ export async function benchMcp(options: { samples: number; sessions: number; war
       `  ${options.sessions} concurrent SDK sessions (worker thread): ${Math.round((load.calls / load.windowMs) * 1000)} billed calls/s over ${(load.windowMs / 1000).toFixed(1)} s, ` +
         `latency p50 ${ms(p(sorted, 0.5))} p99 ${ms(p(sorted, 0.99))}, errors ${load.errors}${load.firstError ? ` (first: ${load.firstError.slice(0, 160)})` : ''}`,
     );
+    // 200 streamed calls at once from one address (loopback), through the OpenAI door: with the per-address budget
+    // (64 connections), then as customers behind a trusted proxy (the shared budget, 1024), told apart by key.
+    const burst = async (label: string): Promise<void> => {
+      const times = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => {
+          const t0 = performance.now();
+          return fetch(`${seller.node.baseUrl}/p/mcp-passthrough/v1/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[2 + (i % options.sessions)]!}` },
+            body: JSON.stringify({ model: 'bench', messages: MESSAGES, max_tokens: 16, stream: true }),
+          }).then((res) => timeTo(res, '[DONE]', t0), () => -1);
+        }),
+      );
+      const failed = times.filter((t) => t < 0).length;
+      const sorted = times.filter((t) => t >= 0).sort((a, b) => a - b);
+      console.log(`  200 concurrent streamed OpenAI-door calls from one address, ${label}: p50 ${ms(p(sorted, 0.5))} p99 ${ms(p(sorted, 0.99))} max ${ms(sorted[sorted.length - 1]!)}, failed ${failed}`);
+    };
+    await burst('connectionsPerAddress 64');
+    await ok(seller, 'PUT', '/api/v1/system/settings', { trusted_proxies: ['127.0.0.1'] });
+    await burst('behind a trusted proxy (connectionsPerProxyAddress 1024)');
+
     const keys = (await ok(seller, 'GET', `${PLUGIN}/keys`)).keys as { balance: string }[];
     console.log(`  after the run: ${keys.filter((k) => k.balance !== '10').length} of ${keys.length} keys charged; every balance >= 0: ${keys.every((k) => !k.balance.startsWith('-'))}`);
   } finally {

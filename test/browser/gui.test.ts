@@ -172,6 +172,8 @@ describe('the GUI in Chromium', () => {
     await page.getByRole('button', { name: 'Save provider' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('tiny is active');
     await expect.poll(() => page.getByRole('table', { name: 'Providers and models' }).textContent()).toContain('tiny');
+    // Each model's health from the operator status (issue 30): nothing has failed yet.
+    await expect.poll(() => page.getByRole('table', { name: 'Providers and models' }).textContent()).toContain('healthy');
     await page.getByLabel('Key label').fill('first customer');
     await page.getByLabel('Contact the key is for (required in pilot mode)').fill('Bob');
     await page.getByRole('button', { name: 'Create customer key' }).click();
