@@ -9,7 +9,7 @@
  *                       extends to us as learned by ping/pong. Amounts are whole + frac INTEGER columns.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { PreparedStatements, type Migration } from '../../sdk/index.js';
+import { likeLiteral, PreparedStatements, type Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { AddressKind } from './validate.js';
 import type { ExportedContact } from './api.js';
@@ -352,8 +352,8 @@ export class ContactStore {
 
   /** Name containing the term (case-insensitive), an address containing it, or a key hash starting with it. */
   search(term: string, limit: number, offset: number): { rows: ContactRow[]; total: number } {
-    const like = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const prefix = `${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = `%${likeLiteral(term)}%`;
+    const prefix = `${likeLiteral(term.toLowerCase())}%`;
     const where = `name LIKE @like ESCAPE '\\' OR addr_http LIKE @like ESCAPE '\\' OR addr_https LIKE @like ESCAPE '\\'
        OR addr_tor LIKE @like ESCAPE '\\' OR pubkey_hash LIKE @prefix ESCAPE '\\'`;
     const rows = this.db.prepare(`SELECT * FROM contacts WHERE ${where} ORDER BY id LIMIT @limit OFFSET @offset`).all({ like, prefix, limit, offset }) as Raw[];

@@ -122,6 +122,19 @@ export interface TxFilter {
   contactHash?: string;
   status?: TxStatus;
   currency?: string;
+  /** Words the description contains (case-insensitive, taken literally). */
+  search?: string;
+  /** The start of a txid (lowercase hex). */
+  txidPrefix?: string;
+  /** Amount bounds, both inclusive. */
+  amountMin?: Minor;
+  amountMax?: Minor;
+  /** `createdAt` bounds in ms: from <= t < to. */
+  from?: number;
+  to?: number;
+  /** Newest first by default; `amount` orders by amount, then newest first. */
+  sort?: 'time' | 'amount';
+  order?: 'asc' | 'desc';
   limit: number;
   offset: number;
 }

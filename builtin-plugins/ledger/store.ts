@@ -10,7 +10,7 @@
  *                    same transaction.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { PreparedStatements, type Migration } from '../../sdk/index.js';
+import { likeLiteral, PreparedStatements, type Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { BalanceRecord, LedgerActivity, LedgerTx, TxDirection, TxFilter, TxStatus } from './api.js';
 import type { ExportedTx, TxExportFilter, TxSource } from './api.js';
@@ -876,9 +876,36 @@ export class LedgerStore {
       where.push('currency_key = ?');
       params.push(currencyKey(f.currency));
     }
+    if (f.search) {
+      where.push(`description LIKE ? ESCAPE '\\'`);
+      params.push(`%${likeLiteral(f.search)}%`);
+    }
+    if (f.txidPrefix) {
+      where.push(`txid LIKE ? ESCAPE '\\'`);
+      params.push(`${likeLiteral(f.txidPrefix)}%`);
+    }
+    // Amounts are positive: whole * 1e8 + frac is the amount in minor units, well inside SQLite's 64-bit integers.
+    if (f.amountMin !== undefined) {
+      where.push('amount_whole * 100000000 + amount_frac >= ?');
+      params.push(f.amountMin);
+    }
+    if (f.amountMax !== undefined) {
+      where.push('amount_whole * 100000000 + amount_frac <= ?');
+      params.push(f.amountMax);
+    }
+    if (f.from !== undefined) {
+      where.push('created_at >= ?');
+      params.push(f.from);
+    }
+    if (f.to !== undefined) {
+      where.push('created_at < ?');
+      params.push(f.to);
+    }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const dir = f.order === 'asc' ? 'ASC' : 'DESC';
+    const order = f.sort === 'amount' ? `amount_whole ${dir}, amount_frac ${dir}, seq DESC` : `seq ${dir}`;
     const total = (this.#stmt(`SELECT COUNT(*) AS n FROM ledger_tx_all ${clause}`).get(...params) as { n: number }).n;
-    const rows = this.#stmt(`SELECT * FROM ledger_tx_all ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`, true).all(...params, f.limit, f.offset) as RawRow[];
+    const rows = this.#stmt(`SELECT * FROM ledger_tx_all ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`, true).all(...params, f.limit, f.offset) as RawRow[];
     return { rows: rows.map(toRow), total };
   }
 

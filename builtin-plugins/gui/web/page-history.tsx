@@ -118,15 +118,35 @@ function TxDrawer(props: { txid: string; open: (txid: string) => void; close: ()
   );
 }
 
+/** The sort choices, as the listing's `sort` and `order`. */
+const SORTS = { newest: ['time', 'desc'], oldest: ['time', 'asc'], largest: ['amount', 'desc'], smallest: ['amount', 'asc'] } as const;
+type SortName = keyof typeof SORTS;
+
+/** What the search fields send: each is one query parameter of GET /wallet/transactions (docs/api/wallet.md). */
+const SEARCH_FIELDS = [
+  ['contact', 'Contact (name, address or key hash)', 'text'],
+  ['q', 'Description contains', 'search'],
+  ['txid', 'Txid starts with', 'text'],
+  ['amount_min', 'Amount at least', 'text'],
+  ['amount_max', 'Amount at most', 'text'],
+  ['from', 'From day', 'date'],
+  ['to', 'To day', 'date'],
+] as const;
+type SearchKey = (typeof SEARCH_FIELDS)[number][0];
+const NO_SEARCH: Record<SearchKey, string> = { contact: '', q: '', txid: '', amount_min: '', amount_max: '', from: '', to: '' };
+
 export function History({ version }: { version: number }) {
-  const [filter, setFilter] = useState({ type: '', status: '', contact: '' });
-  const [contactInput, setContactInput] = useState('');
+  const [filter, setFilter] = useState({ type: '', status: '', sort: 'newest' as SortName, ...NO_SEARCH });
+  const [typed, setTyped] = useState(NO_SEARCH);
   const [size, setSize] = useState(20);
   const [offset, setOffset] = useState(0);
   const [open, setOpen] = useState<string | null>(null);
-  const query = { limit: size, offset, type: filter.type, status: filter.status, contact: filter.contact };
+  const { sort, ...rest } = filter;
+  const query = { limit: size, offset, ...rest, sort: SORTS[sort][0], order: SORTS[sort][1] };
   const { data, error } = useLoad(() => api('GET', '/api/v1/wallet/transactions', undefined, query), `${version}|${JSON.stringify(query)}`);
   const change = (next: Partial<typeof filter>) => (setFilter({ ...filter, ...next }), setOffset(0));
+  const trimmed = (): typeof NO_SEARCH => Object.fromEntries(Object.entries(typed).map(([k, v]) => [k, v.trim()])) as typeof NO_SEARCH;
+  const filtered = Object.entries(rest).some(([, v]) => v !== '');
   const total: number = data?.pagination.total ?? 0;
   const shown = data?.transactions.length ?? 0;
   return (
@@ -137,16 +157,24 @@ export function History({ version }: { version: number }) {
         aria-label="Filter the transactions"
         onSubmit={(e) => {
           e.preventDefault();
-          change({ contact: contactInput.trim() });
+          change(trimmed());
         }}
       >
         <Choice label="Type" id="h-type" all value={filter.type} options={['sent', 'received', 'relay']} onChange={(type) => change({ type })} />
         <Choice label="Status" id="h-status" all value={filter.status} options={['completed', 'pending', 'sending', 'failed', 'rejected', 'cancelled']} onChange={(status) => change({ status })} />
-        <div class="field">
-          <label for="h-contact">Contact (name, address or key hash)</label>
-          <input id="h-contact" value={contactInput} onInput={(e) => setContactInput((e.target as HTMLInputElement).value)} />
-        </div>
-        <button type="submit">Search</button>
+        <Choice label="Order" id="h-sort" value={filter.sort} options={Object.keys(SORTS)} onChange={(v) => change({ sort: v as SortName })} />
+        {SEARCH_FIELDS.map(([key, label, type]) => (
+          <div class="field">
+            <label for={`h-${key}`}>{label}</label>
+            <input id={`h-${key}`} type={type} value={typed[key]} onInput={(e) => setTyped({ ...typed, [key]: (e.target as HTMLInputElement).value })} />
+          </div>
+        ))}
+        <span class="actions">
+          <button type="submit">Search</button>
+          <button type="button" class="secondary" disabled={!filtered} onClick={() => (setTyped(NO_SEARCH), change({ type: '', status: '', ...NO_SEARCH }))}>
+            Clear
+          </button>
+        </span>
         <Choice label="Rows per page" id="h-size" value={String(size)} options={PAGE_SIZES} onChange={(v) => (setSize(Number(v)), setOffset(0))} />
       </form>
       <p class="downloads">
@@ -159,7 +187,7 @@ export function History({ version }: { version: number }) {
           <Table
             caption="Transactions"
             rows={data.transactions}
-            empty={filter.type || filter.status || filter.contact ? 'No transaction matches: clear a filter.' : 'No transactions yet: send one from the Send page.'}
+            empty={filtered ? 'No transaction matches: widen the search or press Clear.' : 'No transactions yet: add a contact, then send from the Send page.'}
             columns={[
               ...TX_COLUMNS,
               [
