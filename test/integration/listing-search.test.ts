@@ -1,10 +1,11 @@
 /**
- * GET /wallet/transactions searches and sorts on the node (issue 31, scope 3): description, txid prefix, amount range,
- * days, sort and order combine with Document 1's filters, and pagination.total counts what they match.
+ * The listings search on the node (issue 31, scope 3). GET /wallet/transactions: description, txid prefix, amount range,
+ * days, sort and order combine with Document 1's filters, and pagination.total counts what they match; GET /requests
+ * and GET /contacts filter and count the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { call, connect, ok, send, settledAll } from './ledger-support.js';
+import { call, connect, hashOf, ok, send, settledAll } from './ledger-support.js';
 
 let A: TestNode;
 let B: TestNode;
@@ -83,5 +84,20 @@ describe('GET /requests filters', () => {
     expect(await q({ status: 'cancelled' })).toEqual({ ids: [ids[2]], total: 1, incoming: 0 });
     expect(await q({ limit: 1, offset: 1 })).toEqual({ ids: [ids[1]], total: 3, incoming: 0 });
     expect(await q({ to: '2020-01-01' })).toEqual({ ids: [], total: 0, incoming: 0 });
+  });
+});
+
+describe('GET /contacts q', () => {
+  it('matches a name, an address or a key hash prefix within the status, and counts them', async () => {
+    await ok(A, 'POST', '/api/v1/contacts', { address: 'http://127.0.0.1:9', name: 'Nobody', credit_limit: '1' });
+    const names = async (query: Record<string, string>) => {
+      const r = await ok(A, 'GET', '/api/v1/contacts', undefined, query);
+      return { names: r.contacts.map((c: any) => c.name), total: r.total };
+    };
+    expect(await names({ q: 'BO', status: 'all' })).toEqual({ names: ['Bob', 'Nobody'], total: 2 });
+    expect(await names({ q: 'bo' })).toEqual({ names: ['Bob'], total: 1 });
+    expect(await names({ q: hashOf(B).slice(0, 6), status: 'all' })).toEqual({ names: ['Bob'], total: 1 });
+    expect(await names({ q: '127.0.0.1:9', status: 'pending' })).toEqual({ names: ['Nobody'], total: 1 });
+    expect(await names({ q: 'zzz', status: 'all' })).toEqual({ names: [], total: 0 });
   });
 });
