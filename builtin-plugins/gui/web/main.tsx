@@ -5,7 +5,8 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, problemOf, type Problem, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
-import { Overview, Requests, Send } from './pages.js';
+import { Overview, Send } from './pages.js';
+import { Requests } from './page-requests.js';
 import { History } from './page-history.js';
 import { Contacts } from './page-contacts.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';

@@ -3,9 +3,9 @@
  * so a page shows exactly what the API answers; and a transaction's detail (GET /wallet/transactions/:txid) in a drawer.
  */
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Copyable, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
+import { Choice, Copyable, Drawer, Pager, Row, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
 
 /** A transaction row as the overview and the history show it. */
 export const TX_COLUMNS: readonly [string, (t: any) => ComponentChildren][] = [
@@ -19,35 +19,10 @@ export const TX_COLUMNS: readonly [string, (t: any) => ComponentChildren][] = [
 
 const PAGE_SIZES = [10, 20, 50, 100] as const;
 
-function Choice(props: { label: string; id: string; value: string; options: readonly (string | number)[]; all?: boolean; onChange: (v: string) => void }) {
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      <select id={props.id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
-        {props.all && <option value="">all</option>}
-        {props.options.map((o) => (
-          <option value={String(o)}>{o}</option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
-function Row(props: { term: string; children: ComponentChildren }) {
-  return (
-    <>
-      <dt>{props.term}</dt>
-      <dd>{props.children ?? '-'}</dd>
-    </>
-  );
-}
-
 /** One transaction in full: its chain position (the previous txid opens in turn), signatures, refund. */
 function TxDrawer(props: { txid: string; open: (txid: string) => void; close: () => void }) {
   const { data, error, reload } = useLoad(() => api('GET', `/api/v1/wallet/transactions/${props.txid}`), props.txid);
   const refund = useAction();
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [props.txid]);
   const t = data?.transaction;
   const doRefund = () =>
     refund.run(async () => {
@@ -57,14 +32,7 @@ function TxDrawer(props: { txid: string; open: (txid: string) => void; close: ()
       return r.message;
     });
   return (
-    <div class="drawer-backdrop" onClick={(e) => e.target === e.currentTarget && props.close()}>
-      <aside class="drawer" role="dialog" aria-modal="true" aria-labelledby="tx-title" onKeyDown={(e) => e.key === 'Escape' && props.close()}>
-        <h2 id="tx-title" tabIndex={-1} ref={heading}>
-          Transaction
-        </h2>
-        <button type="button" class="secondary" onClick={props.close}>
-          Close
-        </button>
+    <Drawer title="Transaction" id="tx-title" close={props.close} focusKey={props.txid}>
         <Status error={error} />
         {t && (
           <dl class="details">
@@ -113,8 +81,7 @@ function TxDrawer(props: { txid: string; open: (txid: string) => void; close: ()
           </button>
         )}
         <Status ok={refund.ok} error={refund.error} />
-      </aside>
-    </div>
+    </Drawer>
   );
 }
 
@@ -200,15 +167,7 @@ export function History({ version }: { version: number }) {
               ],
             ]}
           />
-          <nav class="pager" aria-label="Pages of transactions">
-            <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - size))}>
-              Previous
-            </button>
-            <span aria-live="polite">{shown ? `${offset + 1}–${offset + shown} of ${total}` : `0 of ${total}`}</span>
-            <button type="button" class="secondary" disabled={offset + shown >= total} onClick={() => setOffset(offset + size)}>
-              Next
-            </button>
-          </nav>
+          <Pager label="Pages of transactions" offset={offset} size={size} shown={shown} total={total} go={setOffset} />
         </>
       )}
       {open && <TxDrawer txid={open} open={setOpen} close={() => setOpen(null)} />}
