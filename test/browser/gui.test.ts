@@ -92,7 +92,8 @@ describe('the GUI in Chromium', () => {
     await bob.getByLabel('Amount', { exact: true }).fill('0.75');
     await bob.getByRole('button', { name: 'Request' }).click();
     await expect.poll(() => bob.getByRole('status').textContent()).toMatch(/Request [0-9a-f]+ sent/);
-    await alice.getByRole('button', { name: 'Approve' }).click();
+    await alice.getByRole('button', { name: 'Approve', exact: true }).click();
+    await alice.getByRole('alertdialog').getByRole('button', { name: 'Pay 0.75 VWL' }).click();
     await waitFor(() => ok(B, 'GET', '/api/v1/requests'), (r) => r.outgoing[0]?.status === 'approved', 'the request approved on Bob');
   });
 

@@ -44,6 +44,13 @@ export async function logInFirst(page: Page, t: TestNode): Promise<void> {
   await modal.waitFor({ state: 'detached' });
 }
 
+/** A node's GUI opened and logged into for the first time (consent answered). */
+export async function openFirst(browser: Browser, t: TestNode): Promise<Page> {
+  const page = await open(browser, t);
+  await logInFirst(page, t);
+  return page;
+}
+
 /** A payment made in the GUI's Send page, confirmed in its dialog; resolves once the page reports it. */
 export async function sendInGui(page: Page, t: TestNode, to: string, amount: string, description?: string): Promise<void> {
   await page.goto(`${t.node.baseUrl}/#/send`);
@@ -54,3 +61,16 @@ export async function sendInGui(page: Page, t: TestNode, to: string, amount: str
   await page.getByRole('alertdialog').getByRole('button', { name: `Send ${amount} VWL` }).click();
   await page.getByRole('status').filter({ hasText: `${amount} VWL to ${to}` }).waitFor();
 }
+
+/** What is wider than the screen, and the visible controls smaller than 44 px, on the page as it shows now. */
+export const phoneProblems = (page: Page): Promise<{ overflow: number; small: string[] }> =>
+  page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const small = [...doc.querySelectorAll('main button, main a, main input, main select, header button, header a, header summary')]
+      // Links inside a sentence are exempt (WCAG 2.5.8's inline exception).
+      .filter((el: any) => el.offsetParent !== null && !(el.tagName === 'A' && el.parentElement?.tagName === 'P'))
+      .map((el: any) => ({ el, box: el.getBoundingClientRect() }))
+      .filter(({ box }: any) => box.height < 44 || box.width < 44)
+      .map(({ el, box }: any) => `${el.tagName} "${(el.textContent || el.name || '').trim().slice(0, 30)}" ${Math.round(box.width)}x${Math.round(box.height)}`);
+    return { overflow: doc.documentElement.scrollWidth - doc.documentElement.clientWidth, small };
+  });

@@ -203,7 +203,7 @@ function App() {
       )}
       {dlq > 0 && (
         <div class="toast" role="alert">
-          {dlq} message(s) could not be delivered and wait in the dead letter queue (node-cli dlq list).
+          {dlq} message(s) could not be delivered: they wait on the <a href="#/dlq">Dead letters page</a> to be retried or abandoned.
         </div>
       )}
       <main>
