@@ -259,6 +259,8 @@ export interface LedgerService {
   head(contactHash: string, currency: string): string | null;
   /** Fees earned from relaying, per currency: for each relayed payment settled on both legs, what came in minus what went out. */
   feeEarnings(): Record<string, Minor>;
+  /** The same per UTC day and currency, oldest first, for routes settled within [from, to) (ms); paged. */
+  feeEarningsByDay(f: { from?: number; to?: number; limit: number; offset: number }): { rows: { day: string; currency: string; amount: Minor }[]; total: number };
   /**
    * Completed payments whose completion time (ms since the epoch) falls in [from, to), in aggregate only: count and
    * total per currency and direction, and the UTC days (YYYY-MM-DD) on which any completed. For usage statistics.

@@ -936,6 +936,24 @@ export class LedgerStore {
     return Object.fromEntries(rows.map((r) => [r.currency, fromParts(r.w, r.f)]));
   }
 
+  /**
+   * The same fees per UTC day (the day the later leg completed) and currency, oldest first, `completedAt` within
+   * [from, to); `total` counts the groups.
+   */
+  feeEarningsByDay(f: { from?: number; to?: number; limit: number; offset: number }): { rows: { day: string; currency: string; amount: Minor }[]; total: number } {
+    const routes = `SELECT MIN(currency) AS currency, currency_key, MAX(completed_at) AS at,
+        SUM(CASE WHEN type = 'received' THEN amount_whole ELSE -amount_whole END) AS w,
+        SUM(CASE WHEN type = 'received' THEN amount_frac ELSE -amount_frac END) AS f
+      FROM ledger_tx_all WHERE relay = 1 AND memo <> 'standard'
+      GROUP BY memo HAVING COUNT(*) = 2 AND SUM(status = 'completed') = 2`;
+    const days = `SELECT date(at / 1000, 'unixepoch') AS day, MIN(currency) AS currency, SUM(w) AS w, SUM(f) AS f FROM (${routes})
+      WHERE at >= ? AND at < ? GROUP BY day, currency_key`;
+    const range = [f.from ?? 0, f.to ?? Number.MAX_SAFE_INTEGER];
+    const total = (this.#stmt(`SELECT COUNT(*) AS n FROM (${days})`).get(...range) as { n: number }).n;
+    const rows = this.#stmt(`${days} ORDER BY day, currency LIMIT ? OFFSET ?`, true).all(...range, f.limit, f.offset) as { day: string; currency: string; w: bigint; f: bigint }[];
+    return { rows: rows.map((r) => ({ day: r.day, currency: r.currency, amount: fromParts(r.w, r.f) })), total };
+  }
+
   /** This node's legs of one routed payment (memo = the route hash), oldest first. */
   legsOf(routeHash: string): TxRow[] {
     const rows = this.#stmt(`SELECT * FROM ledger_tx_all WHERE memo = ? AND memo <> 'standard' ORDER BY seq`, true).all(routeHash) as RawRow[];

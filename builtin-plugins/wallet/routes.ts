@@ -11,7 +11,7 @@ import type { LedgerService, LedgerTx, RoutedOutcome, TxDirection } from '../led
 import { sameCurrency } from '../../sdk/currency.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 import { contactAddress, resolveRecipient, sendTarget } from './recipient.js';
-import { balancesResponse, infoResponse, overviewResponse, refundResponse, sendResponse, transactionResponse, transactionsResponse } from './responses.js';
+import { balancesResponse, feeEarningsResponse, infoResponse, overviewResponse, refundResponse, sendResponse, transactionResponse, transactionsResponse } from './responses.js';
 
 export interface CurrencyTotal {
   currency: string;
@@ -20,6 +20,8 @@ export interface CurrencyTotal {
 }
 
 const TXID = /^[0-9a-fA-F]{64}$/;
+/** Days of fee earnings in one answer: about three years, per currency. */
+const FEE_DAYS_CAP = 1000;
 
 interface TxQuery {
   limit?: number;
@@ -244,6 +246,20 @@ export function registerWalletRoutes(ctx: PluginContext): void {
         ...(q.order ? { order: q.order } : {}),
       });
       return { transactions: rows.map(fullTx), pagination: { total, limit, offset } };
+    },
+  });
+
+  // Ours: fees earned relaying per day (the GUI's chart), groups rather than transactions.
+  ctx.routes.add<unknown, { limit?: number; offset?: number; from?: string; to?: string }>({
+    method: 'GET',
+    path: '/api/v1/wallet/fee-earnings',
+    access: { scope: 'wallet:read' },
+    response: feeEarningsResponse,
+    query: pageQuery({ from: { type: 'string' }, to: { type: 'string' } }),
+    handler: (req) => {
+      const { limit, offset } = pageParams(req.query, FEE_DAYS_CAP, FEE_DAYS_CAP);
+      const { rows, total } = ledger.feeEarningsByDay({ limit, offset, ...dayRange(req.query) });
+      return { days: rows.map((r) => ({ day: r.day, currency: r.currency, amount: formatMinor(r.amount) })), pagination: { total, limit, offset } };
     },
   });
 

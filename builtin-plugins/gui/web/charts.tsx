@@ -191,3 +191,24 @@ export function DailyChart(props: { title: string; testid: string; days: readonl
     </figure>
   );
 }
+
+/** Fees earned relaying, per day and currency (GET /wallet/fee-earnings): one line per currency. */
+export function FeeEarnings({ version }: { version: number }) {
+  const { data } = useLoad(() => api('GET', '/api/v1/wallet/fee-earnings'), version);
+  if (!data) return null;
+  const days: string[] = [...new Set<string>(data.days.map((d: any) => d.day))].sort();
+  const currencies: string[] = [...new Set<string>(data.days.map((d: any) => d.currency))].sort();
+  const series = currencies.map((c) => ({ label: `Fees ${c}`, values: days.map((day) => Number(data.days.find((d: any) => d.day === day && d.currency === c)?.amount ?? 0)) }));
+  return (
+    <>
+      <h2>Fees earned</h2>
+      {days.length === 0 ? (
+        <p class="empty">No fee earned yet: a payment routed through your lines pays the fee percent you set on a contact's line (Contacts, Terms).</p>
+      ) : (
+        <div class="charts">
+          <DailyChart title="Fees earned per day" testid="chart-fees" days={days} series={series} />
+        </div>
+      )}
+    </>
+  );
+}

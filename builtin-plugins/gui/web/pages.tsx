@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Copyable, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
 import { TX_COLUMNS } from './page-history.js';
-import { BalanceHistory, LineBars } from './charts.js';
+import { BalanceHistory, FeeEarnings, LineBars } from './charts.js';
 
 type Page = { version: number };
 
@@ -38,6 +38,7 @@ export function Overview({ version }: Page) {
           </div>
           <LineBars version={version} />
           <BalanceHistory version={version} />
+          <FeeEarnings version={version} />
           <Table
             caption="Recent transactions"
             rows={overview.recent_transactions}
