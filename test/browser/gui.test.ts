@@ -91,7 +91,7 @@ describe('the GUI in Chromium', () => {
     await bob.goto(`${B.node.baseUrl}/#/requests`);
     await bob.getByLabel('Contact', { exact: true }).fill('Alice');
     await bob.getByLabel('Amount', { exact: true }).fill('0.75');
-    await bob.getByRole('button', { name: 'Request' }).click();
+    await bob.getByRole('button', { name: 'Request', exact: true }).click();
     await expect.poll(() => bob.getByRole('status').textContent()).toMatch(/Request [0-9a-f]+ sent/);
     await alice.getByRole('button', { name: 'Approve', exact: true }).click();
     await alice.getByRole('alertdialog').getByRole('button', { name: 'Pay 0.75 VWL' }).click();

@@ -33,54 +33,54 @@ function TxDrawer(props: { txid: string; open: (txid: string) => void; close: ()
     });
   return (
     <Drawer title="Transaction" id="tx-title" close={props.close} focusKey={props.txid}>
-        <Status error={error} />
-        {t && (
-          <dl class="details">
-            <Row term="Txid">
-              <Copyable value={t.txid} label="the txid" />
-            </Row>
-            <Row term="Type">{`${t.type} (${t.tx_type})`}</Row>
-            <Row term="Status">{t.status}</Row>
-            <Row term="Amount">{`${t.amount} ${t.currency}`}</Row>
-            <Row term="Description">{t.description}</Row>
-            <Row term="Contact">{t.counterparty_name}</Row>
-            <Row term="Contact key hash">{t.counterparty_pubkey_hash && <Copyable value={t.counterparty_pubkey_hash} label="the contact's key hash" />}</Row>
-            <Row term="From">{t.sender_address}</Row>
-            <Row term="To">{t.receiver_address}</Row>
-            <Row term="Created">{when(t.timestamp)}</Row>
-            <Row term="Completed">{when(t.completed_at)}</Row>
-            <Row term="Chain position">
-              {t.previous_txid ? (
-                <>
-                  after{' '}
-                  <button type="button" class="link" onClick={() => props.open(t.previous_txid)}>
-                    {t.previous_txid}
-                  </button>
-                </>
-              ) : (
-                'first of this contact and currency'
-              )}
-            </Row>
-            <Row term="Sender's signature">{data.signatures?.sender && <code class="long">{data.signatures.sender}</code>}</Row>
-            <Row term="Recipient's signature">{data.signatures?.recipient && <code class="long">{data.signatures.recipient}</code>}</Row>
-            {t.refund_of && (
-              <Row term="Refund of">
-                <button type="button" class="link" onClick={() => props.open(t.refund_of)}>
-                  {t.refund_of}
+      <Status error={error} />
+      {t && (
+        <dl class="details">
+          <Row term="Txid">
+            <Copyable value={t.txid} label="the txid" />
+          </Row>
+          <Row term="Type">{`${t.type} (${t.tx_type})`}</Row>
+          <Row term="Status">{t.status}</Row>
+          <Row term="Amount">{`${t.amount} ${t.currency}`}</Row>
+          <Row term="Description">{t.description}</Row>
+          <Row term="Contact">{t.counterparty_name}</Row>
+          <Row term="Contact key hash">{t.counterparty_pubkey_hash && <Copyable value={t.counterparty_pubkey_hash} label="the contact's key hash" />}</Row>
+          <Row term="From">{t.sender_address}</Row>
+          <Row term="To">{t.receiver_address}</Row>
+          <Row term="Created">{when(t.timestamp)}</Row>
+          <Row term="Completed">{when(t.completed_at)}</Row>
+          <Row term="Chain position">
+            {t.previous_txid ? (
+              <>
+                after{' '}
+                <button type="button" class="link" onClick={() => props.open(t.previous_txid)}>
+                  {t.previous_txid}
                 </button>
-              </Row>
+              </>
+            ) : (
+              'first of this contact and currency'
             )}
-            {t.failure_reason && <Row term="Why it failed">{t.failure_reason}</Row>}
-            {t.needs_review && <Row term="Review">the outcome may differ on the other side (docs/protocol.md, crash recovery)</Row>}
-            {t.tx_type === 'p2p' && <Row term="Route">routed: the fees of the nodes on its route were paid on top (Approvals shows candidates while one waits)</Row>}
-          </dl>
-        )}
-        {t?.type === 'received' && t.status === 'completed' && (
-          <button type="button" disabled={refund.busy} onClick={doRefund}>
-            Refund
-          </button>
-        )}
-        <Status ok={refund.ok} error={refund.error} />
+          </Row>
+          <Row term="Sender's signature">{data.signatures?.sender && <code class="long">{data.signatures.sender}</code>}</Row>
+          <Row term="Recipient's signature">{data.signatures?.recipient && <code class="long">{data.signatures.recipient}</code>}</Row>
+          {t.refund_of && (
+            <Row term="Refund of">
+              <button type="button" class="link" onClick={() => props.open(t.refund_of)}>
+                {t.refund_of}
+              </button>
+            </Row>
+          )}
+          {t.failure_reason && <Row term="Why it failed">{t.failure_reason}</Row>}
+          {t.needs_review && <Row term="Review">the outcome may differ on the other side (docs/protocol.md, crash recovery)</Row>}
+          {t.tx_type === 'p2p' && <Row term="Route">routed: the fees of the nodes on its route were paid on top (Approvals shows candidates while one waits)</Row>}
+        </dl>
+      )}
+      {t?.type === 'received' && t.status === 'completed' && (
+        <button type="button" disabled={refund.busy} onClick={doRefund}>
+          Refund
+        </button>
+      )}
+      <Status ok={refund.ok} error={refund.error} />
     </Drawer>
   );
 }

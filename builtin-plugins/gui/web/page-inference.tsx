@@ -74,7 +74,7 @@ export function Inference({ version }: { version: number }) {
         <Table
           caption="Providers and models"
           rows={config.providers.flatMap((p: any) => (p.models.length ? p.models.map((m: any) => ({ p, m })) : [{ p, m: null }]))}
-          empty="No provider yet."
+          empty="No provider yet: add one with its model and prices in the form below."
           columns={[
             ['Provider', (r: any) => `${r.p.id} (${r.p.preset})`],
             ['Endpoint', (r: any) => r.p.endpoint],
@@ -114,7 +114,7 @@ export function Inference({ version }: { version: number }) {
         <Table
           caption="Customer keys"
           rows={keys.keys}
-          empty="No customer key."
+          empty="No customer key yet: create one below for a contact; its token goes to their app."
           columns={[
             ['Label', (k: any) => k.label],
             ['Funding', (k: any) => k.funding ?? '-'],

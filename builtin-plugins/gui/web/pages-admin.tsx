@@ -3,7 +3,7 @@
  * dead letter queue. Each is the REST API's routes with a form around them.
  */
 import { useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, sessionEnded } from './api.js';
 import { Field, Status, Table, afterYes, useAction, useLoad } from './ui.js';
 
 type Page = { version: number };
@@ -141,7 +141,7 @@ export function Payback({ version }: Page) {
         <Table
           caption="Your payback methods"
           rows={methods.methods}
-          empty="No payback method yet."
+          empty="No payback method yet: add one above so contacts know how to settle with you."
           columns={[
             ['Label', (m: any) => m.label],
             ['Rail', (m: any) => m.type],
@@ -187,7 +187,7 @@ export function Backups({ version }: Page) {
         <Table
           caption="Backup files"
           rows={list.backups}
-          empty="No backup yet."
+          empty="No backup yet: press Back up now, or turn daily backups on."
           columns={[
             ['File', (b: any) => b.filename],
             ['Size', (b: any) => b.size_human],
@@ -300,7 +300,11 @@ export function Plugins({ version }: Page) {
   const toggle = (p: any) => act.run(() => (p.enabled ? afterYes(`Disable ${p.name}?`, 'It stops at the next restart, with its routes and jobs.', `Disable ${p.name}`, () => flip(p)) : flip(p)));
   const restart = () =>
     act.run(() =>
-      afterYes('Restart the plugins?', 'Every plugin stops and starts again with its enable flag; GUI sessions end, so you log in again.', 'Restart', async () => (await api('POST', '/api/v1/system/restart')).message ?? 'Restarted'),
+      afterYes('Restart the plugins?', 'Every plugin stops and starts again with its enable flag; GUI sessions end, so you log in again.', 'Restart', async () => {
+        await api('POST', '/api/v1/system/restart');
+        sessionEnded();
+        return 'Restarted';
+      }),
     );
   const sandboxed = (data?.plugins ?? []).filter((p: any) => !p.builtin && Object.keys(p.sandbox?.settings ?? {}).length > 0);
   return (
@@ -459,7 +463,7 @@ export function Keys({ version }: Page) {
         <Table
           caption="Keys"
           rows={data.keys}
-          empty="No key."
+          empty="No API key yet: create one above for a script, or for node-cli on another machine."
           columns={[
             ['Name', (k: any) => k.name],
             ['Key id', (k: any) => k.key_id],

@@ -42,7 +42,7 @@ export function Overview({ version }: Page) {
           <Table
             caption="Recent transactions"
             rows={overview.recent_transactions}
-            empty="No transactions yet."
+            empty="No transactions yet: add a contact on the Contacts page, then send from the Send page."
             columns={TX_COLUMNS}
           />
         </>
