@@ -6,6 +6,7 @@
  * report, confirmations before destructive actions; the dark theme axe-clean and phone-sized on every page.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -15,6 +16,8 @@ import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.
 import { connect, hashOf, ok, send, settledAll, waitFor } from '../integration/ledger-support.js';
 import { chat, createKey, mcpClient, model, PLUGIN } from '../integration/mcp-support.js';
 import { PAGES, launchChromium, logIn, openFirst, phoneProblems, violations } from './support.js';
+
+const SCREENSHOTS = process.env.GUI_SCREENSHOTS;
 
 let A: TestNode;
 let B: TestNode;
@@ -274,6 +277,8 @@ describe('the dark theme', () => {
         await page.waitForLoadState('networkidle');
         if (width === 375) expect({ id, ...(await phoneProblems(page)) }).toEqual({ id, overflow: 0, small: [] });
         expect({ width, id, violations: await violations(page) }).toEqual({ width, id, violations: [] });
+        // npm run gui:screenshots: the dark theme as the docs show it.
+        if (SCREENSHOTS && ['overview', 'history', 'contacts'].includes(id)) await page.screenshot({ path: join(SCREENSHOTS, `dark-${id}-${width}.png`), fullPage: true });
       }
       for (const [hash, button, dialog] of [
         ['contacts', 'Details of Alice', 'Contact Alice'],
