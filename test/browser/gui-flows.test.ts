@@ -15,7 +15,7 @@ import { startTestNode, type TestNode } from '../support/node.js';
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
 import { connect, hashOf, ok, send, settledAll, waitFor } from '../integration/ledger-support.js';
 import { chat, createKey, mcpClient, model, PLUGIN } from '../integration/mcp-support.js';
-import { PAGES, launchChromium, logIn, openFirst, phoneProblems, violations } from './support.js';
+import { PAGES, expectPageClean, launchChromium, logIn, open, openFirst, phoneProblems, violations } from './support.js';
 
 const SCREENSHOTS = process.env.GUI_SCREENSHOTS;
 
@@ -265,18 +265,11 @@ describe('every flow, in the GUI alone', () => {
 describe('the dark theme', () => {
   it('follows the system setting; axe clean and no sideways scroll on every page and drawer at 1440 and 375 px', async () => {
     for (const width of [1440, 375]) {
-      const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: 'dark' });
-      const page = await context.newPage();
-      page.setDefaultTimeout(8000);
-      await page.goto(B.node.baseUrl);
+      const page = await open(browser, B, width, 'dark');
       await logIn(page, B);
       expect(await page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.documentElement).backgroundColor)).toBe('rgb(18, 20, 23)');
       for (const id of PAGES) {
-        await page.goto(`${B.node.baseUrl}/#/${id}`);
-        await page.locator('main h1').first().waitFor();
-        await page.waitForLoadState('networkidle');
-        if (width === 375) expect({ id, ...(await phoneProblems(page)) }).toEqual({ id, overflow: 0, small: [] });
-        expect({ width, id, violations: await violations(page) }).toEqual({ width, id, violations: [] });
+        await expectPageClean(page, B, id, width);
         // npm run gui:screenshots: the dark theme as the docs show it.
         if (SCREENSHOTS && ['overview', 'history', 'contacts'].includes(id)) await page.screenshot({ path: join(SCREENSHOTS, `dark-${id}-${width}.png`), fullPage: true });
       }
@@ -290,7 +283,7 @@ describe('the dark theme', () => {
         expect({ hash, violations: await violations(page) }).toEqual({ hash, violations: [] });
         if (width === 375) expect((await phoneProblems(page)).overflow).toBe(0);
       }
-      await context.close();
+      await page.context().close();
     }
   }, 120_000);
 });

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { call, hashOf, ok, send, settledAll, waitFor } from '../integration/ledger-support.js';
-import { PAGES, launchChromium, logIn, logInFirst, open, openFirst, phoneProblems, sendInGui, violations } from './support.js';
+import { PAGES, expectPageClean, launchChromium, logIn, logInFirst, open, openFirst, phoneProblems, sendInGui, violations } from './support.js';
 
 let A: TestNode;
 let B: TestNode;
@@ -216,13 +216,7 @@ describe('phone-sized', () => {
     for (const width of [375, 1440]) {
       const page = await open(browser, B, width);
       await logIn(page, B);
-      for (const id of PAGES) {
-        await page.goto(`${B.node.baseUrl}/#/${id}`);
-        await page.locator('main h1').first().waitFor();
-        await page.waitForLoadState('networkidle');
-        if (width === 375) expect({ id, ...(await phoneProblems(page)) }).toEqual({ id, overflow: 0, small: [] });
-        expect({ width, id, violations: await violations(page) }).toEqual({ width, id, violations: [] });
-      }
+      for (const id of PAGES) await expectPageClean(page, B, id, width);
       if (width === 375) {
         // The navigation is one row; its menu opens, leads to a page and folds again.
         const nav = page.getByRole('navigation', { name: 'Pages' });

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import type { TestNode } from '../support/node.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -12,8 +13,8 @@ export const PAGES = ['overview', 'contacts', 'send', 'requests', 'history', 'p2
 
 export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
 
-export async function open(browser: Browser, t: TestNode, width = 1440): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+export async function open(browser: Browser, t: TestNode, width = 1440, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
   const page = await context.newPage();
   page.setDefaultTimeout(8000);
   await page.goto(t.node.baseUrl);
@@ -74,3 +75,12 @@ export const phoneProblems = (page: Page): Promise<{ overflow: number; small: st
       .map(({ el, box }: any) => `${el.tagName} "${(el.textContent || el.name || '').trim().slice(0, 30)}" ${Math.round(box.width)}x${Math.round(box.height)}`);
     return { overflow: doc.documentElement.scrollWidth - doc.documentElement.clientWidth, small };
   });
+
+/** One page of the GUI opened and checked: no serious axe finding; at 375 px nothing wider than the screen, no small control. */
+export async function expectPageClean(page: Page, t: TestNode, id: string, width: number): Promise<void> {
+  await page.goto(`${t.node.baseUrl}/#/${id}`);
+  await page.locator('main h1').first().waitFor();
+  await page.waitForLoadState('networkidle');
+  if (width === 375) expect({ id, ...(await phoneProblems(page)) }).toEqual({ id, overflow: 0, small: [] });
+  expect({ width, id, violations: await violations(page) }).toEqual({ width, id, violations: [] });
+}
