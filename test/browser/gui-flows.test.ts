@@ -83,6 +83,7 @@ describe('tables that scale: the node searches, the GUI shows exactly the REST a
     await settledAll(A, txids, B);
     await bob.goto(`${B.node.baseUrl}/#/history`);
     await bob.getByLabel('Description contains').fill('coffee');
+    await bob.getByText('More filters: txid, amount, days').click();
     await bob.getByLabel('Amount at least').fill('0.75');
     await bob.getByRole('button', { name: 'Search', exact: true }).click();
     const expected = await listed({ q: 'coffee', amount_min: '0.75' });
@@ -91,6 +92,7 @@ describe('tables that scale: the node searches, the GUI shows exactly the REST a
     await bob.getByLabel('Order').selectOption('smallest');
     await expect.poll(() => shown(bob, 'data-txid')).toEqual(await listed({ q: 'coffee', amount_min: '0.75', sort: 'amount', order: 'asc' }));
     await bob.getByRole('button', { name: 'Clear' }).click();
+    await bob.getByText('More filters: txid, amount, days').click();
     await bob.getByLabel('Txid starts with').fill(txids[2]!.slice(0, 12));
     const today = new Date().toISOString().slice(0, 10);
     await bob.getByLabel('From day').fill(today);

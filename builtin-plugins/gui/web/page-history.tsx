@@ -99,6 +99,8 @@ const SEARCH_FIELDS = [
   ['from', 'From day', 'date'],
   ['to', 'To day', 'date'],
 ] as const;
+/** Contact and description show at once; the others under "More filters". */
+const MAIN_FIELDS = 2;
 type SearchKey = (typeof SEARCH_FIELDS)[number][0];
 const NO_SEARCH: Record<SearchKey, string> = { contact: '', q: '', txid: '', amount_min: '', amount_max: '', from: '', to: '' };
 
@@ -114,6 +116,12 @@ export function History({ version }: { version: number }) {
   const change = (next: Partial<typeof filter>) => (setFilter({ ...filter, ...next }), setOffset(0));
   const trimmed = (): typeof NO_SEARCH => Object.fromEntries(Object.entries(typed).map(([k, v]) => [k, v.trim()])) as typeof NO_SEARCH;
   const filtered = Object.entries(rest).some(([, v]) => v !== '');
+  const searchField = ([key, label, type]: (typeof SEARCH_FIELDS)[number]) => (
+    <div class="field">
+      <label for={`h-${key}`}>{label}</label>
+      <input id={`h-${key}`} type={type} value={typed[key]} onInput={(e) => setTyped({ ...typed, [key]: (e.target as HTMLInputElement).value })} />
+    </div>
+  );
   const total: number = data?.pagination.total ?? 0;
   const shown = data?.transactions.length ?? 0;
   return (
@@ -130,12 +138,12 @@ export function History({ version }: { version: number }) {
         <Choice label="Type" id="h-type" all value={filter.type} options={['sent', 'received', 'relay']} onChange={(type) => change({ type })} />
         <Choice label="Status" id="h-status" all value={filter.status} options={['completed', 'pending', 'sending', 'failed', 'rejected', 'cancelled']} onChange={(status) => change({ status })} />
         <Choice label="Order" id="h-sort" value={filter.sort} options={Object.keys(SORTS)} onChange={(v) => change({ sort: v as SortName })} />
-        {SEARCH_FIELDS.map(([key, label, type]) => (
-          <div class="field">
-            <label for={`h-${key}`}>{label}</label>
-            <input id={`h-${key}`} type={type} value={typed[key]} onInput={(e) => setTyped({ ...typed, [key]: (e.target as HTMLInputElement).value })} />
-          </div>
-        ))}
+        {SEARCH_FIELDS.slice(0, MAIN_FIELDS).map(searchField)}
+        {/* The rarer fields fold away (a phone shows a short form); they stay open while one of them holds a value. */}
+        <details class="more-filters" open={SEARCH_FIELDS.slice(MAIN_FIELDS).some(([k]) => typed[k] !== '')}>
+          <summary>More filters: txid, amount, days</summary>
+          <div class="filters">{SEARCH_FIELDS.slice(MAIN_FIELDS).map(searchField)}</div>
+        </details>
         <span class="actions">
           <button type="submit">Search</button>
           <button type="button" class="secondary" disabled={!filtered} onClick={() => (setTyped(NO_SEARCH), change({ type: '', status: '', ...NO_SEARCH }))}>
