@@ -1252,6 +1252,8 @@ export interface ResponseData {
   };
   "GET /api/v1/plugins/mcp-passthrough/usage": {
     limit: number;
+    offset: number;
+    total: number;
     key_id: (number | null);
     usage: Array<{
       usage_id: number;
@@ -1292,6 +1294,23 @@ export interface ResponseData {
       at: string;
     }>;
   };
+  "GET /api/v1/plugins/mcp-passthrough/usage-summary": {
+    days: Array<{
+      day: string;
+      key_id: number;
+      model: string;
+      currency: string;
+      calls: number;
+      input_tokens: number;
+      output_tokens: number;
+      charge: string;
+    }>;
+    pagination: {
+      total: number;
+      limit: number;
+      offset: number;
+    };
+  };
   "GET /api/v1/requests": {
     incoming: Array<{
       id: number;
@@ -1329,6 +1348,12 @@ export interface ResponseData {
       delivery: string;
       delivery_error?: string;
     }>;
+    pagination: {
+      incoming_total: number;
+      outgoing_total: number;
+      limit: number;
+      offset: number;
+    };
   };
   "POST /api/v1/requests": {
     request_id: string;
@@ -1633,6 +1658,18 @@ export interface ResponseData {
       sent: string;
       net_balance: string;
     }>;
+  };
+  "GET /api/v1/wallet/fee-earnings": {
+    days: Array<{
+      day: string;
+      currency: string;
+      amount: string;
+    }>;
+    pagination: {
+      total: number;
+      limit: number;
+      offset: number;
+    };
   };
   "GET /api/v1/wallet/info": {
     public_key_hash: string;

@@ -22,3 +22,6 @@ export class PreparedStatements {
     return stmt;
   }
 }
+
+/** Text matched literally inside a `LIKE ... ESCAPE '\'` pattern: its own `%`, `_` and `\` lose their meaning. */
+export const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);

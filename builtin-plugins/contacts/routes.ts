@@ -93,7 +93,8 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
     path: '/api/v1/contacts',
     access: READ,
     response: contactListResponse,
-    query: { ...pageQuery, properties: { ...pageQuery.properties, status: { type: 'string' } } },
+    // `q` (ours): the contacts search's match (name, address, key hash prefix) within the status.
+    query: { ...pageQuery, properties: { ...pageQuery.properties, status: { type: 'string' }, q: { type: 'string', maxLength: 200 } } },
     handler: (req) => {
       const raw = typeof req.query.status === 'string' && req.query.status !== '' ? req.query.status.toLowerCase() : 'accepted';
       if (!['pending', 'accepted', 'blocked', 'all'].includes(raw)) {
@@ -101,8 +102,10 @@ export function registerRoutes(core: ContactsCore, pinger: PingService): void {
       }
       const status = raw === 'all' ? null : (raw as ContactStatus);
       const { limit, offset } = page(req.query, LIST_CAP);
-      const contacts = store.list(status, limit, offset).map((c) => contactView(c, store.currencies(c.id)));
-      return { contacts, count: contacts.length, total: store.count(status), limit, offset };
+      const term = typeof req.query.q === 'string' ? req.query.q.trim() : '';
+      const found = term ? store.search(term, limit, offset, status) : { rows: store.list(status, limit, offset), total: store.count(status) };
+      const contacts = found.rows.map((c) => contactView(c, store.currencies(c.id)));
+      return { contacts, count: contacts.length, total: found.total, limit, offset };
     },
   });
 

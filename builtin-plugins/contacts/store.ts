@@ -9,7 +9,7 @@
  *                       extends to us as learned by ping/pong. Amounts are whole + frac INTEGER columns.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { PreparedStatements, type Migration } from '../../sdk/index.js';
+import { likeLiteral, PreparedStatements, type Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { AddressKind } from './validate.js';
 import type { ExportedContact } from './api.js';
@@ -356,14 +356,18 @@ export class ContactStore {
     return this.#cache.read(KEPT.acceptedOn(key), () => this.#acceptedOn.all(key) as Raw[]).map(contactOf);
   }
 
-  /** Name containing the term (case-insensitive), an address containing it, or a key hash starting with it. */
-  search(term: string, limit: number, offset: number): { rows: ContactRow[]; total: number } {
-    const like = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const prefix = `${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const where = `name LIKE @like ESCAPE '\\' OR addr_http LIKE @like ESCAPE '\\' OR addr_https LIKE @like ESCAPE '\\'
-       OR addr_tor LIKE @like ESCAPE '\\' OR pubkey_hash LIKE @prefix ESCAPE '\\'`;
-    const rows = this.db.prepare(`SELECT * FROM contacts WHERE ${where} ORDER BY id LIMIT @limit OFFSET @offset`).all({ like, prefix, limit, offset }) as Raw[];
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM contacts WHERE ${where}`).get({ like, prefix }) as { n: number }).n;
+  /**
+   * Name containing the term (case-insensitive), an address containing it, or a key hash starting with it; with a
+   * status, only contacts in it.
+   */
+  search(term: string, limit: number, offset: number, status: ContactStatus | null = null): { rows: ContactRow[]; total: number } {
+    const like = `%${likeLiteral(term)}%`;
+    const prefix = `${likeLiteral(term.toLowerCase())}%`;
+    const where = `(name LIKE @like ESCAPE '\\' OR addr_http LIKE @like ESCAPE '\\' OR addr_https LIKE @like ESCAPE '\\'
+       OR addr_tor LIKE @like ESCAPE '\\' OR pubkey_hash LIKE @prefix ESCAPE '\\')${status ? ' AND status = @status' : ''}`;
+    const params = { like, prefix, ...(status ? { status } : {}) };
+    const rows = this.db.prepare(`SELECT * FROM contacts WHERE ${where} ORDER BY id LIMIT @limit OFFSET @offset`).all({ ...params, limit, offset }) as Raw[];
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM contacts WHERE ${where}`).get(params) as { n: number }).n;
     return { rows: rows.map(contactOf), total };
   }
 

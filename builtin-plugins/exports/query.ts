@@ -4,6 +4,7 @@
  * operator every row while they believe they got a few.
  */
 import { ApiError, type JsonSchema } from '../../sdk/index.js';
+import { dayRange } from '../../sdk/dates.js';
 
 export type Entity = 'transactions' | 'payment_requests' | 'contacts' | 'balances';
 export type Format = 'csv' | 'json';
@@ -60,19 +61,6 @@ function oneOf<T extends string>(field: string, raw: string | undefined, allowed
   return value;
 }
 
-const DAY_MS = 86_400_000;
-
-/** A calendar date `YYYY-MM-DD` (UTC) as the ms of its start; February 30 is refused, not rolled over. */
-function day(field: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw.trim());
-  const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
-  if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw.trim()) {
-    throw invalid(field, `${field} must be a date YYYY-MM-DD (UTC)`);
-  }
-  return ms;
-}
-
 export function parseQuery(entity: Entity, q: Record<string, string | undefined>): ExportQuery {
   const known = parameters(entity);
   for (const key of Object.keys(q)) {
@@ -98,10 +86,5 @@ export function parseQuery(entity: Entity, q: Record<string, string | undefined>
     if (!/^[A-Za-z0-9]{3,10}$/.test(code)) throw invalid('currency', 'currency must be 3-10 letters or digits', 'invalid_currency');
     out.currency = code.toLowerCase();
   }
-  const from = day('from', q.from);
-  const to = day('to', q.to);
-  if (from !== undefined && to !== undefined && from > to) throw invalid('from', 'from must not be after to');
-  if (from !== undefined) out.from = from;
-  if (to !== undefined) out.to = to + DAY_MS;
-  return out;
+  return { ...out, ...dayRange(q) };
 }

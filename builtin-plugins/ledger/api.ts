@@ -124,6 +124,19 @@ export interface TxFilter {
   contactHash?: string;
   status?: TxStatus;
   currency?: string;
+  /** Words the description contains (case-insensitive, taken literally). */
+  search?: string;
+  /** The start of a txid (lowercase hex). */
+  txidPrefix?: string;
+  /** Amount bounds, both inclusive. */
+  amountMin?: Minor;
+  amountMax?: Minor;
+  /** `createdAt` bounds in ms: from <= t < to. */
+  from?: number;
+  to?: number;
+  /** Newest first by default; `amount` orders by amount, then newest first. */
+  sort?: 'time' | 'amount';
+  order?: 'asc' | 'desc';
   limit: number;
   offset: number;
 }
@@ -248,6 +261,8 @@ export interface LedgerService {
   head(contactHash: string, currency: string): string | null;
   /** Fees earned from relaying, per currency: for each relayed payment settled on both legs, what came in minus what went out. */
   feeEarnings(): Record<string, Minor>;
+  /** The same per UTC day and currency, oldest first, for routes settled within [from, to) (ms); paged. */
+  feeEarningsByDay(f: { from?: number; to?: number; limit: number; offset: number }): { rows: { day: string; currency: string; amount: Minor }[]; total: number };
   /**
    * Completed payments whose completion time (ms since the epoch) falls in [from, to), in aggregate only: count and
    * total per currency and direction, and the UTC days (YYYY-MM-DD) on which any completed. For usage statistics.

@@ -33,6 +33,7 @@ type LegApi = Pick<
   | 'registerRouter'
   | 'router'
   | 'feeEarnings'
+  | 'feeEarningsByDay'
 >;
 
 export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
@@ -204,6 +205,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
     legsOf: (routeHash): LedgerTx[] => store.legsOf(routeHash).map(publicTx),
     creditAvailable: (contactHash, currency) => creditAvailable(contactHash, currency),
     feeEarnings: () => store.feeEarnings(),
+    feeEarningsByDay: (f) => store.feeEarningsByDay(f),
 
     registerRouter(r) {
       router = r;

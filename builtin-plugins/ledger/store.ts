@@ -10,7 +10,7 @@
  *                    same transaction.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { PreparedStatements, type Migration } from '../../sdk/index.js';
+import { likeLiteral, PreparedStatements, type Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { BalanceRecord, LedgerActivity, LedgerTx, TxDirection, TxFilter, TxStatus } from './api.js';
 import type { ExportedTx, TxExportFilter, TxSource } from './api.js';
@@ -880,9 +880,36 @@ export class LedgerStore {
       where.push('currency_key = ?');
       params.push(currencyKey(f.currency));
     }
+    if (f.search) {
+      where.push(`description LIKE ? ESCAPE '\\'`);
+      params.push(`%${likeLiteral(f.search)}%`);
+    }
+    if (f.txidPrefix) {
+      where.push(`txid LIKE ? ESCAPE '\\'`);
+      params.push(`${likeLiteral(f.txidPrefix)}%`);
+    }
+    // Amounts are positive: whole * 1e8 + frac is the amount in minor units, well inside SQLite's 64-bit integers.
+    if (f.amountMin !== undefined) {
+      where.push('amount_whole * 100000000 + amount_frac >= ?');
+      params.push(f.amountMin);
+    }
+    if (f.amountMax !== undefined) {
+      where.push('amount_whole * 100000000 + amount_frac <= ?');
+      params.push(f.amountMax);
+    }
+    if (f.from !== undefined) {
+      where.push('created_at >= ?');
+      params.push(f.from);
+    }
+    if (f.to !== undefined) {
+      where.push('created_at < ?');
+      params.push(f.to);
+    }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const dir = f.order === 'asc' ? 'ASC' : 'DESC';
+    const order = f.sort === 'amount' ? `amount_whole ${dir}, amount_frac ${dir}, seq DESC` : `seq ${dir}`;
     const total = (this.#stmt(`SELECT COUNT(*) AS n FROM ledger_tx_all ${clause}`).get(...params) as { n: number }).n;
-    const rows = this.#stmt(`SELECT * FROM ledger_tx_all ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`, true).all(...params, f.limit, f.offset) as RawRow[];
+    const rows = this.#stmt(`SELECT * FROM ledger_tx_all ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`, true).all(...params, f.limit, f.offset) as RawRow[];
     return { rows: rows.map(toRow), total };
   }
 
@@ -911,6 +938,24 @@ export class LedgerStore {
       true,
     ).all() as { currency: string; w: bigint; f: bigint }[];
     return Object.fromEntries(rows.map((r) => [r.currency, fromParts(r.w, r.f)]));
+  }
+
+  /**
+   * The same fees per UTC day (the day the later leg completed) and currency, oldest first, `completedAt` within
+   * [from, to); `total` counts the groups.
+   */
+  feeEarningsByDay(f: { from?: number; to?: number; limit: number; offset: number }): { rows: { day: string; currency: string; amount: Minor }[]; total: number } {
+    const routes = `SELECT MIN(currency) AS currency, currency_key, MAX(completed_at) AS at,
+        SUM(CASE WHEN type = 'received' THEN amount_whole ELSE -amount_whole END) AS w,
+        SUM(CASE WHEN type = 'received' THEN amount_frac ELSE -amount_frac END) AS f
+      FROM ledger_tx_all WHERE relay = 1 AND memo <> 'standard'
+      GROUP BY memo HAVING COUNT(*) = 2 AND SUM(status = 'completed') = 2`;
+    const days = `SELECT date(at / 1000, 'unixepoch') AS day, MIN(currency) AS currency, SUM(w) AS w, SUM(f) AS f FROM (${routes})
+      WHERE at >= ? AND at < ? GROUP BY day, currency_key`;
+    const range = [f.from ?? 0, f.to ?? Number.MAX_SAFE_INTEGER];
+    const total = (this.#stmt(`SELECT COUNT(*) AS n FROM (${days})`).get(...range) as { n: number }).n;
+    const rows = this.#stmt(`${days} ORDER BY day, currency LIMIT ? OFFSET ?`, true).all(...range, f.limit, f.offset) as { day: string; currency: string; w: bigint; f: bigint }[];
+    return { rows: rows.map((r) => ({ day: r.day, currency: r.currency, amount: fromParts(r.w, r.f) })), total };
   }
 
   /** This node's legs of one routed payment (memo = the route hash), oldest first. */

@@ -1,7 +1,7 @@
 /** Wire shapes of usage rows and top-ups: amounts as trimmed decimal strings, times as ISO 8601. */
 import { formatMinor } from '../../sdk/index.js';
 import { iso } from './keys.js';
-import type { TopupRow, UsageRow } from './store.js';
+import type { TopupRow, UsageDay, UsageRow } from './store.js';
 
 /** What a customer sees of its own calls: everything but the operator's cost. */
 export function customerUsageView(u: UsageRow): Record<string, unknown> {
@@ -52,5 +52,19 @@ export function topupView(t: TopupRow): Record<string, unknown> {
     status: t.status,
     reason: t.reason,
     at: iso(t.at),
+  };
+}
+
+/** One day, key, model and currency of `usage-summary`. */
+export function usageDayView(d: UsageDay): Record<string, unknown> {
+  return {
+    day: d.day,
+    key_id: d.keyId,
+    model: d.model,
+    currency: d.currency,
+    calls: d.calls,
+    input_tokens: d.inputTokens,
+    output_tokens: d.outputTokens,
+    charge: formatMinor(d.charge),
   };
 }

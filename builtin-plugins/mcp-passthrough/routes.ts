@@ -11,9 +11,10 @@ import type { Keys } from './keys.js';
 import { iso } from './keys.js';
 import { limitsView } from './limits.js';
 import type { Sessions } from './mcp/sessions.js';
-import { operatorUsageView, topupView } from './present.js';
-import { configResponse, configuredResponse, keyCreatedResponse, keyRevokedResponse, keysResponse, statusResponse, usageResponse } from './schemas.js';
-import type { McpStore } from './store.js';
+import { operatorUsageView, topupView, usageDayView } from './present.js';
+import { configResponse, configuredResponse, keyCreatedResponse, keyRevokedResponse, keysResponse, statusResponse, usageResponse, usageSummaryResponse } from './schemas.js';
+import type { McpStore, UsageFilter } from './store.js';
+import { dayRange } from '../../sdk/dates.js';
 import type { PresetRegistry } from './upstream/presets.js';
 
 const ADMIN = { scope: 'admin' } as const;
@@ -50,6 +51,7 @@ const KEY_LIMITS_RESPONSE = {
 } as const;
 export const USAGE_DEFAULT = 50;
 export const USAGE_MAX = 500;
+const SUMMARY_MAX = 1000;
 
 export interface OperatorDeps {
   ctx: PluginContext;
@@ -250,26 +252,61 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
     },
   });
 
-  ctx.routes.plugin<unknown, { limit?: number; key_id?: number }>({
+  ctx.routes.plugin<unknown, UsageQuery>({
     method: 'GET',
     path: 'usage',
     response: usageResponse,
     access: ADMIN,
-    query: {
-      type: 'object',
-      properties: { limit: { type: 'integer', minimum: 1, maximum: USAGE_MAX }, key_id: { type: 'integer', minimum: 1 } },
-      additionalProperties: false,
-    },
+    query: usageQuery({ limit: { type: 'integer', minimum: 1, maximum: USAGE_MAX }, offset: { type: 'integer', minimum: 0 } }),
     handler: (req) => {
       const limit = req.query.limit ?? USAGE_DEFAULT;
-      const keyId = req.query.key_id;
-      if (keyId !== undefined && !store.key(keyId)) throw new ApiError('key_not_found', 404, `no key ${keyId}`);
+      const offset = req.query.offset ?? 0;
+      const filter = usageFilter(req.query);
+      const page = store.usagePage({ ...filter, limit, offset });
       return {
         limit,
-        key_id: keyId ?? null,
-        usage: store.usage(limit, keyId).map(operatorUsageView),
-        topups: store.topups(limit, keyId).map(topupView),
+        offset,
+        total: page.total,
+        key_id: filter.keyId ?? null,
+        usage: page.rows.map(operatorUsageView),
+        topups: store.topups(limit, filter.keyId).map(topupView),
       };
     },
   });
+
+  // Spend and tokens per day, key and model (the GUI's inference charts): groups, not rows, paged.
+  ctx.routes.plugin<unknown, UsageQuery>({
+    method: 'GET',
+    path: 'usage-summary',
+    access: ADMIN,
+    query: usageQuery({ limit: { type: 'integer', minimum: 1, maximum: SUMMARY_MAX }, offset: { type: 'integer', minimum: 0 } }),
+    response: usageSummaryResponse,
+    handler: (req) => {
+      const limit = req.query.limit ?? SUMMARY_MAX;
+      const offset = req.query.offset ?? 0;
+      const { rows, total } = store.usageByDay({ ...usageFilter(req.query), limit, offset });
+      return { days: rows.map(usageDayView), pagination: { total, limit, offset } };
+    },
+  });
+
+  /** The filters both usage routes take; a key that does not exist is 404, not an empty list. */
+  function usageFilter(q: UsageQuery): UsageFilter {
+    if (q.key_id !== undefined && !store.key(q.key_id)) throw new ApiError('key_not_found', 404, `no key ${q.key_id}`);
+    return { ...(q.key_id !== undefined ? { keyId: q.key_id } : {}), ...(q.model ? { model: q.model } : {}), ...dayRange(q) };
+  }
 }
+
+interface UsageQuery {
+  limit?: number;
+  offset?: number;
+  key_id?: number;
+  model?: string;
+  from?: string;
+  to?: string;
+}
+
+const usageQuery = (paging: Record<string, unknown>) => ({
+  type: 'object',
+  properties: { ...paging, key_id: { type: 'integer', minimum: 1 }, model: { type: 'string', minLength: 1, maxLength: 200 }, from: { type: 'string' }, to: { type: 'string' } },
+  additionalProperties: false,
+});

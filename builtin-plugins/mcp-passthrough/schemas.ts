@@ -3,7 +3,7 @@
  * (`RouteDefinition.response`), docs/mcp-passthrough.md ("Operator REST"). The customer routes under `/p/` answer
  * plain JSON or streams of their own (`produces`), not the host envelope.
  */
-import { amountSchema, arrayOf, booleanSchema, dateTimeSchema, integerSchema, nullable, objectOf, stringSchema } from '../../sdk/schema.js';
+import { amountSchema, arrayOf, booleanSchema, dateTimeSchema, integerSchema, nullable, objectOf, paginationSchema, stringSchema } from '../../sdk/schema.js';
 
 const when = nullable(dateTimeSchema);
 const strings = arrayOf(stringSchema);
@@ -178,4 +178,27 @@ const topup = objectOf({
   reason: nullable(stringSchema),
   at: dateTimeSchema,
 });
-export const usageResponse = objectOf({ limit: integerSchema, key_id: nullable(integerSchema), usage: arrayOf(usage), topups: arrayOf(topup) });
+export const usageResponse = objectOf({
+  limit: integerSchema,
+  offset: integerSchema,
+  total: integerSchema,
+  key_id: nullable(integerSchema),
+  usage: arrayOf(usage),
+  topups: arrayOf(topup),
+});
+
+export const usageSummaryResponse = objectOf({
+  days: arrayOf(
+    objectOf({
+      day: stringSchema,
+      key_id: integerSchema,
+      model: stringSchema,
+      currency: stringSchema,
+      calls: integerSchema,
+      input_tokens: integerSchema,
+      output_tokens: integerSchema,
+      charge: amountSchema,
+    }),
+  ),
+  pagination: paginationSchema,
+});

@@ -619,6 +619,50 @@ export class McpStore {
     return rows.map(usageOf);
   }
 
+  /** A page of usage rows, newest first, narrowed by key, model and time; `total` counts what the filters match. */
+  usagePage(f: UsageFilter & { limit: number; offset: number }): { rows: UsageRow[]; total: number } {
+    const { clause, params } = usageWhere(f);
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM mcp_usage ${clause}`).get(...params) as { n: number }).n;
+    const rows = this.db.prepare(`SELECT * FROM mcp_usage ${clause} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...params, f.limit, f.offset);
+    return { rows: rows.map(usageOf), total };
+  }
+
+  /**
+   * Spend and tokens per UTC day, key, model and currency, oldest day first: what a chart of inference over time
+   * needs, without shipping every usage row. `total` counts the groups.
+   */
+  usageByDay(f: UsageFilter & { limit: number; offset: number }): { rows: UsageDay[]; total: number } {
+    const { clause, params } = usageWhere(f);
+    const grouped = `SELECT date(started_at / 1000, 'unixepoch') AS day, key_id, model, currency, COUNT(*) AS calls,
+        SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(charge_whole) AS w, SUM(charge_frac) AS f
+      FROM mcp_usage ${clause} GROUP BY day, key_id, model, currency`;
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM (${grouped})`).get(...params) as { n: number }).n;
+    const rows = this.db.prepare(`${grouped} ORDER BY day, key_id, model, currency LIMIT ? OFFSET ?`).all(...params, f.limit, f.offset) as {
+      day: string;
+      key_id: number;
+      model: string;
+      currency: string;
+      calls: number;
+      input_tokens: number;
+      output_tokens: number;
+      w: number | bigint;
+      f: number | bigint;
+    }[];
+    return {
+      rows: rows.map((r) => ({
+        day: r.day,
+        keyId: r.key_id,
+        model: r.model,
+        currency: r.currency,
+        calls: r.calls,
+        inputTokens: r.input_tokens,
+        outputTokens: r.output_tokens,
+        charge: fromParts(r.w, r.f),
+      })),
+      total,
+    };
+  }
+
   usageRow(id: number): UsageRow | null {
     const r = this.#s.usageRow!.get(id);
     return r ? usageOf(r) : null;
@@ -662,4 +706,38 @@ export class McpStore {
     const rows = keyId === undefined ? this.#s.topupsAll!.all(limit) : this.#s.topupsOfKey!.all(keyId, limit);
     return rows.map(topupOf);
   }
+}
+
+/** What the usage listings narrow by: a key, a model, and `startedAt` bounds in ms (from <= t < to). */
+export interface UsageFilter {
+  keyId?: number;
+  model?: string;
+  from?: number;
+  to?: number;
+}
+
+/** One group of `usageByDay`. */
+export interface UsageDay {
+  day: string;
+  keyId: number;
+  model: string;
+  currency: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  charge: Minor;
+}
+
+function usageWhere(f: UsageFilter): { clause: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown): void => {
+    where.push(sql);
+    params.push(value);
+  };
+  if (f.keyId !== undefined) add('key_id = ?', f.keyId);
+  if (f.model !== undefined) add('model = ?', f.model);
+  if (f.from !== undefined) add('started_at >= ?', f.from);
+  if (f.to !== undefined) add('started_at < ?', f.to);
+  return { clause: where.length ? `WHERE ${where.join(' AND ')}` : '', params };
 }

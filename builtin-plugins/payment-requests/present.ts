@@ -55,7 +55,11 @@ const requestSchema = objectOf({
   delivery: stringSchema,
   delivery_error: optional(stringSchema),
 });
-export const requestListResponse = objectOf({ incoming: arrayOf(requestSchema), outgoing: arrayOf(requestSchema) });
+export const requestListResponse = objectOf({
+  incoming: arrayOf(requestSchema),
+  outgoing: arrayOf(requestSchema),
+  pagination: objectOf({ incoming_total: integerSchema, outgoing_total: integerSchema, limit: integerSchema, offset: integerSchema }),
+});
 export const requestCreatedResponse = objectOf({ request_id: stringSchema });
 /** An approved or retried request's payment: its txid, and the route's hash when it goes over one. */
 export const requestPaymentResponse = objectOf({ txid: nullable(stringSchema), p2p_hash: optional(stringSchema) });

@@ -7,6 +7,8 @@ import { formatMinor } from '../../sdk/money.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 import type { Payment, RequestsCore } from './core.js';
 import { nullSchema } from '../../sdk/schema.js';
+import { dayRange } from '../../sdk/dates.js';
+import type { RequestStatus } from './api.js';
 import { requestCreatedResponse, requestListResponse, requestPaymentResponse, requestView } from './present.js';
 
 /** `{txid}` (Document 1); a payment that goes over a route also names it (`p2p_hash`, as the send route does). */
@@ -18,18 +20,28 @@ const REQUESTS_PAGE_CAP = 200;
 export function registerRequestRoutes(ctx: PluginContext, core: RequestsCore): void {
   const view = (r: Parameters<typeof requestView>[0]) => requestView(r, core.contactName(r.contactHash));
 
-  ctx.routes.add<unknown, { limit?: number; offset?: number }>({
+  ctx.routes.add<unknown, { limit?: number; offset?: number; status?: RequestStatus; q?: string; from?: string; to?: string }>({
     method: 'GET',
     path: '/api/v1/requests',
     access: { scope: 'wallet:read' },
     response: requestListResponse,
-    query: pageQuery(),
+    // Our additions beside Document 1's limit and offset: filters, and each direction's total (the GUI pages them).
+    query: pageQuery({
+      status: { type: 'string', enum: ['pending', 'sending', 'approved', 'failed', 'declined', 'cancelled', 'expired'] },
+      q: { type: 'string', minLength: 1, maxLength: 255 },
+      from: { type: 'string' },
+      to: { type: 'string' },
+    }),
     handler: (req) => {
       core.expireDue();
       const { limit, offset } = pageParams(req.query, REQUESTS_PAGE_CAP);
+      const filter = { limit, offset, ...(req.query.status ? { status: req.query.status } : {}), ...(req.query.q ? { search: req.query.q } : {}), ...dayRange(req.query) };
+      const incoming = core.store.list('incoming', filter);
+      const outgoing = core.store.list('outgoing', filter);
       return {
-        incoming: core.store.list('incoming', limit, offset).map(view),
-        outgoing: core.store.list('outgoing', limit, offset).map(view),
+        incoming: incoming.rows.map(view),
+        outgoing: outgoing.rows.map(view),
+        pagination: { incoming_total: incoming.total, outgoing_total: outgoing.total, limit, offset },
       };
     },
   });

@@ -5,9 +5,21 @@
  *                     requester's id (unique per direction); amounts as whole + frac; times in ms since the epoch.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Migration } from '../../sdk/index.js';
+import { likeLiteral, type Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { ExportedRequest, RequestExportFilter } from './api.js';
+
+/** The listing's filters (GET /requests): all optional but the page. */
+export interface RequestListFilter {
+  status?: RequestStatus;
+  /** Words the description contains (case-insensitive, taken literally). */
+  search?: string;
+  /** `createdAt` bounds in ms: from <= t < to. */
+  from?: number;
+  to?: number;
+  limit: number;
+  offset: number;
+}
 
 export type RequestStatus = 'pending' | 'sending' | 'approved' | 'failed' | 'declined' | 'cancelled' | 'expired';
 export type RequestDirection = 'incoming' | 'outgoing';
@@ -196,7 +208,6 @@ export class RequestStore {
   readonly #byTxid: Statement;
   readonly #byRoute: Statement;
   readonly #settling: Statement;
-  readonly #list: Statement;
   readonly #due: Statement;
 
   constructor(
@@ -215,7 +226,6 @@ export class RequestStore {
     this.#byTxid = db.prepare(`SELECT * FROM payment_requests_all WHERE resulting_txid = ? AND direction = 'incoming'`).safeIntegers(true);
     this.#byRoute = db.prepare(`SELECT * FROM payment_requests_all WHERE route_hash = ? AND direction = 'incoming'`).safeIntegers(true);
     this.#settling = db.prepare(`SELECT 1 FROM payment_requests_all WHERE resulting_txid = ? AND direction = 'outgoing'`);
-    this.#list = db.prepare('SELECT * FROM payment_requests_all WHERE direction = ? ORDER BY id DESC LIMIT ? OFFSET ?').safeIntegers(true);
     this.#due = db.prepare(`SELECT * FROM payment_requests WHERE status = 'pending' AND expires_at <= ?`).safeIntegers(true);
   }
 
@@ -270,8 +280,22 @@ export class RequestStore {
   }
 
   /** One page of a direction, newest first. */
-  list(direction: RequestDirection, limit: number, offset = 0): RequestRow[] {
-    return (this.#list.all(direction, limit, offset) as RawRow[]).map(toRow);
+  /** One direction's page, newest first, narrowed by the listing's optional filters; `total` counts what they match. */
+  list(direction: RequestDirection, f: RequestListFilter): { rows: RequestRow[]; total: number } {
+    const where = ['direction = ?'];
+    const params: unknown[] = [direction];
+    const add = (clause: string, value: unknown): void => {
+      where.push(clause);
+      params.push(value);
+    };
+    if (f.status) add('status = ?', f.status);
+    if (f.search) add(`description LIKE ? ESCAPE '\\'`, `%${likeLiteral(f.search)}%`);
+    if (f.from !== undefined) add('created_at >= ?', f.from);
+    if (f.to !== undefined) add('created_at < ?', f.to);
+    const clause = where.join(' AND ');
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM payment_requests_all WHERE ${clause}`).get(...params) as { n: number }).n;
+    const rows = this.db.prepare(`SELECT * FROM payment_requests_all WHERE ${clause} ORDER BY id DESC LIMIT ? OFFSET ?`).safeIntegers(true).all(...params, f.limit, f.offset) as RawRow[];
+    return { rows: rows.map(toRow), total };
   }
 
   /**

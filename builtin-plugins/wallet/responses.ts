@@ -114,3 +114,5 @@ export const refundResponse = objectOf({
   total: optional(amount),
   fee: optional(amount),
 });
+
+export const feeEarningsResponse = objectOf({ days: arrayOf(objectOf({ day: string, currency: string, amount })), pagination: paginationSchema });

@@ -4,13 +4,14 @@
  */
 import { ApiError, type PluginContext } from '../../sdk/index.js';
 import { MAX_PAGE_PARAM, pageParams, pageQuery } from '../../sdk/paging.js';
-import { formatMinor, type Minor } from '../../sdk/money.js';
+import { formatMinor, parseDecimal, type Minor } from '../../sdk/money.js';
+import { dayRange } from '../../sdk/dates.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService, LedgerTx, RoutedOutcome, RoutedPart, SplitDetail, TxDirection } from '../ledger/api.js';
 import { sameCurrency } from '../../sdk/currency.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 import { contactAddress, resolveRecipient, sendTarget } from './recipient.js';
-import { balancesResponse, infoResponse, overviewResponse, refundResponse, sendResponse, transactionResponse, transactionsResponse } from './responses.js';
+import { balancesResponse, feeEarningsResponse, infoResponse, overviewResponse, refundResponse, sendResponse, transactionResponse, transactionsResponse } from './responses.js';
 
 export interface CurrencyTotal {
   currency: string;
@@ -19,6 +20,32 @@ export interface CurrencyTotal {
 }
 
 const TXID = /^[0-9a-fA-F]{64}$/;
+/** Days of fee earnings in one answer: about three years, per currency. */
+const FEE_DAYS_CAP = 1000;
+
+interface TxQuery {
+  limit?: number;
+  offset?: number;
+  type?: TxDirection;
+  contact?: string;
+  status?: string;
+  q?: string;
+  txid?: string;
+  amount_min?: string;
+  amount_max?: string;
+  from?: string;
+  to?: string;
+  sort?: 'time' | 'amount';
+  order?: 'asc' | 'desc';
+}
+
+/** An amount bound of the listing's query: a decimal of at most 8 places, zero included. */
+function boundOf(field: string, raw: string | undefined): Minor | undefined {
+  if (raw === undefined) return undefined;
+  const r = parseDecimal(raw);
+  if (!r.ok) throw new ApiError('invalid_amount', 400, `${field} must be a decimal amount of at most 8 places`, { field });
+  return r.value;
+}
 
 /** Sums per currency (case-insensitive), keeping the first spelling seen, sorted by code. */
 function sumByCurrency(items: Iterable<{ currency: string; amount: Minor }>): { currency: string; amount: Minor }[] {
@@ -190,7 +217,7 @@ export function registerWalletRoutes(ctx: PluginContext): void {
     },
   });
 
-  ctx.routes.add<unknown, { limit?: number; offset?: number; type?: TxDirection; contact?: string; status?: string }>({
+  ctx.routes.add<unknown, TxQuery>({
     method: 'GET',
     path: '/api/v1/wallet/transactions',
     access: { scope: 'wallet:read' },
@@ -199,23 +226,56 @@ export function registerWalletRoutes(ctx: PluginContext): void {
       type: { type: 'string', enum: ['sent', 'received', 'relay'] },
       contact: { type: 'string', minLength: 1 },
       status: { type: 'string', enum: ['pending', 'sending', 'sent', 'accepted', 'rejected', 'cancelled', 'completed', 'failed'] },
+      // Search and sort (ours, beside Document 1's filters): the GUI's History asks the node, not its own page.
+      q: { type: 'string', minLength: 1, maxLength: 255 },
+      txid: { type: 'string', pattern: '^[0-9a-fA-F]{1,64}$' },
+      amount_min: { type: 'string', minLength: 1 },
+      amount_max: { type: 'string', minLength: 1 },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      sort: { type: 'string', enum: ['time', 'amount'] },
+      order: { type: 'string', enum: ['asc', 'desc'] },
     }),
     handler: (req) => {
       const { limit, offset } = pageParams(req.query);
+      const q = req.query;
       let contactHash: string | undefined;
-      if (req.query.contact !== undefined) {
-        const c = contacts.resolve(req.query.contact);
+      if (q.contact !== undefined) {
+        const c = contacts.resolve(q.contact);
         if (!c.pubkeyHash) return { transactions: [], pagination: { total: 0, limit, offset } };
         contactHash = c.pubkeyHash;
       }
+      const amountMin = boundOf('amount_min', q.amount_min);
+      const amountMax = boundOf('amount_max', q.amount_max);
       const { rows, total } = ledger.list({
         limit,
         offset,
-        ...(req.query.type ? { type: req.query.type } : {}),
+        ...(q.type ? { type: q.type } : {}),
         ...(contactHash ? { contactHash } : {}),
-        ...(req.query.status ? { status: req.query.status as LedgerTx['status'] } : {}),
+        ...(q.status ? { status: q.status as LedgerTx['status'] } : {}),
+        ...(q.q ? { search: q.q } : {}),
+        ...(q.txid ? { txidPrefix: q.txid.toLowerCase() } : {}),
+        ...(amountMin !== undefined ? { amountMin } : {}),
+        ...(amountMax !== undefined ? { amountMax } : {}),
+        ...dayRange(q),
+        ...(q.sort ? { sort: q.sort } : {}),
+        ...(q.order ? { order: q.order } : {}),
       });
       return { transactions: rows.map(fullTx), pagination: { total, limit, offset } };
+    },
+  });
+
+  // Ours: fees earned relaying per day (the GUI's chart), groups rather than transactions.
+  ctx.routes.add<unknown, { limit?: number; offset?: number; from?: string; to?: string }>({
+    method: 'GET',
+    path: '/api/v1/wallet/fee-earnings',
+    access: { scope: 'wallet:read' },
+    response: feeEarningsResponse,
+    query: pageQuery({ from: { type: 'string' }, to: { type: 'string' } }),
+    handler: (req) => {
+      const { limit, offset } = pageParams(req.query, FEE_DAYS_CAP, FEE_DAYS_CAP);
+      const { rows, total } = ledger.feeEarningsByDay({ limit, offset, ...dayRange(req.query) });
+      return { days: rows.map((r) => ({ day: r.day, currency: r.currency, amount: formatMinor(r.amount) })), pagination: { total, limit, offset } };
     },
   });
 

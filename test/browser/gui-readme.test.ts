@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { call, hashOf, ok, send, settledAll, waitFor } from '../integration/ledger-support.js';
-import { PAGES, launchChromium, logIn, logInFirst, open, sendInGui, violations } from './support.js';
+import { PAGES, expectPageClean, launchChromium, logIn, logInFirst, open, openFirst, phoneProblems, sendInGui, violations } from './support.js';
 
 let A: TestNode;
 let B: TestNode;
@@ -22,10 +22,7 @@ const readmeNode = (): Promise<TestNode> => startTestNode({ env: { NODE_PEER_PRI
 beforeAll(async () => {
   [A, B] = await Promise.all([readmeNode(), readmeNode()]);
   browser = await launchChromium();
-  alice = await open(browser, A);
-  await logInFirst(alice, A);
-  bob = await open(browser, B);
-  await logInFirst(bob, B);
+  [alice, bob] = [await openFirst(browser, A), await openFirst(browser, B)];
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -215,30 +212,11 @@ describe('history you can read', () => {
 });
 
 describe('phone-sized', () => {
-  /** What is wider than the screen, and the visible controls smaller than 44 px, on the page as it shows now. */
-  const phoneProblems = (page: Page) =>
-    page.evaluate(() => {
-      const doc = (globalThis as any).document;
-      const small = [...doc.querySelectorAll('main button, main a, main input, main select, header button, header a, header summary')]
-        // Links inside a sentence are exempt (WCAG 2.5.8's inline exception).
-        .filter((el: any) => el.offsetParent !== null && !(el.tagName === 'A' && el.parentElement?.tagName === 'P'))
-        .map((el: any) => ({ el, box: el.getBoundingClientRect() }))
-        .filter(({ box }: any) => box.height < 44 || box.width < 44)
-        .map(({ el, box }: any) => `${el.tagName} "${(el.textContent || el.name || '').trim().slice(0, 30)}" ${Math.round(box.width)}x${Math.round(box.height)}`);
-      return { overflow: doc.documentElement.scrollWidth - doc.documentElement.clientWidth, small };
-    });
-
   it('at 375 px no page scrolls sideways, controls are 44 px, the navigation is one button; axe stays clean at 375 and 1440', async () => {
     for (const width of [375, 1440]) {
       const page = await open(browser, B, width);
       await logIn(page, B);
-      for (const id of PAGES) {
-        await page.goto(`${B.node.baseUrl}/#/${id}`);
-        await page.locator('main h1').first().waitFor();
-        await page.waitForLoadState('networkidle');
-        if (width === 375) expect({ id, ...(await phoneProblems(page)) }).toEqual({ id, overflow: 0, small: [] });
-        expect({ width, id, violations: await violations(page) }).toEqual({ width, id, violations: [] });
-      }
+      for (const id of PAGES) await expectPageClean(page, B, id, width);
       if (width === 375) {
         // The navigation is one row; its menu opens, leads to a page and folds again.
         const nav = page.getByRole('navigation', { name: 'Pages' });

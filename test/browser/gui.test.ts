@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect, hashOf, ok, waitFor } from '../integration/ledger-support.js';
+import { setFee } from '../integration/routing-support.js';
 import { PAGES, launchChromium, logIn, sendInGui, open as openIn, violations } from './support.js';
 
 const SCREENSHOTS = process.env.GUI_SCREENSHOTS;
@@ -90,14 +91,17 @@ describe('the GUI in Chromium', () => {
     await bob.goto(`${B.node.baseUrl}/#/requests`);
     await bob.getByLabel('Contact', { exact: true }).fill('Alice');
     await bob.getByLabel('Amount', { exact: true }).fill('0.75');
-    await bob.getByRole('button', { name: 'Request' }).click();
+    await bob.getByRole('button', { name: 'Request', exact: true }).click();
     await expect.poll(() => bob.getByRole('status').textContent()).toMatch(/Request [0-9a-f]+ sent/);
-    await alice.getByRole('button', { name: 'Approve' }).click();
+    await alice.getByRole('button', { name: 'Approve', exact: true }).click();
+    await alice.getByRole('alertdialog').getByRole('button', { name: 'Pay 0.75 VWL' }).click();
     await waitFor(() => ok(B, 'GET', '/api/v1/requests'), (r) => r.outgoing[0]?.status === 'approved', 'the request approved on Bob');
   });
 
   it('a routed payment awaiting approval is approved in the GUI with the route chosen', async () => {
     await connect(B, C, { nameOfB: 'Carol', nameOfA: 'Bob' });
+    // Bob charges 1% for relaying Alice's payments: his overview charts what he earns.
+    await setFee(B, A, '1');
     await ok(A, 'PUT', '/api/v1/system/settings', { auto_accept_transaction: false });
     const sent = await ok(A, 'POST', '/api/v1/wallet/send', { address: C.node.baseUrl, amount: '1.25', currency: 'VWL' });
     expect(sent.status).toBe('awaiting_approval');
@@ -107,6 +111,12 @@ describe('the GUI in Chromium', () => {
     await alice.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => alice.getByRole('status').textContent()).toContain('Approved');
     await waitFor(() => ok(C, 'GET', '/api/v1/wallet/balances'), (b) => JSON.stringify(b).includes('1.25'), 'the payment at Carol', 10_000);
+    const fees = await waitFor(() => ok(B, 'GET', '/api/v1/wallet/fee-earnings'), (r) => r.days.length === 1, "Bob's fee");
+    await bob.goto(`${B.node.baseUrl}/#/overview`);
+    const chart = bob.getByTestId('chart-fees');
+    await chart.locator('canvas').waitFor();
+    await chart.getByText('The numbers').click();
+    expect(await chart.getByRole('table').locator('tbody td').allTextContents()).toEqual([fees.days[0].day, fees.days[0].amount]);
   });
 
   it("a payback method is added from its rail's catalogue and revealed only after the auth code again", async () => {

@@ -253,6 +253,14 @@ describe('funds', () => {
     expect(funds.reserved).toBe('0');
     const { topups } = await ok(seller, 'GET', `${PLUGIN}/usage`, undefined, { key_id: keyId, limit: 500 });
     expect(topups.map((t: any) => t.amount)).toEqual(['0.12345678', '3']);
+    // The per-day summary adds up to the same calls and charges, one group per model (issue 31: the GUI's charts).
+    const page = await ok(seller, 'GET', `${PLUGIN}/usage`, undefined, { key_id: keyId, limit: 10, offset: 990 });
+    expect({ total: page.total, rows: page.usage.length }).toEqual({ total: 1000, rows: 10 });
+    const summary = await ok(seller, 'GET', `${PLUGIN}/usage-summary`, undefined, { key_id: keyId });
+    expect(summary.days.map((d: any) => d.model).sort()).toEqual([...models].sort());
+    expect(summary.days.reduce((n: number, d: any) => n + d.calls, 0)).toBe(1000);
+    expect(summary.days.reduce((sum: Decimal, d: any) => sum.plus(d.charge), new Decimal(0)).toString()).toBe(charged.toString());
+    expect((await ok(seller, 'GET', `${PLUGIN}/usage-summary`, undefined, { key_id: keyId, model: 'gpt-fake', limit: 1 })).pagination).toEqual({ total: 1, limit: 1, offset: 0 });
   });
 });
 

@@ -221,7 +221,8 @@ describe('mcp-passthrough operator REST', () => {
     expect(twice.warnings).toEqual(['the key was already revoked']);
     expect((await call(seller, 'POST', `${PLUGIN}/key-revoke`, { id: 99 })).body.error.code).toBe('key_not_found');
     expect((await call(seller, 'POST', `${PLUGIN}/key-revoke`, { id: 'one' })).status).toBe(400);
-    expect(await ok(seller, 'GET', `${PLUGIN}/usage`)).toEqual({ limit: 50, key_id: null, usage: [], topups: [] });
+    expect(await ok(seller, 'GET', `${PLUGIN}/usage`)).toEqual({ limit: 50, offset: 0, total: 0, key_id: null, usage: [], topups: [] });
+    expect(await ok(seller, 'GET', `${PLUGIN}/usage-summary`)).toEqual({ days: [], pagination: { total: 0, limit: 1000, offset: 0 } });
     expect((await ok(seller, 'GET', `${PLUGIN}/usage`, undefined, { limit: 500, key_id: 1 })).limit).toBe(500);
     expect((await call(seller, 'GET', `${PLUGIN}/usage`, undefined, { limit: 501 })).status).toBe(400);
     expect((await call(seller, 'GET', `${PLUGIN}/usage`, undefined, { limit: 0 })).status).toBe(400);

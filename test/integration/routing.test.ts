@@ -47,6 +47,10 @@ describe('routing along a line A-B-C-D-E-F', () => {
     expect(delta.reduce((s, d) => s.plus(d), dec(0)).isZero()).toBe(true);
     expect(await feeEarnings(B)).toBe(atB.minus(atC).toFixed());
     expect(await feeEarnings(C)).toBe(atC.minus(100).toFixed());
+    // The same fee per day (the GUI's chart): one day, one currency.
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await ok(B, 'GET', '/api/v1/wallet/fee-earnings')).toEqual({ days: [{ day: today, currency: 'VWL', amount: atB.minus(atC).toFixed() }], pagination: { total: 1, limit: 1000, offset: 0 } });
+    expect((await ok(B, 'GET', '/api/v1/wallet/fee-earnings', undefined, { to: '2020-01-01' })).days).toEqual([]);
     // Both sides of every leg hold it as one countersigned chain entry.
     const hashA = hashOf(A);
     expect(legs[1]!.find((l) => l.counterparty_pubkey_hash === hashA)!.txid).toBe(legs[0]![0].txid);

@@ -25,6 +25,8 @@ let onUnauthenticated: () => void = () => undefined;
 export const whenLoggedOut = (fn: () => void): void => {
   onUnauthenticated = fn;
 };
+/** The session is known to have ended (a restart ends them all): back to the login at once. */
+export const sessionEnded = (): void => onUnauthenticated();
 
 /** Asks the operator for the auth code again; true once the node took it (POST /gui/api/confirm). */
 let askConfirmation: () => Promise<boolean> = async () => false;

@@ -42,6 +42,19 @@ async function balanceSteps(): Promise<Record<string, Step[]>> {
   return steps;
 }
 
+/** The page's text colour, for a chart's axes (a canvas reads no CSS): dark on the light theme, light on the dark. */
+const ink = (): string => getComputedStyle(document.documentElement).getPropertyValue('--fg').trim() || '#1a1a1a';
+const PALETTE = ['#0b5cad', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#0e7490'];
+
+/** A uPlot chart in `el` that follows its width; returns what removes it. */
+function plotIn(el: HTMLElement, options: Omit<uPlot.Options, 'width' | 'height'>, data: uPlot.AlignedData): () => void {
+  const axis = { stroke: ink(), grid: { stroke: 'rgba(128,128,128,.25)' }, ticks: { stroke: 'rgba(128,128,128,.4)' } };
+  const plot = new uPlot({ width: Math.max(240, el.clientWidth), height: 200, legend: { show: false }, axes: [axis, { ...axis, size: 60 }], ...options }, data, el);
+  const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(240, el.clientWidth), height: 200 }));
+  resize.observe(el);
+  return () => (resize.disconnect(), plot.destroy());
+}
+
 /** A step chart of one currency's balance; the text table beside it carries the same numbers. */
 function StepChart(props: { currency: string; steps: Step[] }) {
   const box = useRef<HTMLDivElement>(null);
@@ -51,20 +64,11 @@ function StepChart(props: { currency: string; steps: Step[] }) {
     const first = props.steps[0]!;
     const xs = [Date.parse(first.at) / 1000 - 1, ...props.steps.map((s) => Date.parse(s.at) / 1000)];
     const ys = [first.balance - first.change, ...props.steps.map((s) => s.balance)];
-    const plot = new uPlot(
-      {
-        width: Math.max(240, el.clientWidth),
-        height: 200,
-        legend: { show: false },
-        series: [{}, { label: `Balance ${props.currency}`, stroke: '#0b5cad', width: 2, fill: 'rgba(11,92,173,.08)', paths: uPlot.paths.stepped!({ align: 1 }) }],
-        axes: [{}, { size: 60 }],
-      },
-      [xs, ys],
+    return plotIn(
       el,
+      { series: [{}, { label: `Balance ${props.currency}`, stroke: PALETTE[0], width: 2, fill: 'rgba(11,92,173,.08)', paths: uPlot.paths.stepped!({ align: 1 }) }] },
+      [xs, ys],
     );
-    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(240, el.clientWidth), height: 200 }));
-    resize.observe(el);
-    return () => (resize.disconnect(), plot.destroy());
   }, [props.steps]);
   return (
     <figure class="chart" data-testid={`balance-chart-${props.currency}`}>
@@ -146,6 +150,65 @@ export function LineBars({ version }: { version: number }) {
           </article>
         ))}
       </div>
+    </>
+  );
+}
+
+/** Values per day for several named series (models, keys): one line each, and the same numbers as a table. */
+export function DailyChart(props: { title: string; testid: string; days: readonly string[]; series: readonly { label: string; values: readonly number[] }[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  const key = JSON.stringify(props);
+  useEffect(() => {
+    const el = box.current;
+    if (!el || props.days.length === 0) return;
+    const xs = props.days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
+    return plotIn(
+      el,
+      { series: [{}, ...props.series.map((s, i) => ({ label: s.label, stroke: PALETTE[i % PALETTE.length], width: 2, points: { show: true } }))] },
+      [xs, ...props.series.map((s) => [...s.values])],
+    );
+  }, [key]);
+  return (
+    <figure class="chart" data-testid={props.testid}>
+      <figcaption>{props.title}</figcaption>
+      <div ref={box} class="chart-box" role="img" aria-label={`${props.title}: ${props.series.map((s) => s.label).join(', ')} over ${props.days.length} day(s)`} />
+      <p class="legend">
+        {props.series.map((s, i) => (
+          <span class="legend-item">
+            <span class="swatch" data-color={i % PALETTE.length} aria-hidden="true" /> {s.label}
+          </span>
+        ))}
+      </p>
+      <details>
+        <summary>The numbers</summary>
+        <Table
+          caption={props.title}
+          rows={props.days.map((d, i) => ({ d, i }))}
+          empty=""
+          columns={[['Day', (r: { d: string }) => r.d], ...props.series.map((s) => [s.label, (r: { i: number }) => String(s.values[r.i])] as [string, (r: any) => string])]}
+        />
+      </details>
+    </figure>
+  );
+}
+
+/** Fees earned relaying, per day and currency (GET /wallet/fee-earnings): one line per currency. */
+export function FeeEarnings({ version }: { version: number }) {
+  const { data } = useLoad(() => api('GET', '/api/v1/wallet/fee-earnings'), version);
+  if (!data) return null;
+  const days: string[] = [...new Set<string>(data.days.map((d: any) => d.day))].sort();
+  const currencies: string[] = [...new Set<string>(data.days.map((d: any) => d.currency))].sort();
+  const series = currencies.map((c) => ({ label: `Fees ${c}`, values: days.map((day) => Number(data.days.find((d: any) => d.day === day && d.currency === c)?.amount ?? 0)) }));
+  return (
+    <>
+      <h2>Fees earned</h2>
+      {days.length === 0 ? (
+        <p class="empty">No fee earned yet: a payment routed through your lines pays the fee percent you set on a contact's line (Contacts, Terms).</p>
+      ) : (
+        <div class="charts">
+          <DailyChart title="Fees earned per day" testid="chart-fees" days={days} series={series} />
+        </div>
+      )}
     </>
   );
 }

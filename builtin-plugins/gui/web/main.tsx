@@ -5,7 +5,8 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, problemOf, type Problem, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
-import { Overview, Requests, Send } from './pages.js';
+import { Overview, Send } from './pages.js';
+import { Requests } from './page-requests.js';
 import { History } from './page-history.js';
 import { Contacts } from './page-contacts.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
@@ -205,7 +206,7 @@ function App() {
       )}
       {dlq > 0 && (
         <div class="toast" role="alert">
-          {dlq} message(s) could not be delivered and wait in the dead letter queue (node-cli dlq list).
+          {dlq} message(s) could not be delivered: they wait on the <a href="#/dlq">Dead letters page</a> to be retried or abandoned.
         </div>
       )}
       {budgetNotice && (

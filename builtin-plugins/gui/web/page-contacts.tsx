@@ -5,11 +5,47 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Copyable, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
+import { Choice, Copyable, Drawer, Field, Pager, Row, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
 
 type Page = { version: number };
 
 const addressOf = (c: any): string => c.addresses?.https ?? c.addresses?.http ?? c.addresses?.tor ?? '';
+const PAGE = 20;
+
+/** One contact in full (GET /contacts/:address): who, where, how it answered last, and each line with its balance. */
+function ContactDrawer(props: { contact: any; close: () => void }) {
+  const key = props.contact.pubkey_hash ?? addressOf(props.contact);
+  const { data, error } = useLoad(() => api('GET', `/api/v1/contacts/${encodeURIComponent(key)}`), key);
+  const c = data?.contact;
+  return (
+    <Drawer title={`Contact ${props.contact.name ?? ''}`.trim()} id="contact-title" close={props.close} focusKey={key}>
+      <Status error={error} />
+      {c && (
+        <dl class="details">
+          <Row term="Name">{c.name}</Row>
+          <Row term="Status">{c.status}</Row>
+          <Row term="Key hash">{c.pubkey_hash && <Copyable value={c.pubkey_hash} label="the contact's key hash" />}</Row>
+          {Object.entries(c.addresses ?? {})
+            .filter(([, a]) => a)
+            .map(([kind, a]) => (
+              <Row term={`Address (${kind})`}>{a as string}</Row>
+            ))}
+          <Row term="Online">{`${c.online_status}${c.last_ping_at ? `, pinged ${when(c.last_ping_at)}` : ''}`}</Row>
+          <Row term="Chains">{c.chain_valid === null ? 'not checked yet' : c.chain_valid ? 'valid' : 'need repair'}</Row>
+          <Row term="Since">{when(c.created_at)}</Row>
+          {c.currencies.map((l: any) => (
+            <Row term={`Line ${l.currency}`}>
+              {`${l.status}; you extend ${l.credit_limit ?? '-'}, they extend ${l.peer_credit_limit ?? '-'}, available to send ${l.my_available_credit ?? '-'}, fee ${l.fee_percent ?? 0}%; balance ${l.balance?.net ?? '0'} (received ${l.balance?.received ?? '0'}, sent ${l.balance?.sent ?? '0'})`}
+            </Row>
+          ))}
+        </dl>
+      )}
+      <p>
+        <a href={`#/history`}>History</a> filters by this contact: type its name in the Contact field there.
+      </p>
+    </Drawer>
+  );
+}
 
 /** One request waiting: who asks (the full key hash, their message), and the terms of the answer. */
 function IncomingRequest(props: { request: any; done: () => void }) {
@@ -70,8 +106,18 @@ function IncomingRequest(props: { request: any; done: () => void }) {
 }
 
 export function Contacts({ version }: Page) {
-  const { data, error, reload } = useLoad(() => Promise.all([api('GET', '/api/v1/contacts', undefined, { status: 'all', limit: 100 }), api('GET', '/api/v1/contacts/pending')]), version);
+  const [filter, setFilter] = useState({ status: 'all', q: '' });
+  const [typed, setTyped] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [open, setOpen] = useState<any | null>(null);
+  const query = { limit: PAGE, offset, status: filter.status, q: filter.q };
+  const { data, error, reload } = useLoad(
+    () => Promise.all([api('GET', '/api/v1/contacts', undefined, query), api('GET', '/api/v1/contacts/pending')]),
+    `${version}|${JSON.stringify(query)}`,
+  );
   const [contacts, pending] = data ?? [null, null];
+  const search = (next: Partial<typeof filter>) => (setFilter({ ...filter, ...next }), setOffset(0));
+  const filtered = filter.status !== 'all' || filter.q !== '';
   const add = useAction();
   const empty = { address: '', name: '', currency: 'VWL', credit_limit: '100', fee_percent: '0', description: '' };
   const [form, setForm] = useState(empty);
@@ -138,12 +184,20 @@ export function Contacts({ version }: Page) {
       {pending && pending.pending.incoming.length === 0 && <p class="empty">No contact request waits. When someone adds this node, their request appears here.</p>}
       {pending?.pending.incoming.map((c: any) => <IncomingRequest key={c.pubkey_hash} request={c} done={reload} />)}
       <h2>Your contacts</h2>
+      <form class="filters" aria-label="Search the contacts" onSubmit={(e) => (e.preventDefault(), search({ q: typed.trim() }))}>
+        <Choice label="Contact status" id="c-status" value={filter.status} options={['all', 'accepted', 'pending', 'blocked']} onChange={(status) => search({ status })} />
+        <div class="field">
+          <label for="c-q">Name, address or key hash</label>
+          <input id="c-q" type="search" value={typed} onInput={(e) => setTyped((e.target as HTMLInputElement).value)} />
+        </div>
+        <button type="submit">Search contacts</button>
+      </form>
       <Status ok={change.ok} error={change.error} />
       {contacts && (
         <Table
           caption="Your contacts"
           rows={yours}
-          empty="No contacts yet: add one above with its address."
+          empty={filtered ? 'No contact matches: change the search.' : 'No contacts yet: add one above with its address.'}
           columns={[
             ['Name', (c: any) => c.name],
             ['Status', (c: any) => c.status],
@@ -171,12 +225,15 @@ export function Contacts({ version }: Page) {
                     {c.status === 'blocked' ? 'Unblock' : 'Block'} {c.name}
                   </button>
                   <button type="button" class="secondary danger" onClick={() => remove(c)}>Delete {c.name}</button>
+                  <button type="button" class="secondary" data-contact={c.pubkey_hash} onClick={() => setOpen(c)}>Details of {c.name}</button>
                 </span>
               ),
             ],
           ]}
         />
       )}
+      {contacts && <Pager label="Pages of contacts" offset={offset} size={PAGE} shown={contacts.contacts.length} total={contacts.total} go={setOffset} />}
+      {open && <ContactDrawer contact={open} close={() => setOpen(null)} />}
       <form onSubmit={saveTerms} class="form" aria-label="Change the terms with a contact">
         <h2>Terms with a contact</h2>
         <Field label="Contact (name or address)" name="t-contact" value={terms.contact} onInput={(contact) => setTerms({ ...terms, contact })} required />

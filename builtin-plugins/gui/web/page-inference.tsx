@@ -5,13 +5,13 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Field, Status, Table, useAction, useLoad, when } from './ui.js';
-
-const BASE = '/api/v1/plugins/mcp-passthrough';
+import { Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
+import { BASE, InferenceSettings, KeyDrawer, UsageCharts, UsageTable } from './inference-usage.js';
 
 export function Inference({ version }: { version: number }) {
-  const { data, error, reload } = useLoad(() => Promise.all([api('GET', `${BASE}/config`), api('GET', `${BASE}/keys`), api('GET', `${BASE}/usage`, undefined, { limit: 25 }), api('GET', `${BASE}/status`)]), version);
-  const [config, keys, usage, status] = data ?? [null, null, null, null];
+  const { data, error, reload } = useLoad(() => Promise.all([api('GET', `${BASE}/config`), api('GET', `${BASE}/keys`), api('GET', `${BASE}/status`)]), version);
+  const [config, keys, status] = data ?? [null, null, null];
+  const [openKey, setOpenKey] = useState<any | null>(null);
   const [provider, setProvider] = useState({ id: '', preset: 'openai-compatible', endpoint: '', token: '', model: '', price_in: '1', price_out: '2' });
   const [keyLabel, setKeyLabel] = useState('');
   const [keyContact, setKeyContact] = useState('');
@@ -39,6 +39,13 @@ export function Inference({ version }: { version: number }) {
       return `Key ${k.key_id} created: give its token to the customer now, it is shown once`;
     });
   };
+  const revoke = (k: any) =>
+    act.run(async () => {
+      if (!(await askSure(`Revoke ${k.label}?`, 'Calls with its token stop at once; its balance is not refunded and its debt stays owed.', `Revoke ${k.label}`))) return 'Nothing revoked';
+      await api('POST', `${BASE}/key-revoke`, { id: k.key_id });
+      reload();
+      return `Revoked ${k.label}`;
+    });
   // The plugin's routes exist only while it runs: their absence is the "not enabled" state, not an error to show.
   if (error?.code === 'unknown_action')
     return (
@@ -67,7 +74,7 @@ export function Inference({ version }: { version: number }) {
         <Table
           caption="Providers and models"
           rows={config.providers.flatMap((p: any) => (p.models.length ? p.models.map((m: any) => ({ p, m })) : [{ p, m: null }]))}
-          empty="No provider yet."
+          empty="No provider yet: add one with its model and prices in the form below."
           columns={[
             ['Provider', (r: any) => `${r.p.id} (${r.p.preset})`],
             ['Endpoint', (r: any) => r.p.endpoint],
@@ -108,31 +115,35 @@ export function Inference({ version }: { version: number }) {
         <Table
           caption="Customer keys"
           rows={keys.keys}
-          empty="No customer key."
+          empty="No customer key yet: create one below for a contact; its token goes to their app."
           columns={[
             ['Label', (k: any) => k.label],
             ['Funding', (k: any) => k.funding ?? '-'],
             ['Balance', (k: any) => `${k.balance ?? '-'} ${k.currency ?? ''}`],
             ['Status', (k: any) => k.status],
-            ['', (k: any) => (k.status !== 'active' ? '-' : <button type="button" class="secondary" onClick={() => act.run(async () => { await api('POST', `${BASE}/key-revoke`, { id: k.id }); reload(); return `Revoked ${k.label}`; })}>Revoke {k.label}</button>)],
+            [
+              '',
+              (k: any) => (
+                <span class="actions">
+                  {k.status === 'active' && (
+                    <button type="button" class="secondary danger" onClick={() => revoke(k)}>
+                      Revoke {k.label}
+                    </button>
+                  )}
+                  <button type="button" class="secondary" onClick={() => setOpenKey(k)}>
+                    Details of {k.label}
+                  </button>
+                </span>
+              ),
+            ],
           ]}
         />
       )}
-      {usage && (
-        <Table
-          caption="Recent usage"
-          rows={usage.usage}
-          empty="No call yet."
-          columns={[
-            ['When', (u: any) => when(u.started_at)],
-            ['Key', (u: any) => String(u.key_id ?? '-')],
-            ['Model', (u: any) => u.model ?? '-'],
-            ['Tokens in / out', (u: any) => `${u.input_tokens ?? '-'} / ${u.output_tokens ?? '-'}`],
-            ['Charge', (u: any) => `${u.charge ?? '-'}`],
-            ['Status', (u: any) => u.status ?? '-'],
-          ]}
-        />
-      )}
+      <h2>Spend and tokens</h2>
+      <UsageCharts version={version} />
+      <UsageTable version={version} keys={keys?.keys ?? []} />
+      {config && <InferenceSettings settings={config.settings} saved={reload} />}
+      {openKey && <KeyDrawer k={openKey} version={version} close={() => setOpenKey(null)} />}
     </section>
   );
 }

@@ -3,8 +3,8 @@
  * dead letter queue. Each is the REST API's routes with a form around them.
  */
 import { useState } from 'preact/hooks';
-import { api } from './api.js';
-import { Field, Status, Table, useAction, useLoad } from './ui.js';
+import { api, sessionEnded } from './api.js';
+import { Field, Status, Table, afterYes, useAction, useLoad } from './ui.js';
 
 type Page = { version: number };
 
@@ -141,7 +141,7 @@ export function Payback({ version }: Page) {
         <Table
           caption="Your payback methods"
           rows={methods.methods}
-          empty="No payback method yet."
+          empty="No payback method yet: add one above so contacts know how to settle with you."
           columns={[
             ['Label', (m: any) => m.label],
             ['Rail', (m: any) => m.type],
@@ -175,13 +175,19 @@ export function Backups({ version }: Page) {
         <button type="button" class="secondary" onClick={() => run(async () => (await api('POST', `/api/v1/backup/${status?.enabled ? 'disable' : 'enable'}`)).message)}>
           {status?.enabled ? 'Turn daily backups off' : 'Turn daily backups on'}
         </button>
-        <button type="button" class="secondary" onClick={() => run(async () => (await api('POST', '/api/v1/backup/cleanup')).message)}>Apply retention</button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => run(() => afterYes('Apply retention now?', `Backups beyond the newest ${status?.retention_count ?? ''} are deleted.`, 'Apply retention', async () => (await api('POST', '/api/v1/backup/cleanup')).message))}
+        >
+          Apply retention
+        </button>
       </span>
       {list && (
         <Table
           caption="Backup files"
           rows={list.backups}
-          empty="No backup yet."
+          empty="No backup yet: press Back up now, or turn daily backups on."
           columns={[
             ['File', (b: any) => b.filename],
             ['Size', (b: any) => b.size_human],
@@ -193,7 +199,13 @@ export function Backups({ version }: Page) {
                   <button type="button" onClick={() => run(async () => { const v = await api('POST', '/api/v1/backup/verify', { filename: b.filename }); return `${b.filename}: ${v.valid ? 'valid' : `not valid (${v.reason})`}`; })}>
                     Verify {b.filename}
                   </button>
-                  <button type="button" class="secondary" onClick={() => run(async () => (await api('DELETE', `/api/v1/backup/${b.filename}`)).message)}>Delete {b.filename}</button>
+                  <button
+                    type="button"
+                    class="secondary danger"
+                    onClick={() => run(() => afterYes(`Delete ${b.filename}?`, 'The file is gone for good; the other backups stay.', `Delete ${b.filename}`, async () => (await api('DELETE', `/api/v1/backup/${b.filename}`)).message))}
+                  >
+                    Delete {b.filename}
+                  </button>
                 </span>
               ),
             ],
@@ -201,6 +213,73 @@ export function Backups({ version }: Page) {
         />
       )}
     </section>
+  );
+}
+
+/** The files of a third-party plugin as `POST /plugins` takes them (node-cli plugin install reads the same three). */
+function InstallPlugin(props: { done: () => void }) {
+  const [files, setFiles] = useState<Record<'manifest' | 'entry' | 'signature', File | null>>({ manifest: null, entry: null, signature: null });
+  const act = useAction();
+  const pick = (k: keyof typeof files) => (e: Event) => setFiles({ ...files, [k]: (e.target as HTMLInputElement).files?.[0] ?? null });
+  const install = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      const r = await api('POST', '/api/v1/plugins', {
+        manifest: await files.manifest!.text(),
+        entry: await files.entry!.text(),
+        signature: files.signature ? (await files.signature.text()).trim() : null,
+      });
+      (e.target as HTMLFormElement).reset();
+      setFiles({ manifest: null, entry: null, signature: null });
+      props.done();
+      return `${r.plugin.name} ${r.plugin.version} installed, disabled: enable it below, then restart`;
+    });
+  };
+  return (
+    <form class="form" aria-label="Install a plugin" onSubmit={install}>
+      <h2>Install a plugin from its files</h2>
+      {(
+        [
+          ['manifest', 'plugin.json', '.json,application/json', true],
+          ['entry', 'Its entry (the built .js the manifest names)', '.js,.mjs,text/javascript', true],
+          ['signature', 'plugin.sig (optional: unsigned plugins run only in development mode)', '.sig,text/plain', false],
+        ] as const
+      ).map(([k, label, accept, required]) => (
+        <div class="field">
+          <label for={`pi-${k}`}>{label}</label>
+          <input id={`pi-${k}`} type="file" accept={accept} required={required} onChange={pick(k)} />
+        </div>
+      ))}
+      <button type="submit" disabled={act.busy}>Install plugin</button>
+      <Status ok={act.ok} error={act.error} />
+    </form>
+  );
+}
+
+/** A third-party plugin's declared settings, saved at once (`POST /plugins/:name/settings`). */
+function PluginSettings(props: { plugin: any; done: () => void }) {
+  const current = props.plugin.sandbox?.settings ?? {};
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  const act = useAction();
+  const save = (e: Event) => {
+    e.preventDefault();
+    void act.run(async () => {
+      if (Object.keys(edits).length === 0) return 'Nothing changed';
+      const r = await api('POST', `/api/v1/plugins/${props.plugin.name}/settings`, edits);
+      setEdits({});
+      props.done();
+      return r.message ?? `Settings of ${props.plugin.name} saved`;
+    });
+  };
+  return (
+    <form class="form" aria-label={`Settings of ${props.plugin.name}`} onSubmit={save}>
+      <h3>Settings of {props.plugin.name}</h3>
+      {Object.entries(current).map(([k, v]) => (
+        <Field label={`${props.plugin.name}: ${k}`} name={`ps-${props.plugin.name}-${k}`} value={edits[k] ?? String(v ?? '')} onInput={(x) => setEdits({ ...edits, [k]: x })} />
+      ))}
+      <button type="submit" disabled={act.busy}>Save settings of {props.plugin.name}</button>
+      <Status ok={act.ok} error={act.error} />
+    </form>
   );
 }
 
@@ -213,13 +292,27 @@ export function Plugins({ version }: Page) {
       reload();
       return `${p.name}: public routes ${r.public_routes_enabled ? 'open' : 'closed'}${r.served === false ? ' (not served: the node-wide ceiling is off)' : ''}`;
     });
-  const toggle = (p: any) => act.run(async () => { const r = await api('POST', `/api/v1/plugins/${p.name}/${p.enabled ? 'disable' : 'enable'}`); reload(); return r.message ?? `${p.name} changed: restart to apply`; });
+  const flip = async (p: any): Promise<string> => {
+    const r = await api('POST', `/api/v1/plugins/${p.name}/${p.enabled ? 'disable' : 'enable'}`);
+    reload();
+    return r.message ?? `${p.name} changed: restart to apply`;
+  };
+  const toggle = (p: any) => act.run(() => (p.enabled ? afterYes(`Disable ${p.name}?`, 'It stops at the next restart, with its routes and jobs.', `Disable ${p.name}`, () => flip(p)) : flip(p)));
+  const restart = () =>
+    act.run(() =>
+      afterYes('Restart the plugins?', 'Every plugin stops and starts again with its enable flag; GUI sessions end, so you log in again.', 'Restart', async () => {
+        await api('POST', '/api/v1/system/restart');
+        sessionEnded();
+        return 'Restarted';
+      }),
+    );
+  const sandboxed = (data?.plugins ?? []).filter((p: any) => !p.builtin && Object.keys(p.sandbox?.settings ?? {}).length > 0);
   return (
     <section aria-labelledby="h-plugins">
       <h1 id="h-plugins">Plugins</h1>
       <Status error={error} />
       <Status ok={act.ok} error={act.error} />
-      <button type="button" onClick={() => act.run(async () => (await api('POST', '/api/v1/system/restart')).message ?? 'Restarted')}>Restart the node's plugins</button>
+      <button type="button" onClick={restart}>Restart the node's plugins</button>
       {data && (
         <Table
           caption="Plugins"
@@ -227,7 +320,8 @@ export function Plugins({ version }: Page) {
           empty="No plugin."
           columns={[
             ['Name', (p: any) => p.name],
-            ['Status', (p: any) => p.status],
+            ['Version', (p: any) => `${p.version}${p.builtin ? '' : ` (${p.sandbox?.signature.status ?? 'third-party'})`}`],
+            ['Status', (p: any) => `${p.status}${p.restart_required ? ', restart to apply' : ''}`],
             ['Enabled', (p: any) => (p.enabled ? 'yes' : 'no')],
             [
               '',
@@ -245,7 +339,65 @@ export function Plugins({ version }: Page) {
           ]}
         />
       )}
+      {sandboxed.map((p: any) => <PluginSettings key={p.name} plugin={p} done={reload} />)}
+      <InstallPlugin done={reload} />
     </section>
+  );
+}
+
+/** Update check and debug report: what node-cli's `update-check` and `report` do. */
+function Maintenance() {
+  const act = useAction();
+  const [update, setUpdate] = useState<any | null>(null);
+  const [report, setReport] = useState<{ url: string; name: string } | null>(null);
+  const [description, setDescription] = useState('');
+  const check = () =>
+    act.run(async () => {
+      const u = await api('POST', '/api/v1/system/update-check', {});
+      setUpdate(u);
+      if (u.error) return `The update check failed: ${u.error}`;
+      return u.available ? `Version ${u.latest_version} is available (this node runs ${u.current_version})` : `Up to date: ${u.current_version} is the latest`;
+    });
+  const build = () =>
+    act.run(async () => {
+      const r = await api('GET', '/api/v1/system/debug-report', undefined, { description: description || undefined });
+      if (report) URL.revokeObjectURL(report.url);
+      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+      setReport({ url: URL.createObjectURL(new Blob([JSON.stringify(r.report, null, 2)], { type: 'application/json' })), name: `debug-report-${stamp}.json` });
+      return `Debug report built (${r.report_type}, ${r.debug_entries_count} log entries): no seed, key or auth code is in it`;
+    });
+  const submit = () =>
+    act.run(() =>
+      afterYes('Send the debug report?', 'It is scrubbed of addresses and secrets, then sent to the maintainers (3 a day).', 'Send the report', async () => {
+        const r = await api('POST', '/api/v1/system/debug-report', { ...(description ? { description } : {}) });
+        return `Debug report sent; reference ${r.key ?? '-'}`;
+      }),
+    );
+  return (
+    <div class="form" role="group" aria-labelledby="h-maintenance">
+      <h2 id="h-maintenance">Maintenance</h2>
+      <button type="button" class="secondary" disabled={act.busy} onClick={check}>
+        Check for updates
+      </button>
+      {update?.last_checked && <p>Last checked {update.last_checked.replace('T', ' ').slice(0, 19)} UTC at {update.source}.</p>}
+      <Field label="What went wrong (for the debug report)" name="report-description" value={description} onInput={setDescription} />
+      <span class="actions">
+        <button type="button" class="secondary" disabled={act.busy} onClick={build}>
+          Build a debug report
+        </button>
+        <button type="button" class="secondary" disabled={act.busy} onClick={submit}>
+          Send a debug report
+        </button>
+      </span>
+      {report && (
+        <p>
+          <a href={report.url} download={report.name}>
+            Download {report.name}
+          </a>
+        </p>
+      )}
+      <Status ok={act.ok} error={act.error} />
+    </div>
   );
 }
 
@@ -277,6 +429,7 @@ export function Settings({ version }: Page) {
             <button type="submit">Save {category}</button>
           </form>
         ))}
+      <Maintenance />
     </section>
   );
 }
@@ -310,13 +463,32 @@ export function Keys({ version }: Page) {
         <Table
           caption="Keys"
           rows={data.keys}
-          empty="No key."
+          empty="No API key yet: create one above for a script, or for node-cli on another machine."
           columns={[
             ['Name', (k: any) => k.name],
             ['Key id', (k: any) => k.key_id],
             ['Permissions', (k: any) => k.permissions.join(', ')],
             ['Enabled', (k: any) => (k.enabled ? 'yes' : 'no')],
-            ['', (k: any) => <button type="button" class="secondary" onClick={() => act.run(async () => { await api('DELETE', `/api/v1/keys/${k.key_id}`); reload(); return `Deleted ${k.name}`; })}>Delete {k.name}</button>],
+            [
+              '',
+              (k: any) => (
+                <button
+                  type="button"
+                  class="secondary danger"
+                  onClick={() =>
+                    act.run(() =>
+                      afterYes(`Delete the key ${k.name}?`, 'Clients signing with it are refused from now on.', `Delete ${k.name}`, async () => {
+                        await api('DELETE', `/api/v1/keys/${k.key_id}`);
+                        reload();
+                        return `Deleted ${k.name}`;
+                      }),
+                    )
+                  }
+                >
+                  Delete {k.name}
+                </button>
+              ),
+            ],
           ]}
         />
       )}
@@ -327,7 +499,13 @@ export function Keys({ version }: Page) {
 export function DeadLetters({ version }: Page) {
   const { data, error, reload } = useLoad(() => api('GET', '/api/v1/system/dlq'), version);
   const act = useAction();
-  const run = (id: number, action: 'retry' | 'abandon') => act.run(async () => { const r = await api('POST', `/api/v1/system/dlq/${id}/${action}`); reload(); return r.message; });
+  const send = async (id: number, action: 'retry' | 'abandon'): Promise<string> => {
+    const r = await api('POST', `/api/v1/system/dlq/${id}/${action}`);
+    reload();
+    return r.message;
+  };
+  const run = (id: number, action: 'retry' | 'abandon') =>
+    act.run(() => (action === 'retry' ? send(id, action) : afterYes(`Abandon message ${id}?`, 'It is never delivered; what it announced stays as it is on this node.', `Abandon ${id}`, () => send(id, action))));
   return (
     <section aria-labelledby="h-dlq">
       <h1 id="h-dlq">Dead letter queue</h1>
@@ -337,7 +515,7 @@ export function DeadLetters({ version }: Page) {
         <Table
           caption="Messages that could not be delivered"
           rows={data.items}
-          empty="Nothing waits: every message was delivered."
+          empty="Nothing waits: every message was delivered. A message that fails all its retries appears here to retry or abandon."
           columns={[
             ['Type', (i: any) => i.message_type],
             ['To', (i: any) => i.recipient_address],

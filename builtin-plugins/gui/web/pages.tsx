@@ -1,9 +1,9 @@
-/** The pages: overview, send, payment requests. Amounts stay the API's decimal strings. */
+/** The pages: overview and send. Amounts stay the API's decimal strings. */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { Copyable, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
 import { TX_COLUMNS } from './page-history.js';
-import { BalanceHistory, LineBars } from './charts.js';
+import { BalanceHistory, FeeEarnings, LineBars } from './charts.js';
 
 type Page = { version: number };
 
@@ -38,10 +38,11 @@ export function Overview({ version }: Page) {
           </div>
           <LineBars version={version} />
           <BalanceHistory version={version} />
+          <FeeEarnings version={version} />
           <Table
             caption="Recent transactions"
             rows={overview.recent_transactions}
-            empty="No transactions yet."
+            empty="No transactions yet: add a contact on the Contacts page, then send from the Send page."
             columns={TX_COLUMNS}
           />
         </>
@@ -101,86 +102,6 @@ export function Send(_: Page) {
           </p>
         )}
       </form>
-    </section>
-  );
-}
-
-export function Requests({ version }: Page) {
-  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/requests'), version);
-  const [form, setForm] = useState({ contact: '', amount: '', currency: 'VWL', description: '' });
-  const [note, setNote] = useState('');
-  const act = useAction();
-  const set = (k: keyof typeof form) => (v: string) => setForm({ ...form, [k]: v });
-  const create = (e: Event) => {
-    e.preventDefault();
-    void act.run(async () => {
-      const r = await api('POST', '/api/v1/requests', { ...form, ...(form.description ? {} : { description: undefined }) });
-      reload();
-      return `Request ${r.request_id} sent`;
-    });
-  };
-  const decide = (action: 'approve' | 'decline' | 'cancel' | 'retry', id: string) =>
-    act.run(async () => {
-      if (action === 'cancel') await api('DELETE', `/api/v1/requests/${id}`);
-      else await api('POST', `/api/v1/requests/${action}`, { request_id: id, ...(action === 'approve' && note ? { payer_note: note } : {}) });
-      reload();
-      return `${action === 'retry' ? 'Retried' : `${action}d`} ${id.slice(0, 8)}`;
-    });
-  return (
-    <section aria-labelledby="h-requests">
-      <h1 id="h-requests">Payment requests</h1>
-      <Status error={error} />
-      <Status ok={act.ok} error={act.error} />
-      <form onSubmit={create} class="form" aria-label="Request a payment">
-        <h2>Ask a contact to pay</h2>
-        <Field label="Contact" name="contact" value={form.contact} onInput={set('contact')} required />
-        <Field label="Amount" name="req-amount" value={form.amount} onInput={set('amount')} required />
-        <Field label="Currency" name="req-currency" value={form.currency} onInput={set('currency')} required />
-        <Field label="Description" name="req-description" value={form.description} onInput={set('description')} />
-        <button type="submit">Request</button>
-      </form>
-      <h2>Asked of you</h2>
-      <Field label="Note to the requester (with an approval)" name="payer-note" value={note} onInput={setNote} />
-      {data && (
-        <Table
-          caption="Incoming requests"
-          rows={data.incoming}
-          empty="Nobody asked you to pay."
-          columns={[
-            ['From', (r: any) => r.contact_name ?? r.requester_pubkey_hash?.slice(0, 16) ?? '-'],
-            ['Amount', (r: any) => `${r.amount} ${r.currency}`],
-            ['Status', (r: any) => r.status],
-            [
-              'Answer',
-              (r: any) =>
-                r.status === 'pending' ? (
-                  <span class="actions">
-                    <button type="button" onClick={() => decide('approve', r.request_id)}>Approve</button>
-                    <button type="button" class="secondary" onClick={() => decide('decline', r.request_id)}>Decline</button>
-                  </span>
-                ) : r.status === 'failed' ? (
-                  <button type="button" onClick={() => decide('retry', r.request_id)}>Retry payment</button>
-                ) : (
-                  '-'
-                ),
-            ],
-          ]}
-        />
-      )}
-      <h2>Asked by you</h2>
-      {data && (
-        <Table
-          caption="Outgoing requests"
-          rows={data.outgoing}
-          empty="You asked nobody to pay."
-          columns={[
-            ['To', (r: any) => r.contact_name ?? '-'],
-            ['Amount', (r: any) => `${r.amount} ${r.currency}`],
-            ['Status', (r: any) => r.status],
-            ['', (r: any) => (r.status === 'pending' ? <button type="button" class="secondary" onClick={() => decide('cancel', r.request_id)}>Cancel</button> : '-')],
-          ]}
-        />
-      )}
     </section>
   );
 }

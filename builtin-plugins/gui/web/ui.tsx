@@ -162,3 +162,70 @@ export function SureHost() {
     </div>
   );
 }
+
+/** A select of fixed options; `all` adds an empty choice that means no filter. */
+export function Choice(props: { label: string; id: string; value: string; options: readonly (string | number)[]; all?: boolean; onChange: (v: string) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+        {props.all && <option value="">all</option>}
+        {props.options.map((o) => (
+          <option value={String(o)}>{o}</option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** One term and its value in a drawer's list; an absent value reads `-`. */
+export function Row(props: { term: string; children: ComponentChildren }) {
+  return (
+    <>
+      <dt>{props.term}</dt>
+      <dd>{props.children ?? '-'}</dd>
+    </>
+  );
+}
+
+/**
+ * A detail panel over the page's right side: focused on its title when it opens, closed by its button, Escape or a
+ * click beside it.
+ */
+export function Drawer(props: { title: string; id: string; close: () => void; focusKey: string; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [props.focusKey]);
+  return (
+    <div class="drawer-backdrop" onClick={(e) => e.target === e.currentTarget && props.close()}>
+      <aside class="drawer" role="dialog" aria-modal="true" aria-labelledby={props.id} onKeyDown={(e) => e.key === 'Escape' && props.close()}>
+        <h2 id={props.id} tabIndex={-1} ref={heading}>
+          {props.title}
+        </h2>
+        <button type="button" class="secondary" onClick={props.close}>
+          Close
+        </button>
+        {props.children}
+      </aside>
+    </div>
+  );
+}
+
+/** Previous and next over a listing the node pages: `total` is what its filters match. */
+export function Pager(props: { label: string; offset: number; size: number; shown: number; total: number; go: (offset: number) => void }) {
+  const { offset, size, shown, total } = props;
+  return (
+    <nav class="pager" aria-label={props.label}>
+      <button type="button" class="secondary" disabled={offset === 0} onClick={() => props.go(Math.max(0, offset - size))}>
+        Previous
+      </button>
+      <span aria-live="polite">{shown ? `${offset + 1}–${offset + shown} of ${total}` : `0 of ${total}`}</span>
+      <button type="button" class="secondary" disabled={offset + shown >= total} onClick={() => props.go(offset + size)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+/** `work` once the operator agreed to `title`; else nothing is done and the status says so. */
+export const afterYes = async (title: string, detail: string, yes: string, work: () => Promise<string>): Promise<string> =>
+  (await askSure(title, detail, yes)) ? work() : 'Nothing changed';
