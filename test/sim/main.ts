@@ -15,7 +15,9 @@ const HELP = `npm run sim -- [options]: one seeded run of real nodes on a simula
   --partitions K --partition-ms MS   K partitions that cut the nodes in two sides for MS each, then heal
   --crash P --down-ms MS             a node crashes at an exchange (as it sends; as it receives; after it commits,
                                      before it answers) and restarts from its data directory after up to MS
-  --skew-ms MS                       each node's clock is off the simulated time by up to MS either way
+  --skew-ms MS                       each node's clock is off the simulated time by up to MS either way (above
+                                     150000 two nodes may be more than the peer window of 300 s apart and
+                                     refuse each other's messages: the set-up then fails)
  liars:
   --liars N              N nodes lie, taking these kinds in turn:
   --liar-kinds K,...     ${LIAR_KINDS.join(', ')} (default: all)

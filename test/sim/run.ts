@@ -255,7 +255,8 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       limits,
       indexOfHash: new Map(nodes.map((n) => [n.hash, n.index])),
       faulted: faultCount > 0,
-      explained: [...(crashes.count ? ['route_unknown'] : []), ...[...liars.values()].flatMap((k) => LIAR_CAUSES[k])],
+      // A restart forgets discoveries; a payee whose clock runs ahead finds a leg expired that its payer sent in time.
+      explained: [...(crashes.count ? ['route_unknown'] : []), ...(skew.some((k) => k !== 0) ? ['expired'] : []), ...[...liars.values()].flatMap((k) => LIAR_CAUSES[k])],
       liars: new Set(liars.keys()),
     });
     violations.push(...crashes.failures);
