@@ -17,7 +17,7 @@ import type { SandboxPluginInfo } from '../../sdk/index.js';
 import { defineCliCommands, localCommand, parseIntOption, type CliContext } from '../../sdk/cli.js';
 import { allPages } from '../../sdk/cli-paging.js';
 import { BundleError, readBundle } from './bundle.js';
-import { BuildError, buildPlugin } from './build.js';
+import { BuildError, buildPlugin } from '../../sdk/plugin-build.js';
 import { scaffold, ScaffoldError } from './scaffold.js';
 
 interface PluginRow {

@@ -11,6 +11,7 @@
  * microtasks included: the CPU limit of the call covers all of it, and no plugin code can ever run after its call
  * has answered (nothing can wake the isolate later), so an idle isolate is really idle.
  */
+import { REMOVED_GLOBALS } from '../../../sdk/sandbox-globals.js';
 
 export interface RuntimeConfig {
   name: string;
@@ -43,7 +44,7 @@ export function bootstrapSource(config: RuntimeConfig): string {
   for (const fn of [function () {}, async function () {}, function* () {}, async function* () {}]) {
     defineProperty(getPrototypeOf(fn), 'constructor', { value: refused, writable: false, configurable: false, enumerable: false });
   }
-  for (const name of ['eval', 'Function', 'WebAssembly', 'SharedArrayBuffer', 'Atomics']) delete g[name];
+  for (const name of ${JSON.stringify(REMOVED_GLOBALS)}) delete g[name];
 
   class ApiError extends ErrorCtor {
     constructor(code, status, message, context) {
