@@ -765,6 +765,13 @@ export interface PluginHostMechanism {
   setSettings(name: string, values: Record<string, unknown>): PluginStatusRow;
   /** Whether the node-wide NODE_PUBLIC_PLUGIN_ROUTES ceiling lets public routes be served at all. */
   publicRoutesAllowed(): boolean;
+  /**
+   * On a development node (NODE_PLUGINS_DEV_MODE), starts or stops a third-party plugin now as its flag says, without
+   * a restart, and answers its row; null where a restart is still needed (a builtin plugin, a production node).
+   */
+  applyNow(name: string): Promise<PluginStatusRow | null>;
+  /** Development: installs a new build of a plugin over the running one, enables it and swaps its isolate now. */
+  devLoad(bundle: PluginBundle): Promise<PluginStatusRow>;
 }
 
 export interface ProcessorState {

@@ -133,6 +133,15 @@ export async function bundlePlugin(dir: string): Promise<Bundle> {
   return { manifest, manifestText, source, output, code, map };
 }
 
+/**
+ * The module with its source map inline, for a node or the test kit to place a fault in the sources (`index.ts:12:5`).
+ * `plugin build` writes the map beside the module instead: an installed plugin carries only its module.
+ */
+export function withInlineMap(bundle: Bundle): string {
+  const inline = `//# sourceMappingURL=data:application/json;base64,${Buffer.from(bundle.map).toString('base64')}`;
+  return `${bundle.code.replace(/\/\/# sourceMappingURL=\S+\s*$/, '')}${inline}\n`;
+}
+
 /** Builds the plugin of `dir` into the entry its manifest names. */
 export async function buildPlugin(dir: string): Promise<BuildResult> {
   const started = performance.now();

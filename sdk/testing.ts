@@ -23,7 +23,7 @@ import { SandboxStores } from '../kernel/plugins/sandbox/kv-store.js';
 import { checkRegistrations } from '../kernel/plugins/sandbox/registrations.js';
 import { RunningPlugin } from '../kernel/plugins/sandbox/running.js';
 import type { PaybackRail } from './payback-rail.js';
-import { bundlePlugin } from './plugin-build.js';
+import { bundlePlugin, withInlineMap } from './plugin-build.js';
 import { coerceSetting, settingProblem, settingValues, type ThirdPartyManifest } from './plugin-manifest.js';
 import { ApiError, RawReply, Reply } from './replies.js';
 import type { Json, SandboxMethod } from './sandbox.js';
@@ -175,7 +175,7 @@ export async function loadPlugin(folder: string | URL, options: TestOptions = {}
     name: m.name,
     version: m.version,
     entryName: m.entry,
-    source: bundle.code,
+    source: withInlineMap(bundle),
     limits: { memoryMb: limits.memory_mb, cpuMs: limits.cpu_ms, wallMs: Math.max(3_000, limits.cpu_ms * 10), maxOutput: MAX_OUTPUT },
     host,
     now: () => now,

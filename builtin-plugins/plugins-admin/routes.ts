@@ -51,10 +51,12 @@ export function registerPluginRoutes(ctx: PluginContext): void {
       path: `/api/v1/plugins/:name/${verb}`,
       access: ADMIN,
       confirm: enabled,
-      handler: (req) => {
+      handler: async (req) => {
         const name = req.params.name!;
         const before = requirePlugin(host, name);
-        const row = host.setEnabled(name, enabled);
+        host.setEnabled(name, enabled);
+        // A development node starts or stops a third-party plugin at once; elsewhere the restart applies it.
+        const row = (await host.applyNow(name)) ?? host.get(name)!;
         const restart = restartRequired(row);
         if (before.enabled !== row.enabled) ctx.log.info(`plugin ${name} ${verb}d`, { by: req.auth?.keyId });
         const message = restart
@@ -136,6 +138,27 @@ export function registerPluginRoutes(ctx: PluginContext): void {
         { plugin: pluginView(row, host) },
         `Plugin ${row.name} ${row.version} installed, disabled. Enable it (POST /api/v1/plugins/${row.name}/enable), then ${RESTART_HINT}`,
       );
+    },
+  });
+
+  ctx.routes.add<PluginBundle>({
+    method: 'POST',
+    path: '/api/v1/plugins/dev',
+    access: ADMIN,
+    confirm: true,
+    maxBodyBytes: MAX_INSTALL_BODY,
+    body: {
+      type: 'object',
+      required: ['manifest', 'entry'],
+      properties: { manifest: { type: 'string' }, entry: { type: 'string' }, signature: { type: ['string', 'null'] } },
+      additionalProperties: false,
+    },
+    fallbackCode: 'validation_error',
+    handler: async (req) => {
+      const started = performance.now();
+      const row = await host.devLoad({ ...req.body, signature: req.body.signature ?? null });
+      ctx.log.info(`plugin ${row.name} reloaded (development)`, { by: req.auth?.keyId, version: row.version, status: row.status });
+      return { plugin: pluginView(row, host), reload_ms: Math.round(performance.now() - started) };
     },
   });
 

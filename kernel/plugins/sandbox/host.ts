@@ -125,7 +125,12 @@ export class SandboxHost {
   #loaded = new Map<string, Loaded>();
   /** Names of every plugin folder at the last load: a plugin may not require another third-party plugin's scope. */
   #thirdPartyNames = new Set<string>();
-  #teardown: (() => void)[] = [];
+  /** What each running plugin registered, taken back in reverse order when it stops. */
+  #teardown = new Map<string, (() => void)[]>();
+  /** The route table of the current generation: a development node starts and stops plugins between restarts. */
+  #table: RouteTable | null = null;
+  /** Starts and stops between restarts run one at a time. */
+  #applying: Promise<unknown> = Promise.resolve();
   #snapshotWarned = false;
   readonly #logRate = new Map<string, { minute: number; count: number }>();
   readonly #log;
@@ -366,7 +371,7 @@ export class SandboxHost {
    * Checks the manifest, the entry and the signature of a bundle, and only then writes the plugin's folder (into a
    * temporary folder first, renamed into place). A replaced plugin keeps its flags, settings and stored data.
    */
-  install(bundle: PluginBundle, builtin: (name: string) => boolean): string {
+  install(bundle: PluginBundle, builtin: (name: string) => boolean, live = false): string {
     if (typeof bundle.manifest !== 'string' || Buffer.byteLength(bundle.manifest) > MAX_MANIFEST_BYTES) {
       throw new ApiError('invalid_manifest', 400, `plugin.json must be text of at most ${MAX_MANIFEST_BYTES} bytes`, { field: 'manifest' });
     }
@@ -389,7 +394,8 @@ export class SandboxHost {
     }
     if (builtin(name)) throw new ApiError('plugin_exists', 409, `${name} is the name of a builtin plugin`);
     const exists = this.has(name);
-    if (exists) {
+    // A development reload replaces the files of a running plugin, then swaps its isolate (applyNow).
+    if (exists && !(live && this.devMode)) {
       if (!bundle.replace) throw new ApiError('plugin_exists', 409, `Plugin ${name} is installed already: replace it with ${REINSTALL_HINT}, keeping its data, or remove it first with node-cli plugin uninstall ${name}`);
       if (this.#flagsOf(name).enabled) throw new ApiError('plugin_enabled', 400, `Disable plugin ${name} before replacing it: node-cli plugin disable ${name}, then ${RESTART_HINT}`);
       if (this.isLoaded(name)) throw new ApiError('plugin_running', 400, `Plugin ${name} still runs until the restart: ${RESTART_HINT}, then replace it`);
@@ -459,6 +465,7 @@ export class SandboxHost {
    * each registered. A plugin that cannot start is recorded with its reason; the node goes on without it.
    */
   async load(table: RouteTable): Promise<void> {
+    this.#table = table;
     this.#loaded = new Map();
     const folders = this.scan();
     this.#thirdPartyNames = new Set(folders.map((f) => f.name));
@@ -524,7 +531,7 @@ export class SandboxHost {
         undo.push(() => slot.withdraw?.(contribution));
       }
       this.#loaded.set(m.name, { running: r, error: null });
-      this.#teardown.push(() => r.stop(), ...undo);
+      this.#teardown.set(m.name, [() => r.stop(), ...undo]);
       this.#log.info(`plugin ${m.name} started`, { version: m.version, routes: r.registrations.routes.length, limits });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
@@ -537,15 +544,45 @@ export class SandboxHost {
 
   /** Stops every third-party plugin and takes back what it registered. */
   async unload(): Promise<void> {
-    for (const t of this.#teardown.reverse()) {
+    for (const name of [...this.#teardown.keys()].reverse()) this.#stop(name);
+    this.#table = null;
+    this.#loaded = new Map();
+  }
+
+  #stop(name: string): void {
+    for (const t of (this.#teardown.get(name) ?? []).reverse()) {
       try {
         t();
       } catch (err) {
-        this.#log.error('sandbox teardown failed', { error: String(err) });
+        this.#log.error('sandbox teardown failed', { plugin: name, error: String(err) });
       }
     }
-    this.#teardown = [];
-    this.#loaded = new Map();
+    this.#teardown.delete(name);
+    this.#loaded.delete(name);
+  }
+
+  /**
+   * Development only (NODE_PLUGINS_DEV_MODE): stops the plugin's isolates and takes back its routes, then, when it is
+   * enabled, starts it again from its folder as it is now, without a restart. Its store and settings are kept (they
+   * are the node's, by the plugin's name); its routes are those its new setup registers. Third-party plugins require
+   * no other plugin, so nothing else has to stop with it.
+   */
+  applyNow(name: string): Promise<void> {
+    const run = this.#applying.then(async () => {
+      if (!this.devMode || !this.#table) throw new ApiError('dev_mode_required', 400, `Plugins start and stop without a restart only on a node started with NODE_PLUGINS_DEV_MODE=true; otherwise ${RESTART_HINT}`);
+      this.#stop(name);
+      if (!this.has(name) || !this.#flagsOf(name).enabled) return;
+      const files = this.#read(name, readTrustedKeys(join(this.deps.dataDir, TRUSTED_KEYS_FILE)).keys);
+      this.#thirdPartyNames.add(name);
+      const refusal = this.#refusal(files);
+      if (refusal) {
+        this.#loaded.set(name, { running: null, error: refusal });
+        return;
+      }
+      await this.#start(files, this.#table);
+    });
+    this.#applying = run.catch(() => undefined);
+    return run;
   }
 
   #route(m: ThirdPartyManifest, running: RunningPlugin, route: Registrations['routes'][number]): RouteDefinition {

@@ -208,7 +208,8 @@ export function bootstrapSource(config: RuntimeConfig): string {
     }
     const name = err !== null && typeof err === 'object' ? safeText(err.name, 100) : 'Error';
     const message = err !== null && typeof err === 'object' ? safeText(err.message, 1000) : safeText(err, 1000);
-    return encode({ fault: { name, message } });
+    const stack = err !== null && typeof err === 'object' && typeof err.stack === 'string' ? safeText(err.stack, 4000) : null;
+    return encode({ fault: { name, message, stack } });
   }
 
   let definition = null;
