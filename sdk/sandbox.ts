@@ -17,6 +17,8 @@
  * itself inside the isolate: a plugin may import them and types, and nothing else.
  */
 import type { PaybackRail } from './payback-rail.js';
+
+export type { PaybackRail, RailCatalogEntry, RailField, RailFieldError, RailFields, SettlementPrecision } from './payback-rail.js';
 import { ApiError, RawReply, Reply, created } from './replies.js';
 
 export { ApiError, RawReply, Reply, created };

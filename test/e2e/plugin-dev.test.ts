@@ -70,7 +70,9 @@ describe('node-cli plugin dev', () => {
     }, 2_000);
     const ms = Date.now() - saved;
     console.log(`plugin dev: the changed route answered ${ms} ms after the save`);
-    expect(answer).toEqual({ text: 'changed: hey', visits: 2 });
+    // The setting given before the reload, and the count going on from the store (a fresh store would answer 1).
+    expect(answer.text).toBe('changed: hey');
+    expect(answer.visits).toBeGreaterThan(1);
 
     const after = await api('GET', '/api/v1/system/metrics');
     expect(daemon.proc.pid).toBe(pid);
