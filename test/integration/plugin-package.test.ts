@@ -5,7 +5,7 @@
  * node's test runner, with no node running. Needs `npm run build` (the package's entries are in dist/).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -23,13 +23,18 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; 
   });
 }
 
+/** The package installed into a plugin folder as a link, and nothing else. */
+function linkPackage(dir: string): void {
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(REPO, join(dir, 'node_modules', 'wallet-node'), 'dir');
+}
+
 /** `plugin new` into a temp folder, with the package installed as a link and nothing else. */
 async function outside(name: string, kind: string[] = []): Promise<string> {
   const root = mkdtempSync(join(tmpdir(), 'wallet-node-author-'));
   const dir = join(root, name);
   expect((await nodeCli({ dataDir: join(root, 'no-node') }, ['plugin', 'new', name, ...kind, '--dir', dir])).code).toBe(0);
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(REPO, join(dir, 'node_modules', 'wallet-node'), 'dir');
+  linkPackage(dir);
   return dir;
 }
 
@@ -61,6 +66,16 @@ describe('the SDK package, from a folder outside the node', () => {
     const dir = await outside('eu-rail', ['--rail']);
     const tests = await npmTest(dir);
     expect(tests.out).toMatch(/# pass 2\b/);
+    expect(tests.code, tests.out).toBe(0);
+    expect((await tsc(dir)).out).toBe('');
+  });
+
+  it("the aud-bank example, on the scaffold's layout, passes its own tests and type-checks the same way", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'wallet-node-example-')), 'aud-bank');
+    cpSync(join(REPO, 'plugins', 'aud-bank'), dir, { recursive: true });
+    linkPackage(dir);
+    const tests = await npmTest(dir);
+    expect(tests.out).toMatch(/# pass 3\b/);
     expect(tests.code, tests.out).toBe(0);
     expect((await tsc(dir)).out).toBe('');
   });
