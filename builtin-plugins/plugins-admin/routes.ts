@@ -10,6 +10,22 @@ const RESTART_HINT = 'POST /api/v1/system/restart to apply.';
 const MAX_INSTALL_BODY = 10 * 1024 * 1024;
 const LIMIT = { type: ['integer', 'null'] } as const;
 
+/** What the routes receiving a plugin's files share: admin, a fresh confirmation, the bundle's schema plus `extra`. */
+function bundleRoute(extra: Record<string, unknown>) {
+  return {
+    access: ADMIN,
+    confirm: true,
+    maxBodyBytes: MAX_INSTALL_BODY,
+    body: {
+      type: 'object',
+      required: ['manifest', 'entry'],
+      properties: { manifest: { type: 'string' }, entry: { type: 'string' }, signature: { type: ['string', 'null'] }, ...extra },
+      additionalProperties: false,
+    },
+    fallbackCode: 'validation_error',
+  } as const;
+}
+
 /** Looks a plugin up by its path name: 400 invalid_name for a malformed name, 404 unknown_plugin. */
 function requirePlugin(host: PluginHostMechanism, name: string): PluginStatusRow {
   if (!PLUGIN_NAME.test(name)) throw new ApiError('invalid_name', 400, `Invalid plugin name: ${name}`);
@@ -115,22 +131,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
   ctx.routes.add<PluginBundle>({
     method: 'POST',
     path: '/api/v1/plugins',
-    access: ADMIN,
-    confirm: true,
-    maxBodyBytes: MAX_INSTALL_BODY,
-    body: {
-      type: 'object',
-      required: ['manifest', 'entry'],
-      properties: {
-        manifest: { type: 'string' },
-        entry: { type: 'string' },
-        signature: { type: ['string', 'null'] },
-        changelog: { type: ['string', 'null'] },
-        replace: { type: 'boolean' },
-      },
-      additionalProperties: false,
-    },
-    fallbackCode: 'validation_error',
+    ...bundleRoute({ changelog: { type: ['string', 'null'] }, replace: { type: 'boolean' } }),
     handler: (req) => {
       const row = host.install({ ...req.body, signature: req.body.signature ?? null });
       ctx.log.info(`plugin ${row.name} installed`, { by: req.auth?.keyId, version: row.version, signature: row.sandbox?.signature.status });
@@ -144,16 +145,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
   ctx.routes.add<PluginBundle>({
     method: 'POST',
     path: '/api/v1/plugins/dev',
-    access: ADMIN,
-    confirm: true,
-    maxBodyBytes: MAX_INSTALL_BODY,
-    body: {
-      type: 'object',
-      required: ['manifest', 'entry'],
-      properties: { manifest: { type: 'string' }, entry: { type: 'string' }, signature: { type: ['string', 'null'] } },
-      additionalProperties: false,
-    },
-    fallbackCode: 'validation_error',
+    ...bundleRoute({}),
     handler: async (req) => {
       const started = performance.now();
       const row = await host.devLoad({ ...req.body, signature: req.body.signature ?? null });

@@ -70,9 +70,9 @@ describe('the SDK package, from a folder outside the node', () => {
     expect((await tsc(dir)).out).toBe('');
   });
 
-  it("the aud-bank example, on the scaffold's layout, passes its own tests and type-checks the same way", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'wallet-node-example-')), 'aud-bank');
-    cpSync(join(REPO, 'plugins', 'aud-bank'), dir, { recursive: true });
+  it.each(['aud-bank', 'paid-notes'])("the %s example, on the scaffold's layout, passes its own tests and type-checks the same way", async (name) => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'wallet-node-example-')), name);
+    cpSync(join(REPO, 'plugins', name), dir, { recursive: true });
     linkPackage(dir);
     const tests = await npmTest(dir);
     expect(tests.out).toMatch(/# pass 3\b/);
