@@ -81,7 +81,6 @@ export class HttpServerApp {
   readonly metrics: HttpMetrics = { requests: 0, by_status: {} };
   #table: RouteTable | null = null;
   #dispatchRoutes: Koa.Middleware | null = null;
-  #router: ReturnType<RouteTable['router']> | null = null;
   /** The OpenAPI document of the current route generation, built when first asked for. */
   #openApi: string | null = null;
   readonly #publicLimiter = new SlidingWindowLimiter();
@@ -92,31 +91,24 @@ export class HttpServerApp {
     this.koa.use((ctx, next) => this.#observe(ctx as Context, next));
     this.koa.use((ctx, next) => this.#envelope(ctx as Context, next));
     this.koa.use((ctx, next) => this.#front(ctx as Context, next));
-    this.koa.use((ctx, next) => {
-      const dispatch = this.#currentDispatch();
-      return dispatch ? dispatch(ctx, next) : next();
-    });
+    this.koa.use((ctx, next) => (this.#dispatchRoutes ? this.#dispatchRoutes(ctx, next) : next()));
     this.koa.use((ctx) => this.#notFound(ctx as Context));
   }
 
   setRoutes(table: RouteTable): void {
     this.#table = table;
-    this.#router = null;
+    this.#compose(table);
+    // A development node starts and stops a plugin within a generation; a reload's teardown of the old table is not
+    // such a change, and the old dispatcher serves until the new table is set.
+    table.onChanged(() => {
+      if (this.#table === table) this.#compose(table);
+    });
   }
 
-  /**
-   * The dispatcher of the table's router. routes() composes it: built once per router, and again only when the table
-   * changed (a development node starts and stops a plugin without a new generation), never per request.
-   */
-  #currentDispatch(): Koa.Middleware | null {
-    if (!this.#table) return null;
-    const router = this.#table.router((route) => (ctx) => this.#dispatch(route, ctx as unknown as Context));
-    if (router !== this.#router) {
-      this.#router = router;
-      this.#openApi = null;
-      this.#dispatchRoutes = router.routes() as unknown as Koa.Middleware;
-    }
-    return this.#dispatchRoutes;
+  /** routes() composes a dispatcher: built once per route table and change, never per request. */
+  #compose(table: RouteTable): void {
+    this.#openApi = null;
+    this.#dispatchRoutes = table.router((route) => (ctx) => this.#dispatch(route, ctx as unknown as Context)).routes() as unknown as Koa.Middleware;
   }
 
   callback(): ReturnType<Koa['callback']> {

@@ -570,16 +570,21 @@ export class SandboxHost {
   applyNow(name: string): Promise<void> {
     const run = this.#applying.then(async () => {
       if (!this.devMode || !this.#table) throw new ApiError('dev_mode_required', 400, `Plugins start and stop without a restart only on a node started with NODE_PLUGINS_DEV_MODE=true; otherwise ${RESTART_HINT}`);
+      const table = this.#table;
       this.#stop(name);
-      if (!this.has(name) || !this.#flagsOf(name).enabled) return;
-      const files = this.#read(name, readTrustedKeys(join(this.deps.dataDir, TRUSTED_KEYS_FILE)).keys);
-      this.#thirdPartyNames.add(name);
-      const refusal = this.#refusal(files);
-      if (refusal) {
-        this.#loaded.set(name, { running: null, error: refusal });
-        return;
+      try {
+        if (!this.has(name) || !this.#flagsOf(name).enabled) return;
+        const files = this.#read(name, readTrustedKeys(join(this.deps.dataDir, TRUSTED_KEYS_FILE)).keys);
+        this.#thirdPartyNames.add(name);
+        const refusal = this.#refusal(files);
+        if (refusal) {
+          this.#loaded.set(name, { running: null, error: refusal });
+          return;
+        }
+        await this.#start(files, table);
+      } finally {
+        table.changed();
       }
-      await this.#start(files, this.#table);
     });
     this.#applying = run.catch(() => undefined);
     return run;
