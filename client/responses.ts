@@ -1043,6 +1043,63 @@ export interface ResponseData {
     heartbeat_installed: boolean;
     next_heartbeat_at: (string | null);
   };
+  "POST /api/v1/plugins/dev": {
+    plugin: {
+      name: string;
+      version: string;
+      enabled: boolean;
+      status: ("active" | "disabled" | "failed" | "restart_pending");
+      license: (string | null);
+      author: (string | null);
+      homepage: (string | null);
+      has_changelog: boolean;
+      description: (string | null);
+      builtin: boolean;
+      essential: boolean;
+      public_routes: Array<string>;
+      public_routes_enabled: boolean;
+      error: (string | null);
+      sandbox?: {
+        entry: string;
+        permissions: Array<string>;
+        scopes: Array<string>;
+        public_route_limits: Array<{
+          path: string;
+          method: string;
+          rate_per_minute: number;
+          max_body_bytes: number;
+        }>;
+        contributes: {
+          [key: string]: Array<string>;
+        };
+        signature: {
+          status: ("trusted" | "untrusted" | "unsigned" | "invalid");
+          signer: (string | null);
+          public_key: (string | null);
+          reason: (string | null);
+        };
+        development_mode: boolean;
+        limits: {
+          memory_mb: number;
+          cpu_ms: number;
+          store_kb: number;
+          store_keys: number;
+        };
+        store: {
+          bytes: number;
+          keys: number;
+        };
+        settings: {
+          [key: string]: unknown;
+        };
+        failures: number;
+        isolate: ("running" | "restarting" | "stopped");
+      };
+      restart_required: boolean;
+      public_routes_served: boolean;
+    };
+    reload_ms: number;
+  };
   "GET /api/v1/plugins/mcp-passthrough/config": {
     settings: {
       [key: string]: string;

@@ -5,8 +5,6 @@
  * their own route namespaces, a key-value store, public events, their settings, a log, the gateway operations they
  * list and contributions to extension points (docs/plugins.md).
  */
-import type { Readable } from 'node:stream';
-
 export type { PaybackRail, RailCatalogEntry, RailField, RailFieldError, RailFields } from './payback-rail.js';
 export { defineRail } from './payback-rail.js';
 export * from './money.js';
@@ -45,22 +43,7 @@ export interface PluginManifest {
 // ---------------------------------------------------------------------------------------------------------
 // Errors
 
-/**
- * The one error type handlers throw. The kernel turns it into the error envelope of Document 1:
- * `{success:false, error:{code, message}, timestamp, request_id}` with `status` as the HTTP status.
- * `context` is merged into `error` (for example `declined` and `errors` of partial_decline_failure).
- */
-export class ApiError extends Error {
-  constructor(
-    readonly code: string,
-    readonly status: number,
-    message: string,
-    readonly context?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
+export { ApiError, RawReply, Reply, created } from './replies.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Routes
@@ -102,28 +85,6 @@ export interface RouteRequest<B = unknown, Q = Record<string, string | undefined
   requestId: string;
 }
 
-/** What a handler may return besides plain data (which becomes a 200 success envelope). */
-export class Reply {
-  constructor(
-    readonly data: unknown,
-    readonly status = 200,
-    /** Top-level string `message` beside `data` (payment-request routes use it). */
-    readonly message?: string,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
-
-/** A non-enveloped response: exports stream CSV or NDJSON, public plugin routes answer as they like. */
-export class RawReply {
-  constructor(
-    readonly body: string | Buffer | Readable,
-    readonly contentType: string,
-    readonly status = 200,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
-
-export const created = (data: unknown, message?: string): Reply => new Reply(data, 201, message);
 
 export type RouteHandler<B = unknown, Q = Record<string, string | undefined>> = (
   req: RouteRequest<B, Q>,
@@ -807,6 +768,13 @@ export interface PluginHostMechanism {
   setSettings(name: string, values: Record<string, unknown>): PluginStatusRow;
   /** Whether the node-wide NODE_PUBLIC_PLUGIN_ROUTES ceiling lets public routes be served at all. */
   publicRoutesAllowed(): boolean;
+  /**
+   * On a development node (NODE_PLUGINS_DEV_MODE), starts or stops a third-party plugin now as its flag says, without
+   * a restart, and answers its row; null where a restart is still needed (a builtin plugin, a production node).
+   */
+  applyNow(name: string): Promise<PluginStatusRow | null>;
+  /** Development: installs a new build of a plugin over the running one, enables it and swaps its isolate now. */
+  devLoad(bundle: PluginBundle): Promise<PluginStatusRow>;
 }
 
 export interface ProcessorState {

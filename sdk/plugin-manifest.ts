@@ -242,3 +242,14 @@ export function parseManifest(text: string): ThirdPartyManifest {
     limits,
   };
 }
+
+/** The values of the manifest's settings: the stored ones it still accepts, else the defaults. */
+export function settingValues(m: ThirdPartyManifest, stored: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const def of m.settings) {
+    const value = stored[def.key];
+    // A stored value the current manifest no longer accepts (an upgrade changed the setting) falls back to the default.
+    values[def.key] = value !== undefined && settingProblem(def, value) === null ? value : def.default;
+  }
+  return values;
+}

@@ -1,9 +1,11 @@
 /**
- * What a third-party plugin imports. It runs in an isolate of its own (isolated-vm): no file system, network,
- * process, timers or SQL, a memory limit, and a CPU-time limit on every call. Everything it gets comes through the
- * context below, and only JSON crosses between the plugin and the node. Tutorial and rules: docs/plugins.md.
+ * What a third-party plugin imports, and all it imports: the package entry `wallet-node/sdk/sandbox` (types in
+ * dist/sdk/sandbox.d.ts; semver rules in docs/plugins.md, "The SDK package"). The plugin runs in an isolate of its own
+ * (isolated-vm): no file system, network, process, timers or SQL, a memory limit, and a CPU-time limit on every call.
+ * Everything it gets comes through the context below, and only JSON crosses between the plugin and the node.
+ * Tutorial and rules: docs/plugins.md.
  *
- *   import { ApiError, definePlugin } from '../../sdk/sandbox.js';
+ *   import { ApiError, definePlugin } from 'wallet-node/sdk/sandbox';
  *
  *   export default definePlugin({
  *     setup(ctx) {
@@ -15,7 +17,9 @@
  * itself inside the isolate: a plugin may import them and types, and nothing else.
  */
 import type { PaybackRail } from './payback-rail.js';
-import { ApiError, RawReply, Reply, created } from './index.js';
+
+export type { PaybackRail, RailCatalogEntry, RailField, RailFieldError, RailFields, SettlementPrecision } from './payback-rail.js';
+import { ApiError, RawReply, Reply, created } from './replies.js';
 
 export { ApiError, RawReply, Reply, created };
 

@@ -11,13 +11,15 @@
  *   plugin settings <name> [key=value ...]
  *   plugin new <name> [--rail|--service] [--dir <folder>]   (on this machine, no node needed)
  *   plugin build <folder>                                    (idem)
+ *   plugin dev [folder]                                      (a development node: rebuild and swap on every change)
  */
 import { resolve } from 'node:path';
 import type { SandboxPluginInfo } from '../../sdk/index.js';
 import { defineCliCommands, localCommand, parseIntOption, type CliContext } from '../../sdk/cli.js';
 import { allPages } from '../../sdk/cli-paging.js';
 import { BundleError, readBundle } from './bundle.js';
-import { BuildError, buildPlugin } from './build.js';
+import { BuildError, buildPlugin } from '../../sdk/plugin-build.js';
+import { devLoop } from './dev.js';
 import { scaffold, ScaffoldError } from './scaffold.js';
 
 interface PluginRow {
@@ -292,6 +294,12 @@ export default defineCliCommands({
           });
         }),
     );
+
+    plugin
+      .command('dev')
+      .summary('build the plugin, swap it into a development node (NODE_PLUGINS_DEV_MODE=true) without a restart, and again on every change')
+      .argument('[folder]', 'the plugin folder (plugin.json, index.ts)', '.')
+      .action(async (folder: string) => devLoop(ctx, resolve(folder)));
 
     plugin
       .command('uninstall')

@@ -3,13 +3,29 @@ import type { PluginBundle, PluginContext, PluginHostMechanism, PluginStatusRow 
 import { PLUGIN_NAME } from '../../sdk/plugin-manifest.js';
 import { pageOf, pageQuery, type PageQuery } from '../../sdk/paging.js';
 import { pluginView, publicRoutesGate, publicRoutesServed, restartRequired } from './present.js';
-import { deletedResponse, limitsResponse, listResponse, pluginResponse, publicRoutesResponse, settingsResponse, toggledResponse } from './schemas.js';
+import { deletedResponse, devLoadedResponse, limitsResponse, listResponse, pluginResponse, publicRoutesResponse, settingsResponse, toggledResponse } from './schemas.js';
 
 const ADMIN = { scope: 'admin' } as const;
 const RESTART_HINT = 'POST /api/v1/system/restart to apply.';
 /** A plugin's files travel as JSON text: a 4 MiB entry, escaped, plus the manifest and signature, fits. */
 const MAX_INSTALL_BODY = 10 * 1024 * 1024;
 const LIMIT = { type: ['integer', 'null'] } as const;
+
+/** What the routes receiving a plugin's files share: admin, a fresh confirmation, the bundle's schema plus `extra`. */
+function bundleRoute(extra: Record<string, unknown>) {
+  return {
+    access: ADMIN,
+    confirm: true,
+    maxBodyBytes: MAX_INSTALL_BODY,
+    body: {
+      type: 'object',
+      required: ['manifest', 'entry'],
+      properties: { manifest: { type: 'string' }, entry: { type: 'string' }, signature: { type: ['string', 'null'] }, ...extra },
+      additionalProperties: false,
+    },
+    fallbackCode: 'validation_error',
+  } as const;
+}
 
 /** Looks a plugin up by its path name: 400 invalid_name for a malformed name, 404 unknown_plugin. */
 function requirePlugin(host: PluginHostMechanism, name: string): PluginStatusRow {
@@ -55,10 +71,12 @@ export function registerPluginRoutes(ctx: PluginContext): void {
       response: toggledResponse,
       access: ADMIN,
       confirm: enabled,
-      handler: (req) => {
+      handler: async (req) => {
         const name = req.params.name!;
         const before = requirePlugin(host, name);
-        const row = host.setEnabled(name, enabled);
+        host.setEnabled(name, enabled);
+        // A development node starts or stops a third-party plugin at once; elsewhere the restart applies it.
+        const row = (await host.applyNow(name)) ?? host.get(name)!;
         const restart = restartRequired(row);
         if (before.enabled !== row.enabled) ctx.log.info(`plugin ${name} ${verb}d`, { by: req.auth?.keyId });
         const message = restart
@@ -119,22 +137,7 @@ export function registerPluginRoutes(ctx: PluginContext): void {
     method: 'POST',
     path: '/api/v1/plugins',
     response: pluginResponse,
-    access: ADMIN,
-    confirm: true,
-    maxBodyBytes: MAX_INSTALL_BODY,
-    body: {
-      type: 'object',
-      required: ['manifest', 'entry'],
-      properties: {
-        manifest: { type: 'string' },
-        entry: { type: 'string' },
-        signature: { type: ['string', 'null'] },
-        changelog: { type: ['string', 'null'] },
-        replace: { type: 'boolean' },
-      },
-      additionalProperties: false,
-    },
-    fallbackCode: 'validation_error',
+    ...bundleRoute({ changelog: { type: ['string', 'null'] }, replace: { type: 'boolean' } }),
     handler: (req) => {
       const row = host.install({ ...req.body, signature: req.body.signature ?? null });
       ctx.log.info(`plugin ${row.name} installed`, { by: req.auth?.keyId, version: row.version, signature: row.sandbox?.signature.status });
@@ -142,6 +145,19 @@ export function registerPluginRoutes(ctx: PluginContext): void {
         { plugin: pluginView(row, host) },
         `Plugin ${row.name} ${row.version} installed, disabled. Enable it (POST /api/v1/plugins/${row.name}/enable), then ${RESTART_HINT}`,
       );
+    },
+  });
+
+  ctx.routes.add<PluginBundle>({
+    method: 'POST',
+    path: '/api/v1/plugins/dev',
+    response: devLoadedResponse,
+    ...bundleRoute({}),
+    handler: async (req) => {
+      const started = performance.now();
+      const row = await host.devLoad({ ...req.body, signature: req.body.signature ?? null });
+      ctx.log.info(`plugin ${row.name} reloaded (development)`, { by: req.auth?.keyId, version: row.version, status: row.status });
+      return { plugin: pluginView(row, host), reload_ms: Math.round(performance.now() - started) };
     },
   });
 

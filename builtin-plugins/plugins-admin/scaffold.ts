@@ -66,6 +66,9 @@ function railEntry(name: string): string {
   return `import { definePlugin, type ContributionPoints } from '${SDK_IMPORT}';
 
 type PaybackRail = ContributionPoints['payback_rail'];
+type FieldError = ReturnType<PaybackRail['validate']>[number];
+
+const FIELDS = ['account_name', 'account_number'];
 
 /** An account number of 4 to 20 digits; rename the fields after your scheme's. */
 export const rail: PaybackRail = {
@@ -79,8 +82,16 @@ export const rail: PaybackRail = {
     ],
     currencies: ['EUR'],
   }),
-  validate: (fields) => {
-    const errors: ReturnType<PaybackRail['validate']> = [];
+  // Any input reaches it (the shared rail vectors send junk): it answers every failing field and never throws.
+  validate: (fields, currency) => {
+    if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
+      return [{ field: '', code: 'invalid_type', message: 'the fields are an object' }];
+    }
+    const errors: FieldError[] = [];
+    if (currency !== 'EUR') errors.push({ field: 'currency', code: 'unsupported_currency', message: 'this rail settles EUR only' });
+    for (const key of Object.keys(fields)) {
+      if (!FIELDS.includes(key)) errors.push({ field: key, code: 'unknown_field', message: \`\${key} is not a field of this rail\` });
+    }
     if (typeof fields.account_name !== 'string' || !fields.account_name.trim()) {
       errors.push({ field: 'account_name', code: 'required', message: 'account_name is required' });
     }
@@ -101,40 +112,51 @@ export default definePlugin({
 `;
 }
 
-function serviceTest(): string {
+/** The kit's import: the plugin runs in a real isolate, as the node runs it, with a context the test controls. */
+const TESTING_IMPORT = 'wallet-node/sdk/testing';
+
+function serviceTest(name: string): string {
   return `import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import plugin from './index.ts';
+import { after, test } from 'node:test';
+import { loadPlugin } from '${TESTING_IMPORT}';
 
-/** The routes the plugin registers, with a store and settings in memory. */
-async function start() {
-  const routes = new Map<string, (req: unknown) => unknown>();
-  const store = new Map<string, unknown>();
-  const ctx = {
-    routes: {
-      public: (r: { path: string; handler: (req: unknown) => unknown }) => routes.set(\`public \${r.path}\`, r.handler),
-      plugin: (r: { path: string; handler: (req: unknown) => unknown }) => routes.set(\`plugin \${r.path}\`, r.handler),
-    },
-    store: { get: async (k: string) => store.get(k) ?? null, set: async (k: string, v: unknown) => void store.set(k, v) },
-    settings: { get: async () => 'hello' },
-  };
-  await plugin.setup(ctx as never);
-  return routes;
-}
+// index.ts bundled as \`node-cli plugin build\` does and run in an isolate as the node runs it; no node needed.
+const plugin = await loadPlugin(new URL('.', import.meta.url));
+after(() => plugin.stop());
 
-test('the public page counts its visits', async () => {
-  const routes = await start();
-  assert.deepEqual(await routes.get('public hello')!({}), { text: 'hello', visits: 1 });
-  assert.deepEqual(await routes.get('public hello')!({}), { text: 'hello', visits: 2 });
-  assert.deepEqual(await routes.get('plugin visits')!({}), { visits: 2 });
+test('the public page counts its visits, and API keys with ${name}:read see the count', async () => {
+  assert.deepEqual((await plugin.public('GET', 'hello')).data, { text: 'hello', visits: 1 });
+  assert.deepEqual((await plugin.public('GET', 'hello')).data, { text: 'hello', visits: 2 });
+  assert.deepEqual((await plugin.signed('GET', 'visits')).data, { visits: 2 });
+  assert.equal(plugin.store.get('visits'), 2);
+});
+
+test('the page says what the operator set', async () => {
+  plugin.setSettings({ greeting: 'welcome' });
+  assert.equal((await plugin.public('GET', 'hello')).data.text, 'welcome');
+});
+
+test('a key without ${name}:read is refused', async () => {
+  const res = await plugin.signed('GET', 'visits', { permissions: ['wallet:read'] });
+  assert.equal(res.status, 403);
+  assert.equal(res.error.code, 'permission_denied');
 });
 `;
 }
 
-function railTest(): string {
+function railTest(name: string): string {
   return `import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { rail } from './index.ts';
+import { after, test } from 'node:test';
+import { loadPlugin, railProblems } from '${TESTING_IMPORT}';
+
+// index.ts bundled as \`node-cli plugin build\` does and run in an isolate as the node runs it; no node needed.
+const plugin = await loadPlugin(new URL('.', import.meta.url));
+after(() => plugin.stop());
+const rail = plugin.rail('${railId(name)}');
+
+test('the rail keeps the contract every payback rail keeps (the shared vectors)', () => {
+  assert.deepEqual(railProblems(rail), []);
+});
 
 test('the rail accepts a well-formed account and names the field of a wrong one', () => {
   assert.deepEqual(rail.validate({ account_name: 'Ann', account_number: '12345678' }, 'EUR'), []);
@@ -144,6 +166,24 @@ test('the rail accepts a well-formed account and names the field of a wrong one'
 `;
 }
 
+/** Type-checks the plugin's TypeScript against the SDK package's types (\`npx tsc\` where TypeScript is at hand). */
+function tsconfig(): Record<string, unknown> {
+  return {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['ES2022'],
+      types: [],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+    include: ['**/*.ts'],
+    exclude: ['node_modules'],
+  };
+}
+
 function readme(name: string, kind: PluginKind): string {
   const what = kind === 'rail' ? `a payback rail (\`${railId(name)}\`)` : 'a service: a public page, an API route, a setting';
   return `# ${name}
@@ -151,7 +191,9 @@ function readme(name: string, kind: PluginKind): string {
 A third-party plugin of wallet-node: ${what}. It runs sandboxed in the node and imports only \`${SDK_IMPORT}\`.
 
 - \`index.ts\`: the plugin; \`plugin.json\`: its manifest (name, scopes, routes, settings, permissions).
-- \`index.test.ts\`: its tests (\`npm test\`, node's test runner, Node 22.6 or later).
+- \`index.test.js\`: its tests (\`npm test\`): \`${TESTING_IMPORT}\` runs the plugin in a real isolate with a store,
+  settings, a clock and gateway operations the test controls, under node's test runner or vitest; no node needed.
+- \`tsconfig.json\`: \`npx tsc\` type-checks \`index.ts\` against the SDK's types.
 
 Build, sign and install (docs/plugins.md of wallet-node explains each step):
 
@@ -172,7 +214,7 @@ function packageJson(name: string): Record<string, unknown> {
     version: '0.1.0',
     private: true,
     type: 'module',
-    scripts: { build: 'node-cli plugin build .', test: 'node --experimental-strip-types --test index.test.ts' },
+    scripts: { build: 'node-cli plugin build .', test: 'node --no-node-snapshot --test index.test.js' },
     dependencies: { 'wallet-node': '*' },
   };
 }
@@ -187,7 +229,8 @@ export function scaffold(name: string, kind: PluginKind, dir: string): string[] 
   const files: Record<string, string> = {
     'plugin.json': json(manifest(name, kind)),
     'index.ts': kind === 'rail' ? railEntry(name) : serviceEntry(name),
-    'index.test.ts': kind === 'rail' ? railTest() : serviceTest(),
+    'index.test.js': kind === 'rail' ? railTest(name) : serviceTest(name),
+    'tsconfig.json': json(tsconfig()),
     'README.md': readme(name, kind),
     'package.json': json(packageJson(name)),
   };

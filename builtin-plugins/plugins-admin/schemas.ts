@@ -48,6 +48,8 @@ const pluginSchema = objectOf({
 
 export const listResponse = objectOf({ plugins: arrayOf(pluginSchema), ...pageFields, public_routes_ceiling: { enum: ['allow', 'deny'] } });
 export const pluginResponse = objectOf({ plugin: pluginSchema });
+/** A development reload: the plugin as it runs now and how long the swap took. */
+export const devLoadedResponse = objectOf({ plugin: pluginSchema, reload_ms: integerSchema });
 /** Enable and disable; enabling a sandboxed plugin also tells what it may reach. */
 export const toggledResponse = objectOf({
   plugin: stringSchema,

@@ -97,8 +97,17 @@ export class HttpServerApp {
 
   setRoutes(table: RouteTable): void {
     this.#table = table;
+    this.#compose(table);
+    // A development node starts and stops a plugin within a generation; a reload's teardown of the old table is not
+    // such a change, and the old dispatcher serves until the new table is set.
+    table.onChanged(() => {
+      if (this.#table === table) this.#compose(table);
+    });
+  }
+
+  /** routes() composes a dispatcher: built once per route table and change, never per request. */
+  #compose(table: RouteTable): void {
     this.#openApi = null;
-    // routes() composes a dispatcher: build it once per route generation, not per request.
     this.#dispatchRoutes = table.router((route) => (ctx) => this.#dispatch(route, ctx as unknown as Context)).routes() as unknown as Koa.Middleware;
   }
 

@@ -40,6 +40,17 @@ export class RouteTable {
   readonly #resources = new Set<string>();
   readonly #authenticators: { owner: string; authenticate: RequestAuthenticator }[] = [];
   #router: Router | null = null;
+  readonly #changeListeners = new Set<() => void>();
+
+  /** Called when routes were added or removed after the table was put in service (`changed()`). */
+  onChanged(listener: () => void): void {
+    this.#changeListeners.add(listener);
+  }
+
+  /** Tells whoever serves this table that its routes changed while it served (a plugin started or stopped alone). */
+  changed(): void {
+    for (const listener of this.#changeListeners) listener();
+  }
 
   addAuthenticator(owner: string, authenticate: RequestAuthenticator): void {
     this.#authenticators.push({ owner, authenticate });

@@ -40,7 +40,8 @@ export type ContextFactory = (
 /**
  * Hosts builtin plugins: persisted enable flags, dependency order through `requires`/`provides`, and a
  * load/unload cycle that a restart repeats. Enable and disable only persist the flag; they take effect at
- * the next load (POST /system/restart), so a running node never half-changes. Third-party plugins (the
+ * the next load (POST /system/restart), so a running node never half-changes; on a development node a third-party
+ * plugin, which no other plugin requires, starts and stops at once (applyNow). Third-party plugins (the
  * sandbox host) share the flags, the rows and the cycle: they start after every builtin plugin, whose offers
  * (gateway operations, extension points) they use.
  */
@@ -153,6 +154,22 @@ export class PluginHost implements PluginHostMechanism {
   install(bundle: PluginBundle): PluginStatusRow {
     if (!this.sandbox) throw new ApiError('plugin_loader_unavailable', 500, 'Third-party plugins are not available on this node');
     const name = this.sandbox.install(bundle, (n) => !!this.#find(n));
+    return this.sandbox.row(name)!;
+  }
+
+  async applyNow(name: string): Promise<PluginStatusRow | null> {
+    if (this.#find(name) || !this.sandbox?.devMode) return null;
+    await this.sandbox.applyNow(name);
+    return this.sandbox.row(name);
+  }
+
+  async devLoad(bundle: PluginBundle): Promise<PluginStatusRow> {
+    if (!this.sandbox?.devMode) {
+      throw new ApiError('dev_mode_required', 400, 'node-cli plugin dev needs a node started with NODE_PLUGINS_DEV_MODE=true (a development node)');
+    }
+    const name = this.sandbox.install({ ...bundle, replace: true }, (n) => !!this.#find(n), true);
+    this.#persist(name, { enabled: true });
+    await this.sandbox.applyNow(name);
     return this.sandbox.row(name)!;
   }
 

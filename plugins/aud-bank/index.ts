@@ -4,8 +4,7 @@
  * runs sandboxed; payback-methods calls it exactly like its 29 core rails (POST /api/v1/payback-methods with
  * `"type": "au_bank"`). Rules: docs/plugins.md, "The example rail".
  */
-import type { PaybackRail, RailFieldError, RailFields } from '../../sdk/payback-rail.js';
-import { definePlugin } from '../../sdk/sandbox.js';
+import { definePlugin, type PaybackRail, type RailFieldError, type RailFields } from 'wallet-node/sdk/sandbox';
 
 const FIELDS = ['account_name', 'bsb', 'account_number', 'reference'] as const;
 /** BECS Direct Entry field widths: the account title is 32 characters, the lodgement reference 18. */
@@ -52,9 +51,12 @@ function checkBecsText(field: string, input: string, max: number): Checked {
 }
 
 /** Runs every check once: validate reports the errors, normalize keeps the cleaned values. */
-function read(fields: RailFields, currency: string): { errors: RailFieldError[]; values: RailFields } {
+function read(input: RailFields, currency: string): { errors: RailFieldError[]; values: RailFields } {
   const errors: RailFieldError[] = [];
   const values: RailFields = {};
+  // Any JSON may arrive (the shared rail vectors send null, numbers, arrays): no object is no field at all.
+  const fields: RailFields = input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {};
+  if (fields !== input) errors.push({ field: '', code: 'invalid_type', message: 'the fields are an object' });
   if (currency.toUpperCase() !== 'AUD') errors.push({ field: 'currency', code: 'unsupported_currency', message: 'au_bank settles in AUD only' });
   for (const key of Object.keys(fields)) {
     if (!(FIELDS as readonly string[]).includes(key)) errors.push({ field: key, code: 'unknown_field', message: `au_bank has no field ${key}` });

@@ -6,7 +6,7 @@
  * with `GET /p/paid-notes/note/<id>?txid=<txid>`. The key-value store holds notes, orders and paid txids.
  * Walk-through: docs/plugins.md, "The example service".
  */
-import { ApiError, Reply, definePlugin, type SandboxPluginContext, type Json } from '../../sdk/sandbox.js';
+import { ApiError, Reply, definePlugin, type SandboxPluginContext, type Json } from 'wallet-node/sdk/sandbox';
 
 interface Note {
   title: string;

@@ -58,6 +58,24 @@ describe('node-cli plugin build', () => {
     expect(() => readFileSync(join(dir, 'index.js'))).toThrow();
   });
 
+  it('reports globals the isolate lacks, with file and line, and leaves a local of the same name alone', async () => {
+    const { dir, dataDir } = await scaffolded('globby');
+    writeFileSync(
+      join(dir, 'util.ts'),
+      ['export const home = () => process.env.HOME;', 'export const later = (f: () => void) => setTimeout(f, 10);', 'export const local = (fetch: number) => fetch + 1;', ''].join('\n'),
+    );
+    const entry = join(dir, 'index.ts');
+    writeFileSync(entry, `import { home, later, local } from './util.js';\n${readFileSync(entry, 'utf8')}\nexport const all = [home, later, local, () => new Function('1')];\n`);
+    const res = await nodeCli({ dataDir }, ['plugin', 'build', dir]);
+    expect(res.body.error.code).toBe('PLUGIN_BUILD_FAILED');
+    expect(res.body.error.problems).toEqual([
+      expect.stringMatching(/^util\.ts:1:\d+: process is not available in the sandbox: there is no process/),
+      expect.stringMatching(/^util\.ts:2:\d+: setTimeout is not available in the sandbox: there are no timers/),
+      expect.stringMatching(/^index\.ts:\d+:\d+: Function is not available in the sandbox: there is no code from strings/),
+    ]);
+    expect(() => readFileSync(join(dir, 'index.js'))).toThrow();
+  });
+
   it('checks plugin.json as the node does before building', async () => {
     const { dir, dataDir } = await scaffolded('checked');
     const manifest = join(dir, 'plugin.json');

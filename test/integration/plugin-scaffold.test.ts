@@ -20,14 +20,13 @@ const REPO = join(import.meta.dirname, '..', '..');
 /** Type errors of the folder's TypeScript, with the SDK package resolved to this checkout's sdk/sandbox.ts. */
 async function typeErrors(dir: string): Promise<string[]> {
   const ts = (await import('typescript')).default;
-  const program = ts.createProgram([join(dir, 'index.ts'), join(dir, 'index.test.ts')], {
+  const program = ts.createProgram([join(dir, 'index.ts')], {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     strict: true,
     noEmit: true,
     skipLibCheck: true,
-    allowImportingTsExtensions: true,
     types: ['node'],
     typeRoots: [join(REPO, 'node_modules', '@types')],
     paths: { 'wallet-node/sdk/sandbox': [join(REPO, 'sdk', 'sandbox.ts')] },
@@ -35,7 +34,7 @@ async function typeErrors(dir: string): Promise<string[]> {
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
-const FILES = ['plugin.json', 'index.ts', 'index.test.ts', 'README.md', 'package.json'];
+const FILES = ['plugin.json', 'index.ts', 'index.test.js', 'tsconfig.json', 'README.md', 'package.json'];
 const imports = (source: string): string[] => [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]!);
 
 describe('node-cli plugin new', () => {

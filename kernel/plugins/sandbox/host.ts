@@ -3,8 +3,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join } from 'node:path';
 import ivm from 'isolated-vm';
 import {
-  RawReply,
-  Reply,
   type Clock,
   type PluginBundle,
   type PluginStatusRow,
@@ -19,10 +17,13 @@ import type { Db } from '../../db/open.js';
 import { ApiError } from '../../errors.js';
 import type { RouteTable } from '../../http/route-table.js';
 import type { LogSink } from '../../log.js';
-import { isEventName, MAX_EVENT_BYTES, SandboxBridge } from './bridge.js';
-import { parseFromPlugin, type CallOutcome, type HostHandler, type Registrations } from './isolate.js';
+import { answer } from './answer.js';
+import { SandboxBridge } from './bridge.js';
+import { hostOperations } from './host-ops.js';
+import { parseFromPlugin, type HostHandler, type Registrations } from './isolate.js';
 import { SandboxStores } from './kv-store.js';
-import { checkActionPath, coerceSetting, ManifestError, parseManifest, PLUGIN_NAME, settingProblem, type ThirdPartyManifest } from '../../../sdk/plugin-manifest.js';
+import { coerceSetting, settingValues, ManifestError, parseManifest, PLUGIN_NAME, settingProblem, type ThirdPartyManifest } from '../../../sdk/plugin-manifest.js';
+import { checkRegistrations } from './registrations.js';
 import { RunningPlugin } from './running.js';
 import { TRUSTED_KEYS_FILE } from '../../data-files.js';
 import { readTrustedKeys, SIGNATURE_FILE, verifyPlugin, type SignatureVerdict } from './signature.js';
@@ -38,7 +39,6 @@ const MAX_MANIFEST_BYTES = 64 * 1024;
 export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
 const MAX_SIGNATURE_BYTES = 4 * 1024;
 const MAX_CHANGELOG_BYTES = 256 * 1024;
-const MAX_ARGS_CHARS = 1_100_000;
 const LOG_LINES_PER_MINUTE = 600;
 const CHANGELOG = 'CHANGELOG.md';
 /**
@@ -101,8 +101,6 @@ interface Loaded {
 const TRUE = new Set(['1', 'true', 'yes', 'on']);
 const FALSE = new Set(['0', 'false', 'no', 'off', '']);
 const PASSED_HEADERS = ['content-type', 'accept', 'user-agent', 'origin'];
-const REPLY_HEADERS = new Set(['cache-control', 'content-disposition', 'etag', 'last-modified', 'link', 'location', 'retry-after', 'vary', 'www-authenticate']);
-const ERROR_CODE = /^[a-z][a-z0-9_]{0,63}$/;
 
 function readLimited(path: string, max: number): string | null {
   if (!existsSync(path)) return null;
@@ -127,7 +125,12 @@ export class SandboxHost {
   #loaded = new Map<string, Loaded>();
   /** Names of every plugin folder at the last load: a plugin may not require another third-party plugin's scope. */
   #thirdPartyNames = new Set<string>();
-  #teardown: (() => void)[] = [];
+  /** What each running plugin registered, taken back in reverse order when it stops. */
+  #teardown = new Map<string, (() => void)[]>();
+  /** The route table of the current generation: a development node starts and stops plugins between restarts. */
+  #table: RouteTable | null = null;
+  /** Starts and stops between restarts run one at a time. */
+  #applying: Promise<unknown> = Promise.resolve();
   #snapshotWarned = false;
   readonly #logRate = new Map<string, { minute: number; count: number }>();
   readonly #log;
@@ -303,13 +306,7 @@ export class SandboxHost {
   }
 
   #settingValues(m: ThirdPartyManifest, flags: SandboxFlags): Record<string, unknown> {
-    const values: Record<string, unknown> = {};
-    for (const def of m.settings) {
-      const stored = flags.settings?.[def.key];
-      // A stored value the current manifest no longer accepts (an upgrade changed the setting) falls back to the default.
-      values[def.key] = stored !== undefined && settingProblem(def, stored) === null ? stored : def.default;
-    }
-    return values;
+    return settingValues(m, flags.settings ?? {});
   }
 
   // ---- operator actions
@@ -374,7 +371,7 @@ export class SandboxHost {
    * Checks the manifest, the entry and the signature of a bundle, and only then writes the plugin's folder (into a
    * temporary folder first, renamed into place). A replaced plugin keeps its flags, settings and stored data.
    */
-  install(bundle: PluginBundle, builtin: (name: string) => boolean): string {
+  install(bundle: PluginBundle, builtin: (name: string) => boolean, live = false): string {
     if (typeof bundle.manifest !== 'string' || Buffer.byteLength(bundle.manifest) > MAX_MANIFEST_BYTES) {
       throw new ApiError('invalid_manifest', 400, `plugin.json must be text of at most ${MAX_MANIFEST_BYTES} bytes`, { field: 'manifest' });
     }
@@ -397,7 +394,8 @@ export class SandboxHost {
     }
     if (builtin(name)) throw new ApiError('plugin_exists', 409, `${name} is the name of a builtin plugin`);
     const exists = this.has(name);
-    if (exists) {
+    // A development reload replaces the files of a running plugin, then swaps its isolate (applyNow).
+    if (exists && !(live && this.devMode)) {
       if (!bundle.replace) throw new ApiError('plugin_exists', 409, `Plugin ${name} is installed already: replace it with ${REINSTALL_HINT}, keeping its data, or remove it first with node-cli plugin uninstall ${name}`);
       if (this.#flagsOf(name).enabled) throw new ApiError('plugin_enabled', 400, `Disable plugin ${name} before replacing it: node-cli plugin disable ${name}, then ${RESTART_HINT}`);
       if (this.isLoaded(name)) throw new ApiError('plugin_running', 400, `Plugin ${name} still runs until the restart: ${RESTART_HINT}, then replace it`);
@@ -467,6 +465,7 @@ export class SandboxHost {
    * each registered. A plugin that cannot start is recorded with its reason; the node goes on without it.
    */
   async load(table: RouteTable): Promise<void> {
+    this.#table = table;
     this.#loaded = new Map();
     const folders = this.scan();
     this.#thirdPartyNames = new Set(folders.map((f) => f.name));
@@ -513,7 +512,8 @@ export class SandboxHost {
         log: this.#log,
       });
       const r = running;
-      this.#checkRegistrations(m, r.registrations);
+      const others = new Set([...this.#thirdPartyNames].filter((n) => n !== m.name));
+      checkRegistrations(m, r.registrations, (scope) => this.deps.knownScopes().includes(scope) && !others.has(scope.split(':')[0]!));
       undo.push(() => table.removeOwner(m.name));
       for (const route of r.registrations.routes) table.add(m.name, this.#route(m, r, route), { kind: route.kind as 'plugin' | 'public', plugin: m.name });
       for (const event of r.registrations.events) {
@@ -531,7 +531,7 @@ export class SandboxHost {
         undo.push(() => slot.withdraw?.(contribution));
       }
       this.#loaded.set(m.name, { running: r, error: null });
-      this.#teardown.push(() => r.stop(), ...undo);
+      this.#teardown.set(m.name, [() => r.stop(), ...undo]);
       this.#log.info(`plugin ${m.name} started`, { version: m.version, routes: r.registrations.routes.length, limits });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
@@ -544,44 +544,50 @@ export class SandboxHost {
 
   /** Stops every third-party plugin and takes back what it registered. */
   async unload(): Promise<void> {
-    for (const t of this.#teardown.reverse()) {
-      try {
-        t();
-      } catch (err) {
-        this.#log.error('sandbox teardown failed', { error: String(err) });
-      }
-    }
-    this.#teardown = [];
+    for (const name of [...this.#teardown.keys()].reverse()) this.#stop(name);
+    this.#table = null;
     this.#loaded = new Map();
   }
 
-  /** Everything a plugin's setup registered must stay inside what it may do; the first breach stops it. */
-  #checkRegistrations(m: ThirdPartyManifest, r: Registrations): void {
-    const ownScopes = new Set(m.scopes);
-    const others = new Set([...this.#thirdPartyNames].filter((n) => n !== m.name));
-    const coreScope = (s: string): boolean => this.deps.knownScopes().includes(s) && !others.has(s.split(':')[0]!);
-    for (const route of r.routes) {
-      if (route.kind !== 'plugin' && route.kind !== 'public') throw new Error(`it registered a route of kind ${String(route.kind)}`);
-      if (!['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].includes(route.method)) throw new Error(`route ${route.method} ${route.path}: unknown method`);
+  #stop(name: string): void {
+    for (const t of (this.#teardown.get(name) ?? []).reverse()) {
       try {
-        checkActionPath(route.path, `route ${route.method}`);
+        t();
       } catch (err) {
-        throw new Error(`it registered a route outside its namespace: ${(err as Error).message}`);
+        this.#log.error('sandbox teardown failed', { plugin: name, error: String(err) });
       }
-      if (route.kind === 'plugin') {
-        const scopes = typeof route.scope === 'string' ? [route.scope] : Array.isArray(route.scope) ? route.scope : [];
-        if (scopes.length === 0 || !scopes.every((s) => typeof s === 'string' && (ownScopes.has(s) || coreScope(s)))) {
-          throw new Error(`route ${route.method} ${route.path} needs a scope declared in plugin.json or a core scope, got ${JSON.stringify(route.scope)}`);
+    }
+    this.#teardown.delete(name);
+    this.#loaded.delete(name);
+  }
+
+  /**
+   * Development only (NODE_PLUGINS_DEV_MODE): stops the plugin's isolates and takes back its routes, then, when it is
+   * enabled, starts it again from its folder as it is now, without a restart. Its store and settings are kept (they
+   * are the node's, by the plugin's name); its routes are those its new setup registers. Third-party plugins require
+   * no other plugin, so nothing else has to stop with it.
+   */
+  applyNow(name: string): Promise<void> {
+    const run = this.#applying.then(async () => {
+      if (!this.devMode || !this.#table) throw new ApiError('dev_mode_required', 400, `Plugins start and stop without a restart only on a node started with NODE_PLUGINS_DEV_MODE=true; otherwise ${RESTART_HINT}`);
+      const table = this.#table;
+      this.#stop(name);
+      try {
+        if (!this.has(name) || !this.#flagsOf(name).enabled) return;
+        const files = this.#read(name, readTrustedKeys(join(this.deps.dataDir, TRUSTED_KEYS_FILE)).keys);
+        this.#thirdPartyNames.add(name);
+        const refusal = this.#refusal(files);
+        if (refusal) {
+          this.#loaded.set(name, { running: null, error: refusal });
+          return;
         }
-      } else if (!m.public_routes.some((p) => p.path === route.path && p.method === route.method)) {
-        throw new Error(`public route ${route.method} ${route.path} is not declared in plugin.json public_routes`);
+        await this.#start(files, table);
+      } finally {
+        table.changed();
       }
-    }
-    for (const event of r.events) if (!isEventName(event)) throw new Error(`it subscribes to "${String(event)}", which is no event name`);
-    for (const c of r.contracts) {
-      if (!m.contributes[c.point]?.includes(c.id)) throw new Error(`it contributes ${c.point} ${c.id}, which plugin.json does not list under contributes`);
-      if (!Array.isArray(c.methods) || !c.methods.every((x) => typeof x === 'string')) throw new Error(`contract ${c.id} is malformed`);
-    }
+    });
+    this.#applying = run.catch(() => undefined);
+    return run;
   }
 
   #route(m: ThirdPartyManifest, running: RunningPlugin, route: Registrations['routes'][number]): RouteDefinition {
@@ -633,65 +639,17 @@ export class SandboxHost {
 
   #hostOps(m: ThirdPartyManifest, limits: Record<LimitName, number>): HostHandler {
     const name = m.name;
-    const quota = { bytes: limits.store_kb * 1024, keys: STORE_KEYS };
-    const permissions = new Set(m.permissions);
-    const log = this.deps.logs.logger(`plugin:${name}`);
-    const ops: Record<string, (a: Record<string, unknown>) => unknown> = {
-      'store.get': (a) => {
-        const text = this.#stores.get(name, a.key);
-        return text === null ? null : (parseFromPlugin(text) as unknown);
-      },
-      'store.set': (a) => void this.#stores.set(name, a.key, JSON.stringify(a.value ?? null), quota),
-      'store.delete': (a) => this.#stores.delete(name, a.key),
-      'store.list': (a) => this.#stores.list(name, a.prefix, a.after, a.limit),
-      'store.usage': () => ({ ...this.#stores.usage(name), quota_bytes: quota.bytes, quota_keys: quota.keys }),
-      'settings.get': (a) => {
-        const values = this.#settingValues(m, this.#flagsOf(name));
-        if (typeof a.key !== 'string' || !(a.key in values)) throw new ApiError('unknown_setting', 400, `Plugin ${name} declares no setting ${String(a.key)}`);
-        return values[a.key];
-      },
-      'settings.all': () => this.#settingValues(m, this.#flagsOf(name)),
-      'events.publish': (a) => {
-        if (!isEventName(a.event) || a.event.includes('.') || a.event.length > 64) {
-          throw new ApiError('invalid_event', 400, 'An event name is 1-64 of a-z, 0-9, - and _; others see it as <plugin>.<event>');
-        }
-        if (Buffer.byteLength(JSON.stringify(a.payload ?? null)) > MAX_EVENT_BYTES) throw new ApiError('event_too_large', 400, `An event payload is at most ${MAX_EVENT_BYTES} bytes of JSON`);
-        this.#bridge.publish(`${name}.${a.event}`, a.payload ?? null);
-        return null;
-      },
-      log: (a) => {
-        if (!this.#takeLogLine(name)) return null;
-        const level = a.level === 'debug' || a.level === 'warn' || a.level === 'error' ? a.level : 'info';
-        const fields = a.fields !== null && typeof a.fields === 'object' && !Array.isArray(a.fields) ? (a.fields as Record<string, unknown>) : undefined;
-        log[level](String(a.message).slice(0, 2000), fields);
-        return null;
-      },
-    };
-    return async (op, argsJson) => {
-      try {
-        if (argsJson.length > MAX_ARGS_CHARS) throw new ApiError('too_large', 400, 'The arguments of a host operation are at most 1 MiB of JSON');
-        const args = (parseFromPlugin(argsJson) ?? {}) as Record<string, unknown>;
-        let result: unknown;
-        if (op === 'gateway') {
-          const gop = String(args.op);
-          if (!permissions.has(gop)) {
-            throw new ApiError('permission_denied', 403, `Plugin ${name} may not call ${gop}: its plugin.json does not list that permission`);
-          }
-          const handler = this.#bridge.gateway(gop);
-          if (!handler) throw new ApiError('gateway_unavailable', 503, `Gateway operation ${gop} is not offered now (the builtin plugin that serves it is not running)`);
-          result = await handler(args.args ?? null, { plugin: name });
-        } else {
-          const fn = ops[op];
-          if (!fn) throw new ApiError('unknown_operation', 400, `Unknown host operation ${op}`);
-          result = fn(args);
-        }
-        return JSON.stringify({ ok: result === undefined ? null : result });
-      } catch (err) {
-        if (err instanceof ApiError) return JSON.stringify({ error: { code: err.code, status: err.status, message: err.message } });
-        this.#log.error('host operation failed', { plugin: name, op, error: err instanceof Error ? err.message : String(err) });
-        return JSON.stringify({ error: { code: 'internal_error', status: 500, message: 'The node could not carry out the operation' } });
-      }
-    };
+    return hostOperations({
+      manifest: m,
+      stores: this.#stores,
+      quota: { bytes: limits.store_kb * 1024, keys: STORE_KEYS },
+      settings: () => this.#settingValues(m, this.#flagsOf(name)),
+      publish: (event, payload) => this.#bridge.publish(event, payload),
+      gateway: (op) => this.#bridge.gateway(op),
+      log: this.deps.logs.logger(`plugin:${name}`),
+      takeLogLine: () => this.#takeLogLine(name),
+      hostLog: this.#log,
+    });
   }
 
   #takeLogLine(name: string): boolean {
@@ -737,40 +695,4 @@ function requestFor(req: RouteRequest, path: string, isPublic: boolean): Record<
     ip: req.ip,
     request_id: req.requestId,
   };
-}
-
-function replyHeaders(raw: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (raw === null || typeof raw !== 'object') return out;
-  for (const [k, v] of Object.entries(raw).slice(0, 16)) {
-    const key = k.toLowerCase();
-    const allowed = REPLY_HEADERS.has(key) || (key.startsWith('x-') && key !== 'x-request-id' && !key.startsWith('x-api-'));
-    if (allowed && /^[a-z0-9-]{1,64}$/.test(key) && typeof v === 'string' && v.length <= 1024 && !/[\r\n\u0000]/.test(v)) out[key] = v;
-  }
-  return out;
-}
-
-function status(raw: unknown, min: number, max: number, fallback: number): number {
-  return Number.isInteger(raw) && (raw as number) >= min && (raw as number) <= max ? (raw as number) : fallback;
-}
-
-/** A plugin's answer as the kernel's route pipeline takes it; whatever the plugin claims is checked first. */
-function answer(plugin: string, outcome: CallOutcome): unknown {
-  switch (outcome.kind) {
-    case 'ok':
-      return outcome.value;
-    case 'reply':
-      return new Reply(outcome.data ?? null, status(outcome.status, 200, 299, 200), typeof outcome.message === 'string' ? outcome.message.slice(0, 1000) : undefined, replyHeaders(outcome.headers));
-    case 'raw': {
-      if (typeof outcome.body !== 'string') throw new ApiError('plugin_error', 500, `Plugin ${plugin} answered a raw reply without a string body`, { plugin, reason: 'bad_output' });
-      const type = typeof outcome.type === 'string' && /^[\w.+-]+\/[\w.+-]+(;[ \w=.+-]*)?$/.test(outcome.type) ? outcome.type : 'text/plain; charset=utf-8';
-      return new RawReply(outcome.body, type, status(outcome.status, 200, 599, 200), replyHeaders(outcome.headers));
-    }
-    case 'api': {
-      const code = typeof outcome.code === 'string' && ERROR_CODE.test(outcome.code) ? outcome.code : 'plugin_error';
-      const message = typeof outcome.message === 'string' ? outcome.message.slice(0, 1000) : 'Plugin error';
-      const details = outcome.context !== null && typeof outcome.context === 'object' ? { details: outcome.context } : undefined;
-      throw new ApiError(code, status(outcome.status, 400, 599, 500), message, details);
-    }
-  }
 }

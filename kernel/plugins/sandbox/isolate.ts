@@ -2,6 +2,7 @@ import ivm from 'isolated-vm';
 import { SandboxCallError } from '../../../sdk/index.js';
 import { SDK_SPECIFIER } from '../../../sdk/plugin-manifest.js';
 import { bootstrapSource, SDK_MODULE_SOURCE } from './runtime.js';
+import { sourceLocation } from './source-map.js';
 
 export interface IsolateLimits {
   memoryMb: number;
@@ -55,11 +56,19 @@ export class PluginIsolate {
   /** Set by a watchdog that disposed the isolate, so the call's rejection reports why. */
   #killedFor: FailureReason | null = null;
 
+  /** The module's text and name, to place a fault in the plugin's sources. */
+  readonly #source: string;
+  readonly #filename: string;
+
   private constructor(
     readonly plugin: string,
     private readonly limits: IsolateLimits,
+    source: string,
+    entryName: string,
   ) {
     this.#isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
+    this.#source = source;
+    this.#filename = `${plugin}/${entryName}`;
   }
 
   /**
@@ -75,7 +84,7 @@ export class PluginIsolate {
     host: HostHandler;
     now: () => number;
   }): Promise<{ isolate: PluginIsolate; registrations: Registrations }> {
-    const self = new PluginIsolate(spec.name, spec.limits);
+    const self = new PluginIsolate(spec.name, spec.limits, spec.source, spec.entryName);
     try {
       const context = await self.#isolate.createContext();
       await context.global.set('__wn_host', new ivm.Reference((op: unknown, args: unknown) => {
@@ -90,7 +99,7 @@ export class PluginIsolate {
       self.#runSync = (await runtime.get('runSync', { reference: true })) as ivm.Reference;
       const install = (await runtime.get('install', { reference: true })) as ivm.Reference;
       const sdk = await self.#isolate.compileModule(SDK_MODULE_SOURCE, { filename: 'sdk/sandbox.js' });
-      const entry = await self.#isolate.compileModule(spec.source, { filename: `${spec.name}/${spec.entryName}` }).catch((err: unknown) => {
+      const entry = await self.#isolate.compileModule(spec.source, { filename: self.#filename }).catch((err: unknown) => {
         throw new SandboxCallError(spec.name, 'threw', `${spec.entryName} does not compile: ${message(err)}`);
       });
       await entry.instantiate(context, (specifier) => {
@@ -241,7 +250,10 @@ export class PluginIsolate {
     if ('reply' in out) return { kind: 'reply', data: fields.data, status: fields.status, message: fields.message, headers: fields.headers };
     if ('raw' in out) return { kind: 'raw', body: fields.body, type: fields.type, status: fields.status, headers: fields.headers };
     if ('api' in out) return { kind: 'api', code: fields.code, status: fields.status, message: fields.message, context: fields.context };
-    if ('fault' in out) throw this.#fail('threw', `the plugin threw ${String(fields.name)}: ${String(fields.message)}`);
+    if ('fault' in out) {
+      const at = typeof fields.stack === 'string' ? sourceLocation(this.#source, this.#filename, fields.stack) : null;
+      throw this.#fail('threw', `the plugin threw ${String(fields.name)}: ${String(fields.message)}${at ? ` (at ${at})` : ''}`);
+    }
     if ('big' in out) throw this.#fail('output_limit', `the answer (${String(out.big)} characters of JSON) is larger than ${this.limits.maxOutput}`);
     throw this.#fail('bad_output', typeof out.bad === 'string' ? out.bad : 'the plugin answered an unknown envelope');
   }

@@ -11,6 +11,7 @@
  * microtasks included: the CPU limit of the call covers all of it, and no plugin code can ever run after its call
  * has answered (nothing can wake the isolate later), so an idle isolate is really idle.
  */
+import { REMOVED_GLOBALS } from '../../../sdk/sandbox-globals.js';
 
 export interface RuntimeConfig {
   name: string;
@@ -43,7 +44,7 @@ export function bootstrapSource(config: RuntimeConfig): string {
   for (const fn of [function () {}, async function () {}, function* () {}, async function* () {}]) {
     defineProperty(getPrototypeOf(fn), 'constructor', { value: refused, writable: false, configurable: false, enumerable: false });
   }
-  for (const name of ['eval', 'Function', 'WebAssembly', 'SharedArrayBuffer', 'Atomics']) delete g[name];
+  for (const name of ${JSON.stringify(REMOVED_GLOBALS)}) delete g[name];
 
   class ApiError extends ErrorCtor {
     constructor(code, status, message, context) {
@@ -207,7 +208,8 @@ export function bootstrapSource(config: RuntimeConfig): string {
     }
     const name = err !== null && typeof err === 'object' ? safeText(err.name, 100) : 'Error';
     const message = err !== null && typeof err === 'object' ? safeText(err.message, 1000) : safeText(err, 1000);
-    return encode({ fault: { name, message } });
+    const stack = err !== null && typeof err === 'object' && typeof err.stack === 'string' ? safeText(err.stack, 4000) : null;
+    return encode({ fault: { name, message, stack } });
   }
 
   let definition = null;

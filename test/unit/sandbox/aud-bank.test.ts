@@ -1,7 +1,31 @@
-import { describe, expect, it } from 'vitest';
-import { auBank, checkAccountNumber, checkBsb } from '../../../plugins/aud-bank/index.js';
+/** The example rail of plugins/aud-bank, run in a real isolate by the test kit (wallet-node/sdk/testing). */
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RailFieldError } from '../../../sdk/payback-rail.js';
+import { loadPlugin, railProblems } from '../../../sdk/testing.js';
+import { REPO } from '../../integration/sandbox-support.js';
+
+const plugin = await loadPlugin(join(REPO, 'plugins', 'aud-bank'));
+afterAll(() => plugin.stop());
+const auBank = plugin.rail('au_bank');
+const VALID = { account_name: 'Jo', bsb: '062000', account_number: '123456' };
+
+type Checked = { ok: true; value: string } | { ok: false; error: RailFieldError };
+
+/** One field checked through the rail, as checkBsb and checkAccountNumber of the plugin check it. */
+function check(field: 'bsb' | 'account_number', input: string): Checked {
+  const fields = { ...VALID, [field]: input };
+  const error = auBank.validate(fields, 'AUD').find((e) => e.field === field);
+  return error ? { ok: false, error } : { ok: true, value: String(auBank.normalize!(fields, 'AUD')[field]) };
+}
+const checkBsb = (input: string): Checked => check('bsb', input);
+const checkAccountNumber = (input: string): Checked => check('account_number', input);
 
 describe('the au_bank example rail', () => {
+  it('keeps the contract every payback rail keeps (the shared rail vectors)', () => {
+    expect(railProblems(auBank)).toEqual([]);
+  });
+
   it.each([
     ['062000', '062-000'],
     ['062-000', '062-000'],
