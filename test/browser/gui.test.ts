@@ -98,6 +98,19 @@ describe('the GUI in Chromium', () => {
     await waitFor(() => ok(B, 'GET', '/api/v1/requests'), (r) => r.outgoing[0]?.status === 'approved', 'the request approved on Bob');
   });
 
+  it('displayDecimals shapes the GUI amounts only: at 1, 3.25 shows cut to 3.2 with the exact amount in its tooltip; the API stays exact', async () => {
+    await ok(B, 'PUT', '/api/v1/system/settings', { display_decimals: 1 });
+    await bob.goto(`${B.node.baseUrl}/#/overview`);
+    await bob.reload();
+    const card = bob.getByTestId('balance-VWL');
+    await expect.poll(() => card.locator('.amount').textContent(), { timeout: 10_000 }).toBe('3.2');
+    expect(await card.locator('[title]').getAttribute('title')).toBe('3.25');
+    expect((await ok(B, 'GET', '/api/v1/wallet/overview')).balances.find((b: any) => b.currency === 'VWL').total_balance).toBe('3.25');
+    await ok(B, 'PUT', '/api/v1/system/settings', { display_decimals: 2 });
+    await bob.reload();
+    await expect.poll(() => card.locator('.amount').textContent(), { timeout: 10_000 }).toBe('3.25');
+  });
+
   it('a routed payment awaiting approval is approved in the GUI with the route chosen', async () => {
     await connect(B, C, { nameOfB: 'Carol', nameOfA: 'Bob' });
     // Bob charges 1% for relaying Alice's payments: his overview charts what he earns.

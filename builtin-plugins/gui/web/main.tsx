@@ -11,7 +11,7 @@ import { History } from './page-history.js';
 import { Contacts } from './page-contacts.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
 import { Inference } from './page-inference.js';
-import { Field, Status, SureHost } from './ui.js';
+import { Field, Status, SureHost, setDisplayDecimals } from './ui.js';
 import { Identity, nodeLabel, useLiveEvents, type NodeInfo } from './chrome.js';
 
 interface SessionInfo {
@@ -157,8 +157,11 @@ function App() {
   const [info, setInfo] = useState<NodeInfo | null>(null);
   useEffect(() => {
     if (!session) return;
-    Promise.all([api<Omit<NodeInfo, 'name'>>('GET', '/api/v1/wallet/info'), api<{ settings: { name?: string } }>('GET', '/api/v1/system/settings')]).then(
-      ([wallet, { settings }]) => setInfo({ ...wallet, name: settings.name ?? '' }),
+    Promise.all([api<Omit<NodeInfo, 'name'>>('GET', '/api/v1/wallet/info'), api<{ settings: { name?: string; display_decimals?: number } }>('GET', '/api/v1/system/settings')]).then(
+      ([wallet, { settings }]) => {
+        setDisplayDecimals(settings.display_decimals);
+        setInfo({ ...wallet, name: settings.name ?? '' });
+      },
       () => undefined,
     );
   }, [session]);

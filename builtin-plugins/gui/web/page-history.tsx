@@ -5,14 +5,14 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Choice, Copyable, Drawer, Pager, Row, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
+import { Amount, Choice, Copyable, Drawer, Pager, Row, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
 
 /** A transaction row as the overview and the history show it. */
 export const TX_COLUMNS: readonly [string, (t: any) => ComponentChildren][] = [
   ['When', (t) => when(t.timestamp)],
   ['Type', (t) => t.type],
   ['Contact', (t) => t.counterparty_name ?? '-'],
-  ['Amount', (t) => `${t.amount} ${t.currency}`],
+  ['Amount', (t) => <Amount value={t.amount} currency={t.currency} />],
   ['Description', (t) => t.description ?? ''],
   ['Status', (t) => t.status],
 ];

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
+import { Amount, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
 import { BASE, InferenceSettings, KeyDrawer, UsageCharts, UsageTable } from './inference-usage.js';
 
 export function Inference({ version }: { version: number }) {
@@ -119,7 +119,7 @@ export function Inference({ version }: { version: number }) {
           columns={[
             ['Label', (k: any) => k.label],
             ['Funding', (k: any) => k.funding ?? '-'],
-            ['Balance', (k: any) => `${k.balance ?? '-'} ${k.currency ?? ''}`],
+            ['Balance', (k: any) => <Amount value={k.balance} currency={k.currency} />],
             ['Status', (k: any) => k.status],
             [
               '',

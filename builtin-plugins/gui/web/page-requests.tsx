@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Choice, Copyable, Drawer, Field, Pager, Row, Status, Table, askSure, useAction, useLoad } from './ui.js';
+import { Amount, Choice, Copyable, Drawer, Field, Pager, Row, Status, Table, askSure, useAction, useLoad } from './ui.js';
 
 const STATUSES = ['pending', 'sending', 'approved', 'failed', 'declined', 'cancelled', 'expired'] as const;
 const PAGE = 20;
@@ -114,7 +114,7 @@ export function Requests({ version }: { version: number }) {
           empty={filtered ? 'No request asked of you matches: change the filter.' : 'Nobody asked you to pay. When a contact does, the request waits here for your answer.'}
           columns={[
             ['From', (r: any) => r.contact_name ?? '-'],
-            ['Amount', (r: any) => `${r.amount} ${r.currency}`],
+            ['Amount', (r: any) => <Amount value={r.amount} currency={r.currency} />],
             ['Description', (r: any) => r.description ?? ''],
             ['Status', (r: any) => r.status],
             [
@@ -143,7 +143,7 @@ export function Requests({ version }: { version: number }) {
           empty={filtered ? 'No request of yours matches: change the filter.' : 'You asked nobody to pay: ask a contact with the form above.'}
           columns={[
             ['To', (r: any) => r.contact_name ?? '-'],
-            ['Amount', (r: any) => `${r.amount} ${r.currency}`],
+            ['Amount', (r: any) => <Amount value={r.amount} currency={r.currency} />],
             ['Description', (r: any) => r.description ?? ''],
             ['Status', (r: any) => r.status],
             [

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, sessionEnded } from './api.js';
-import { Field, Status, Table, afterYes, useAction, useLoad } from './ui.js';
+import { Field, Status, Table, afterYes, setDisplayDecimals, useAction, useLoad } from './ui.js';
 
 type Page = { version: number };
 
@@ -409,6 +409,7 @@ export function Settings({ version }: Page) {
     act.run(async () => {
       const body = Object.fromEntries(names.filter((n) => n in edits).map((n) => [n, edits[n]]));
       await api('PUT', '/api/v1/system/settings', body);
+      if ('display_decimals' in body) setDisplayDecimals(Number(body.display_decimals));
       setEdits({});
       reload();
       return `${category} saved`;

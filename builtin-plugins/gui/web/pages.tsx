@@ -1,7 +1,7 @@
 /** The pages: overview and send. Amounts stay the API's decimal strings. */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Copyable, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
+import { Amount, Copyable, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
 import { TX_COLUMNS } from './page-history.js';
 import { BalanceHistory, FeeEarnings, LineBars } from './charts.js';
 
@@ -20,13 +20,13 @@ export function Overview({ version }: Page) {
             {overview.balances.map((b: any) => (
               <div class="card" data-testid={`balance-${b.currency}`}>
                 <span class="label">Balance {b.currency}</span>
-                <span class="amount">{b.total_balance}</span>
+                <span class="amount"><Amount value={b.total_balance} /></span>
               </div>
             ))}
             {overview.total_available_credit.map((c: any) => (
               <div class="card">
                 <span class="label">Available credit {c.currency}</span>
-                <span class="amount">{c.total}</span>
+                <span class="amount"><Amount value={c.total} /></span>
               </div>
             ))}
             {(balances?.fee_earnings ?? []).map((f: any) => (

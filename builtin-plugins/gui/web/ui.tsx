@@ -3,6 +3,35 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { problemOf, type Problem } from './api.js';
 
+/** displayDecimals (Document 2: it shapes the GUI's amounts only; the API and node-cli stay exact). */
+let displayDecimals = 2;
+export const setDisplayDecimals = (n: unknown): void => {
+  if (typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 8) displayDecimals = n;
+};
+
+/**
+ * An exact decimal string as the GUI shows it: cut (Document 2: "truncates, never rounds") to at most displayDecimals
+ * places, with no trailing zeros (as the API writes amounts). Worked on the digits, never through a float.
+ */
+export function displayAmount(amount: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount);
+  if (!m || (m[3] ?? '').length <= displayDecimals) return amount;
+  const [, sign, whole, frac = ''] = m as unknown as [string, string, string, string];
+  const scale = 10n ** BigInt(displayDecimals);
+  const units = BigInt(whole) * scale + BigInt(frac.slice(0, displayDecimals) || '0');
+  const decimals = displayDecimals ? (units % scale).toString().padStart(displayDecimals, '0').replace(/0+$/, '') : '';
+  const text = `${units / scale}${decimals ? `.${decimals}` : ''}`;
+  return units === 0n ? text : `${sign}${text}`;
+}
+
+/** An amount as displayDecimals shows it, the exact one in its tooltip when they differ. */
+export function Amount(props: { value: string | null | undefined; currency?: string | null }) {
+  if (props.value === null || props.value === undefined) return <>-</>;
+  const unit = props.currency ? ` ${props.currency}` : '';
+  const text = displayAmount(props.value);
+  return text === props.value ? <>{`${text}${unit}`}</> : <span title={`${props.value}${unit}`}>{`${text}${unit}`}</span>;
+}
+
 /** An API timestamp (ISO 8601) as the operator reads it: date and time to the second, UTC. */
 export const when = (iso: string | null | undefined): string => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '-');
 
