@@ -316,6 +316,12 @@ export interface LedgerService {
    */
   creditAvailable(contactHash: string, currency: string): Minor;
   /**
+   * The most a clearing leg from the contact may still cancel here in `currency`: what this node owes it
+   * (sent − received) less the legs it has locked here and its credit holds, never below 0. A clearing leg above it
+   * is refused at the lock (`insufficient_credit`): cleared, the line would change sign instead of falling to 0.
+   */
+  clearable(contactHash: string, currency: string): Minor;
+  /**
    * Registers credit a plugin extends on contacts' lines outside the ledger: payments and legs the contact sends are
    * then refused where they would take the line past its limit together with that credit. Returns the unregister.
    */

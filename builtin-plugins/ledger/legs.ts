@@ -30,6 +30,7 @@ type LegApi = Pick<
   | 'describe'
   | 'legsOf'
   | 'creditAvailable'
+  | 'clearable'
   | 'registerRouter'
   | 'router'
   | 'feeEarnings'
@@ -45,6 +46,14 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
     const balance = store.balanceOf(contactHash, currency);
     const free = limit - (balance.received - balance.sent) - store.lockedIncoming(contactHash, currency) - core.heldCredit(contactHash, currency) - reserved;
     return free > 0n ? free : 0n;
+  };
+
+  // Counted at the lock with every leg already locked from the contact (clearings or not), so that two clearings
+  // through one line, or a clearing beside a payment, never cancel more than the debt there is.
+  const clearable = (contactHash: string, currency: string, reserved: Minor = 0n): Minor => {
+    const balance = store.balanceOf(contactHash, currency);
+    const left = balance.sent - balance.received - store.lockedIncoming(contactHash, currency) - core.heldCredit(contactHash, currency) - reserved;
+    return left > 0n ? left : 0n;
   };
 
   return {
@@ -136,6 +145,14 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
           available_credit: available.toString(),
         });
       }
+      if (leg.kind === KIND_CLEARING) {
+        const left = clearable(sender.pubkeyHash, currency, options.reserved ?? 0n);
+        if (leg.amountMinor > left) {
+          throw new PeerRefusal(REFUSAL.insufficientCredit, `a clearing may cancel at most what this node owes you in ${currency}: the leg is above it`, {
+            clearable: left.toString(),
+          });
+        }
+      }
       const row = store.insert({
         txid: leg.txid,
         type: 'received',
@@ -204,6 +221,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
 
     legsOf: (routeHash): LedgerTx[] => store.legsOf(routeHash).map(publicTx),
     creditAvailable: (contactHash, currency) => creditAvailable(contactHash, currency),
+    clearable: (contactHash, currency) => clearable(contactHash, currency),
     feeEarnings: () => store.feeEarnings(),
     feeEarningsByDay: (f) => store.feeEarningsByDay(f),
 

@@ -200,12 +200,13 @@ export class Discovery {
   }
 
   /**
-   * The most an asker may pay this node on a route: the free credit on its line, or in a clearing the debt it cancels,
-   * less what other routes' offers reserved on that line (two clearings at once cannot both be offered one debt).
+   * The most an asker may pay this node on a route: the free credit on its line, or in a clearing the debt it cancels
+   * (less the legs it has locked here), less what other routes' offers reserved on that line: two clearings at once
+   * cannot both be offered one debt, before or after the first one's leg locked.
    */
   #bound(state: RouteState, asker: string): Minor {
     const { currency, hash } = state.req;
-    return state.req.clearing ? this.owedTo(asker, currency) - this.reservedFor(asker, currency, hash) : this.capacityFor(asker, currency, hash);
+    return state.req.clearing ? this.ledger.clearable(asker, currency) - this.reservedFor(asker, currency, hash) : this.capacityFor(asker, currency, hash);
   }
 
   // ---- originator

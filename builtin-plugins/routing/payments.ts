@@ -41,6 +41,8 @@ const nowMicros = (ms: number): number => {
 
 export class Payments implements PaymentRouter {
   readonly #waiters = new Map<string, Waiter[]>();
+  /** The clearing this node is starting in each currency: the next one waits for it (see `clear`). */
+  readonly #clearing = new Map<string, Promise<unknown>>();
   #legs: Legs | null = null;
   /** Route searches this node originated, by how they ended: `found` (a route was chosen or offered for approval) or `no_route`. */
   readonly #searches: CounterMetric;
@@ -85,9 +87,20 @@ export class Payments implements PaymentRouter {
     }
     const own = this.#ownAddress();
     if (!own) throw new ApiError('clearing_disabled', 400, 'This node has no address to route a clearing to');
-    const amount = await this.probe.widestCycle(own, currency);
-    if (amount === 0n) return null;
-    return this.#route({ address: own, amount, currency, description: 'debt-cycle clearing' }, { clearing: true });
+    // One at a time per currency, so that two runs never size their cycles on the same debts: the next one probes
+    // once this one's legs are locked, when they count against what it may clear.
+    const key = currency.toLowerCase();
+    const before = this.#clearing.get(key) ?? Promise.resolve();
+    const run = before.then(async () => {
+      const amount = await this.probe.widestCycle(own, currency);
+      return amount === 0n ? null : this.#route({ address: own, amount, currency, description: 'debt-cycle clearing' }, { clearing: true });
+    });
+    const settledRun = run.catch(() => undefined);
+    this.#clearing.set(key, settledRun);
+    void settledRun.then(() => {
+      if (this.#clearing.get(key) === settledRun) this.#clearing.delete(key);
+    });
+    return run;
   }
 
   async #route(p: RoutedPayment, kind: { clearing?: boolean; part?: SplitPart }): Promise<RoutedOutcome> {
