@@ -241,6 +241,13 @@ export class CustomerApi {
     };
   }
 
+  /** The limit a billed call of the key would meet now (counted as a refusal), or null: for a door that answers first. */
+  limitRefusal(key: KeyRow): ToolFailure | null {
+    const refusal = this.gate.check(key.id, effectiveLimits(key, this.config.settings()));
+    if (refusal) this.refused(String(refusal.data.limit));
+    return refusal;
+  }
+
   /**
    * A billed call, whichever door it came through (the MCP tool, legacy chat, the OpenAI-compatible routes), within
    * the key's limits (limits.ts).

@@ -52,18 +52,21 @@ export class CallGate {
 
   constructor(private readonly now: () => number) {}
 
-  /** Admits a call of the key or throws `rate_limit_exceeded`; the pass must be ended exactly once. */
-  admit(keyId: number, limits: EffectiveLimits): Pass {
+  /**
+   * The refusal a call of the key would meet now, or null; nothing is counted. A door that answers with an HTTP status
+   * before the call runs (the MCP door's 429) asks this first.
+   */
+  check(keyId: number, limits: EffectiveLimits): ToolFailure | null {
     const now = this.now();
     const since = now - MINUTE_MS;
     const running = this.#running.get(keyId) ?? 0;
     if (limits.parallelCalls > 0 && running >= limits.parallelCalls) {
-      throw refused('parallel_calls', `this key already runs ${running} call(s), its limit at once`, 1000);
+      return refused('parallel_calls', `this key already runs ${running} call(s), its limit at once`, 1000);
     }
     const starts = (this.#starts.get(keyId) ?? []).filter((t) => t > since);
+    this.#starts.set(keyId, starts);
     if (limits.requestsPerMinute > 0 && starts.length >= limits.requestsPerMinute) {
-      this.#starts.set(keyId, starts);
-      throw refused('requests_per_minute', `this key made ${starts.length} calls in the last minute, its limit`, starts[0]! + MINUTE_MS - now);
+      return refused('requests_per_minute', `this key made ${starts.length} calls in the last minute, its limit`, starts[0]! + MINUTE_MS - now);
     }
     const tokens = (this.#tokens.get(keyId) ?? []).filter((t) => t.at > since);
     if (tokens.length) this.#tokens.set(keyId, tokens);
@@ -74,9 +77,19 @@ export class CallGate {
         // The wait: until enough of the minute's tokens have left the window to go under the limit.
         let i = 0;
         while (used >= limits.tokensPerMinute) used -= tokens[i++]!.n;
-        throw refused('tokens_per_minute', `this key used ${tokens.reduce((s, t) => s + t.n, 0)} tokens in the last minute, its limit is ${limits.tokensPerMinute}`, tokens[i - 1]!.at + MINUTE_MS - now);
+        return refused('tokens_per_minute', `this key used ${tokens.reduce((s, t) => s + t.n, 0)} tokens in the last minute, its limit is ${limits.tokensPerMinute}`, tokens[i - 1]!.at + MINUTE_MS - now);
       }
     }
+    return null;
+  }
+
+  /** Admits a call of the key or throws `rate_limit_exceeded`; the pass must be ended exactly once. */
+  admit(keyId: number, limits: EffectiveLimits): Pass {
+    const refusal = this.check(keyId, limits);
+    if (refusal) throw refusal;
+    const now = this.now();
+    const starts = this.#starts.get(keyId)!;
+    const running = this.#running.get(keyId) ?? 0;
     starts.push(now);
     this.#starts.set(keyId, starts);
     this.#running.set(keyId, running + 1);

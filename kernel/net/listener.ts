@@ -85,11 +85,18 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 const TIMEOUT_CHECK_MS = 1_000;
 
 /**
- * A keep-alive connection must have been idle this long before it gives its slot up: a client reuses a connection the
- * moment its last answer ends, and one closed then would fail the request already on its way (UND_ERR_SOCKET,
- * ECONNRESET). After a second of silence the client is between bursts, as at a keep-alive timeout.
+ * How long a keep-alive connection may stay idle, announced on every answer (`Keep-Alive: timeout=2`). Clients that
+ * read it (undici, hence fetch; Node's agent) stop reusing a connection a second before, so an idle connection holds
+ * its slot about a second, and one the node closes is never one such a client is about to reuse (closing one then
+ * fails the request already on its way: ECONNRESET, UND_ERR_SOCKET).
  */
-export const MIN_IDLE_BEFORE_CLOSE_MS = 1000;
+export const KEEP_ALIVE_TIMEOUT_MS = 2000;
+
+/**
+ * A keep-alive connection must have been idle this long before it gives its slot to a waiting one: past the point
+ * where clients reading the keep-alive timeout have let it go, so this only reaches clients that ignore it.
+ */
+export const MIN_IDLE_BEFORE_CLOSE_MS = 1500;
 
 /**
  * Keep-alive connections between requests, per client address: a new connection over the address's cap takes the
@@ -167,6 +174,11 @@ class AddressSlots {
     private readonly serve: (socket: net.Socket) => void,
     private readonly capOf: (address: string) => number,
   ) {}
+
+  /** Whether connections of the address wait for a slot. */
+  crowded(address: string): boolean {
+    return this.#waiting.has(address);
+  }
 
   /** Every waiting connection (closing the listener drops them). */
   waiting(): net.Socket[] {
@@ -256,10 +268,11 @@ export function createDualListener(
     fresh.add(socket);
     socket.once('close', () => fresh.delete(socket));
   };
-  // Once closing, every response says `Connection: close`, so keep-alive clients let go as their requests end.
+  // Once closing, every response says `Connection: close`, so keep-alive clients let go as their requests end; so does
+  // one while connections of its address wait, whose slot then passes on at its end without racing the client.
   const wrapped: http.RequestListener = (req, res) => {
     fresh.delete(req.socket);
-    if (draining) res.shouldKeepAlive = false;
+    if (draining || slots.crowded(addressOf(req.socket))) res.shouldKeepAlive = false;
     // `slots` exists by the time any request arrives (made below, before the port listens).
     slots.idle.begin(req.socket);
     res.once('close', () => slots.idle.end(req.socket));
@@ -268,6 +281,8 @@ export function createDualListener(
   const timeouts = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS };
   const httpServer = http.createServer(timeouts, wrapped);
   const httpsServer = https.createServer({ ...timeouts, cert: tls.cert, key: tls.key, ALPNProtocols: ['http/1.1'] }, wrapped);
+  httpServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  httpsServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // The inner servers never listen, yet their connection tracking (closeIdleConnections, header and request
   // timeouts) starts on 'listening'.
   httpServer.emit('listening');

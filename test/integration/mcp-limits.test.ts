@@ -2,16 +2,16 @@
  * Limits the operator sets on customer keys (issue 30, scopes 3 and 5): requests and tokens per minute, calls at once
  * and sessions, per key (key-create, key-update) or per default (`configure.set`); budgets per period with their soft
  * limit; model allow-lists. Each refusal is checked where it is configured: 429 with Retry-After and OpenAI's
- * `rate_limit_exceeded` on the OpenAI door, a JSON-RPC error on the MCP door; and never one call earlier.
+ * `rate_limit_exceeded` on the OpenAI door, 429 with Retry-After and the JSON-RPC error -32029 as body on the MCP door; and never one call earlier.
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
 import { scrape, sample } from '../support/metrics.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { connect } from './ledger-support.js';
-import { chat, configure, createKey, initializeBody, mcpClient, minor, model, ok, PLUGIN, rpc, startMcpNode, topUp } from './mcp-support.js';
+import { balanceOf, chat, configure, createKey, initializeBody, mcpClient, minor, model, ok, PLUGIN, rpc, startMcpNode, topUp } from './mcp-support.js';
 
 let fake: FakeUpstream;
 let seller: TestNode;
@@ -70,11 +70,25 @@ describe('requests per minute', () => {
     const wait = Number(r.headers.get('retry-after'));
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(60);
-    // The MCP door: a JSON-RPC error carrying the same wait.
+    // The MCP door over raw HTTP: 429 with Retry-After, the body the JSON-RPC error of the call.
+    const raw = await rpc(
+      seller,
+      token,
+      { jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'chat.completion', arguments: { messages: user('hello again') } } },
+      { 'mcp-session-id': mcp.transport.sessionId!, 'mcp-protocol-version': '2025-11-25' },
+    );
+    expect(raw.status).toBe(429);
+    const rawWait = Number(raw.headers.get('retry-after'));
+    expect(rawWait).toBeGreaterThanOrEqual(1);
+    expect(rawWait).toBeLessThanOrEqual(60);
+    expect(raw.json).toMatchObject({ jsonrpc: '2.0', id: 77, error: { code: -32029, data: { code: 'rate_limit_exceeded', limit: 'requests_per_minute', retry_after: rawWait } } });
+    // The SDK client: the call fails at once with an error naming the limit, and the session still serves.
     const failed = await chat(mcp, { messages: user('hello again') }).catch((e: unknown) => e);
-    expect(failed).toBeInstanceOf(McpError);
-    expect((failed as McpError).code).toBe(-32029);
-    expect((failed as McpError).data).toMatchObject({ code: 'rate_limit_exceeded', limit: 'requests_per_minute' });
+    expect(failed).toBeInstanceOf(StreamableHTTPError);
+    expect((failed as StreamableHTTPError).code).toBe(429);
+    expect((failed as Error).message).toContain('requests_per_minute');
+    expect((failed as Error).message).toContain('-32029');
+    expect(await balanceOf(mcp)).toMatchObject({ currency: expect.any(String) });
     await mcp.client.close();
   });
 

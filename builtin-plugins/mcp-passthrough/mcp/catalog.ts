@@ -17,6 +17,9 @@ const routeArgs = {
   additionalProperties: false,
 } as const;
 
+/** The one tool that runs and bills a call (the others read the key's state). */
+export const BILLED_TOOL = 'chat.completion';
+
 export const TOOLS = [
   {
     name: 'chat.list_models',
@@ -65,7 +68,7 @@ export const TOOLS = [
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   {
-    name: 'chat.completion',
+    name: BILLED_TOOL,
     title: 'Chat completion (billed)',
     description:
       'Runs a chat completion and bills this key for the tokens used. Messages, tools and options take OpenAI\'s chat completions form. With a progress token the text arrives as notifications/progress while it is produced. Returns the output, tool_calls (when the model called tools), model, provider, tokens, charge, currency and balance.',

@@ -18,6 +18,7 @@ import type { CustomerApi } from '../customer.js';
 import type { Keys } from '../keys.js';
 import type { KeyRow } from '../store.js';
 import { checkOrigin } from '../origins.js';
+import { BILLED_TOOL } from './catalog.js';
 import { buildServer, RPC } from './server.js';
 import type { Session, Sessions } from './sessions.js';
 
@@ -30,8 +31,8 @@ const FORWARDED = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-ver
 const EXPOSED = 'Mcp-Session-Id, MCP-Protocol-Version';
 const ENDPOINT_URL = 'http://node.invalid/p/mcp-passthrough/mcp';
 
-function rpcError(status: number, code: number, message: string, extra: { data?: unknown; headers?: Record<string, string> } = {}): RawReply {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(extra.data !== undefined ? { data: extra.data } : {}) }, id: null });
+function rpcError(status: number, code: number, message: string, extra: { data?: unknown; headers?: Record<string, string>; id?: string | number } = {}): RawReply {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(extra.data !== undefined ? { data: extra.data } : {}) }, id: extra.id ?? null });
   return new RawReply(body, 'application/json', status, extra.headers ?? {});
 }
 
@@ -121,6 +122,8 @@ export class McpEndpoint {
       const found = this.sessions.get(sid, key.id);
       if (!found) return withCors(rpcError(404, RPC.sessionNotFound, 'Session not found'));
       session = found;
+      const refused = this.#overLimit(key, messages);
+      if (refused) return withCors(refused);
     }
     session.lastSeen = this.now();
 
@@ -128,6 +131,24 @@ export class McpEndpoint {
     if (init && response.status !== 200) await session.end('initialize refused');
     const requestIds = messages.filter((m) => isJSONRPCRequest(m)).map((m) => (m as { id: string | number }).id);
     return this.#reply(response, session, requestIds, cors);
+  }
+
+  /**
+   * A lone billed tools/call over one of the key's limits, answered before it reaches the transport (whose answers are
+   * all 200): 429 with Retry-After, so HTTP clients and proxies see the limit, and as body the JSON-RPC error the tool
+   * would give, so MCP clients read the same code and data. A batch keeps the error inside its 200, so its other
+   * messages are not refused with it; so does a call that a concurrent one pushes over the limit after this check.
+   */
+  #overLimit(key: KeyRow, messages: JSONRPCMessage[]): RawReply | null {
+    const [m] = messages;
+    if (messages.length !== 1 || !m || !isJSONRPCRequest(m) || m.method !== 'tools/call' || m.params?.name !== BILLED_TOOL) return null;
+    const refusal = this.api.limitRefusal(key);
+    if (!refusal) return null;
+    return rpcError(429, RPC.rateLimited, refusal.message, {
+      id: m.id,
+      data: { code: refusal.code, ...refusal.data },
+      headers: { 'Retry-After': String(refusal.data.retry_after) },
+    });
   }
 
   #forwarded(req: RouteRequest): Headers {
