@@ -1910,6 +1910,16 @@ export interface ResponseData {
         status: string;
       }>;
     };
+    route?: {
+      p2p_hash: string;
+      txid: (string | null);
+      via: (string | null);
+      amount: string;
+      total: (string | null);
+      fee: (string | null);
+      status: string;
+      hops: (number | null);
+    };
   };
   "GET /api/v1/webhooks": {
     webhooks: Array<{

@@ -388,6 +388,12 @@ export interface RoutedPart {
 }
 
 /** A split payment a transaction belongs to (GET /wallet/transactions/:txid): its parts, as this node knows them. */
+/** The route a routed payment of this node took (its first leg here), with the chosen route's length. */
+export interface RouteDetail extends RoutedPart {
+  /** Hops of the chosen route (null until one was chosen). */
+  hops: number | null;
+}
+
 export interface SplitDetail {
   /** The split's id (every part's route request names it). */
   group: string;
@@ -428,6 +434,8 @@ export interface PaymentRouter {
   refundsInFlight(txid: string): Minor;
   /** The split payment a transaction of this node is a part of (its first leg, or a leg it received); null otherwise. */
   splitOf?(txid: string): SplitDetail | null;
+  /** The route a routed payment this node paid took (not a split part: see splitOf); null otherwise. */
+  routeOf?(txid: string): RouteDetail | null;
 }
 
 /** Events published after commit (ctx.events): payload `{ txid, type, status, contact_hash, currency }`. */

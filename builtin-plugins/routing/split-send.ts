@@ -6,7 +6,7 @@
  * tells it to release the others, so the payment completes on every leg of every part or on none.
  */
 import { ApiError, formatMinor, type Minor } from '../../sdk/index.js';
-import type { LedgerService, PaymentRouter, RoutedOutcome, RoutedPart, RoutedPayment, SplitDetail } from '../ledger/api.js';
+import type { LedgerService, PaymentRouter, RoutedOutcome, RouteDetail, RoutedPart, RoutedPayment, SplitDetail } from '../ledger/api.js';
 import { parseMinor as toMinor, type CapacityProbe, type RouteView } from './capacity.js';
 import type { Payments } from './payments.js';
 import { randomHex } from './protocol.js';
@@ -41,6 +41,7 @@ export class SplitSender {
       originOf: (txid) => this.payments.originOf(txid),
       refundsInFlight: (txid) => this.payments.refundsInFlight(txid),
       splitOf: (txid) => this.detail(txid),
+      routeOf: (txid) => this.route(txid),
     };
   }
 
@@ -97,9 +98,15 @@ export class SplitSender {
     };
   }
 
-  #part(row: PaymentRow): RoutedPart {
+  #part(row: PaymentRow): RouteDetail {
     const chosen = row.candidateId !== null ? this.store.candidate(row.candidateId) : null;
-    return { hash: row.hash, txid: row.txid, via: chosen?.contactHash ?? null, amount: row.amount, total: chosen?.amount ?? null, status: row.status };
+    return { hash: row.hash, txid: row.txid, via: chosen?.contactHash ?? null, amount: row.amount, total: chosen?.amount ?? null, status: row.status, hops: chosen?.hops ?? null };
+  }
+
+  /** The route of a payment this node paid over one route (its first leg's txid); split parts answer through detail. */
+  route(txid: string): RouteDetail | null {
+    const row = this.store.paymentByTxid(txid);
+    return row && !row.splitGroup ? this.#part(row) : null;
   }
 
   /** The split a transaction is a part of: its first leg here (originator), or a leg it received (destination). */

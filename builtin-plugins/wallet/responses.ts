@@ -71,13 +71,16 @@ const fullTx = objectOf({
 
 export const transactionsResponse = objectOf({ transactions: arrayOf(fullTx), pagination: paginationSchema });
 /** One part of a split payment (originator: its first leg and what it cost; destination: the leg received). */
-const splitPart = objectOf({ p2p_hash: hash, txid: nullable(hash), via: nullable(hash), amount, total: nullable(amount), fee: nullable(amount), status: string });
+const partFields = { p2p_hash: hash, txid: nullable(hash), via: nullable(hash), amount, total: nullable(amount), fee: nullable(amount), status: string };
+const splitPart = objectOf(partFields);
 const splitView = objectOf({ group: hash, role: { type: 'string', enum: ['origin', 'destination'] }, amount, parts: arrayOf(splitPart) });
 
 export const transactionResponse = objectOf({
   transaction: fullTx,
   signatures: objectOf({ sender: nullable(string), recipient: nullable(string) }),
   split: optional(splitView),
+  /** A payment this node paid over one route: the first contact, the route's length, what it delivered and cost. */
+  route: optional(objectOf({ ...partFields, hops: nullable(integerSchema) })),
 });
 
 export const sendResponse = objectOf({

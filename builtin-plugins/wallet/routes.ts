@@ -7,7 +7,7 @@ import { MAX_PAGE_PARAM, pageParams, pageQuery } from '../../sdk/paging.js';
 import { formatMinor, parseDecimal, type Minor } from '../../sdk/money.js';
 import { dayRange } from '../../sdk/dates.js';
 import type { ContactsService } from '../contacts/api.js';
-import type { LedgerService, LedgerTx, RoutedOutcome, RoutedPart, SplitDetail, TxDirection } from '../ledger/api.js';
+import type { LedgerService, LedgerTx, RoutedOutcome, RouteDetail, RoutedPart, SplitDetail, TxDirection } from '../ledger/api.js';
 import { sameCurrency } from '../../sdk/currency.js';
 import { checkAmount, checkCurrency, checkDescription } from '../../sdk/amounts.js';
 import { contactAddress, resolveRecipient, sendTarget } from './recipient.js';
@@ -69,6 +69,8 @@ const partView = (p: RoutedPart): Record<string, unknown> => ({
   fee: p.total === null ? null : formatMinor(p.total - p.amount),
   status: p.status,
 });
+
+const routeView = (r: RouteDetail): Record<string, unknown> => ({ ...partView(r), hops: r.hops });
 
 const splitView = (s: SplitDetail): Record<string, unknown> => ({ group: s.group, role: s.role, amount: formatMinor(s.amount), parts: s.parts.map(partView) });
 
@@ -290,8 +292,15 @@ export function registerWalletRoutes(ctx: PluginContext): void {
       if (!tx) throw new ApiError('transaction_not_found', 404, `No transaction ${req.params.txid}`);
       // One transaction is looked at closely (the GUI's detail): the two signatures of its signed content come along,
       // and the split payment it is a part of, if any.
-      const split = ledger.router()?.splitOf?.(tx.txid) ?? null;
-      return { transaction: fullTx(tx), signatures: { sender: tx.senderSignature, recipient: tx.recipientSignature }, ...(split ? { split: splitView(split) } : {}) };
+      const router = ledger.router();
+      const split = router?.splitOf?.(tx.txid) ?? null;
+      const route = split ? null : (router?.routeOf?.(tx.txid) ?? null);
+      return {
+        transaction: fullTx(tx),
+        signatures: { sender: tx.senderSignature, recipient: tx.recipientSignature },
+        ...(split ? { split: splitView(split) } : {}),
+        ...(route ? { route: routeView(route) } : {}),
+      };
     },
   });
 

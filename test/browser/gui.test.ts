@@ -124,6 +124,18 @@ describe('the GUI in Chromium', () => {
     await alice.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => alice.getByRole('status').textContent()).toContain('Approved');
     await waitFor(() => ok(C, 'GET', '/api/v1/wallet/balances'), (b) => JSON.stringify(b).includes('1.25'), 'the payment at Carol', 10_000);
+    // Its detail in Alice's History: the route taken, its length and its fees (Bob's 1 % of 1.25).
+    const detail = await waitFor(
+      async () => ok(A, 'GET', `/api/v1/wallet/transactions/${(await ok(A, 'GET', '/api/v1/wallet/transactions')).transactions.find((t: any) => t.tx_type === 'p2p').txid}`),
+      (d) => d.route?.status === 'completed',
+      'the route completed on Alice',
+    );
+    expect(detail.route).toMatchObject({ via: hashOf(B), hops: 2, amount: '1.25', total: '1.2625', fee: '0.0125' });
+    await alice.goto(`${A.node.baseUrl}/#/history`);
+    await alice.getByRole('button', { name: `Details of ${detail.transaction.txid.slice(0, 8)}` }).click();
+    const drawer = alice.getByRole('dialog', { name: 'Transaction' });
+    await expect.poll(() => drawer.textContent()).toContain(`2 hops, first through ${hashOf(B)}; delivered 1.25 VWL, paid 1.2625 VWL (fees 0.0125 VWL)`);
+    await drawer.getByRole('button', { name: 'Close' }).click();
     const fees = await waitFor(() => ok(B, 'GET', '/api/v1/wallet/fee-earnings'), (r) => r.days.length === 1, "Bob's fee");
     await bob.goto(`${B.node.baseUrl}/#/overview`);
     const chart = bob.getByTestId('chart-fees');

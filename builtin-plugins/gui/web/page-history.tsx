@@ -72,7 +72,14 @@ function TxDrawer(props: { txid: string; open: (txid: string) => void; close: ()
           )}
           {t.failure_reason && <Row term="Why it failed">{t.failure_reason}</Row>}
           {t.needs_review && <Row term="Review">the outcome may differ on the other side (docs/protocol.md, crash recovery)</Row>}
-          {t.tx_type === 'p2p' && <Row term="Route">routed: the fees of the nodes on its route were paid on top (Approvals shows candidates while one waits)</Row>}
+          {data.route ? (
+            <Row term="Route">
+              {`${data.route.hops ?? '?'} hops, first through ${data.route.via ?? 'a contact not chosen yet'}; delivered ${data.route.amount} ${t.currency}`}
+              {data.route.total !== null && `, paid ${data.route.total} ${t.currency} (fees ${data.route.fee} ${t.currency})`}
+            </Row>
+          ) : (
+            t.tx_type === 'p2p' && <Row term="Route">routed: the fees of the nodes on its route were paid on top (Approvals shows candidates while one waits)</Row>
+          )}
         </dl>
       )}
       {t?.type === 'received' && t.status === 'completed' && (
