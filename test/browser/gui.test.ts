@@ -211,11 +211,19 @@ describe('the GUI in Chromium', () => {
     await expect.poll(() => page.getByRole('table', { name: 'Providers and models' }).textContent()).toContain('healthy');
     await page.getByLabel('Key label').fill('first customer');
     await page.getByLabel('Contact the key is for (required in pilot mode)').fill('Bob');
+    // Bob's calls on his credit line with Alice, for 30 days.
+    await page.getByLabel(/^Funding/).selectOption('credit');
+    await page.getByLabel('Expires after (days, empty: never)').fill('30');
+    const before = Date.now();
     await page.getByRole('button', { name: 'Create customer key' }).click();
     await expect.poll(() => page.locator('form[aria-label="Create a customer key"] code').textContent()).toMatch(/^mcp_/);
     const config = await ok(A, 'GET', '/api/v1/plugins/mcp-passthrough/config');
     expect(config.active).toMatchObject({ provider: 'local', model: 'tiny' });
-    expect((await ok(A, 'GET', '/api/v1/plugins/mcp-passthrough/keys')).keys.map((k: any) => k.label)).toEqual(['first customer']);
+    const [key] = (await ok(A, 'GET', '/api/v1/plugins/mcp-passthrough/keys')).keys;
+    expect(key).toMatchObject({ label: 'first customer', funding: 'credit', contact: { name: 'Bob' } });
+    const expires = Date.parse(key.expires_at) - before;
+    expect(expires).toBeGreaterThan(30 * 86_400_000 - 60_000);
+    expect(expires).toBeLessThan(30 * 86_400_000 + 60_000);
     await page.context().close();
   });
 

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
-import { Amount, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
+import { Amount, Choice, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
 import { BASE, InferenceSettings, KeyDrawer, UsageCharts, UsageTable } from './inference-usage.js';
 
 export function Inference({ version }: { version: number }) {
@@ -15,6 +15,8 @@ export function Inference({ version }: { version: number }) {
   const [provider, setProvider] = useState({ id: '', preset: 'openai-compatible', endpoint: '', token: '', model: '', price_in: '1', price_out: '2' });
   const [keyLabel, setKeyLabel] = useState('');
   const [keyContact, setKeyContact] = useState('');
+  const [keyFunding, setKeyFunding] = useState('prepaid');
+  const [keyDays, setKeyDays] = useState('');
   const [token, setToken] = useState<string | null>(null);
   const act = useAction();
   const set = (k: keyof typeof provider) => (v: string) => setProvider({ ...provider, [k]: v });
@@ -33,7 +35,12 @@ export function Inference({ version }: { version: number }) {
   const createKey = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const k = await api('POST', `${BASE}/key-create`, { label: keyLabel, ...(keyContact ? { contact: keyContact } : {}) });
+      const k = await api('POST', `${BASE}/key-create`, {
+        label: keyLabel,
+        funding: keyFunding,
+        ...(keyContact ? { contact: keyContact } : {}),
+        ...(keyDays ? { ttl: Math.round(Number(keyDays) * 86_400) } : {}),
+      });
       setToken(k.token);
       reload();
       return `Key ${k.key_id} created: give its token to the customer now, it is shown once`;
@@ -108,6 +115,8 @@ export function Inference({ version }: { version: number }) {
         <h2>Customer keys</h2>
         <Field label="Key label" name="mk-label" value={keyLabel} onInput={setKeyLabel} required />
         <Field label="Contact the key is for (required in pilot mode)" name="mk-contact" value={keyContact} onInput={setKeyContact} />
+        <Choice label="Funding (credit: the contact's line carries the calls)" id="mk-funding" value={keyFunding} options={['prepaid', 'credit']} onChange={setKeyFunding} />
+        <Field label="Expires after (days, empty: never)" name="mk-days" type="number" value={keyDays} onInput={setKeyDays} />
         <button type="submit">Create customer key</button>
         {token && <p><code>{token}</code></p>}
       </form>
