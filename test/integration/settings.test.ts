@@ -108,6 +108,10 @@ const TABLE: Record<string, Row> = {
   debug_report_via_tor: { valid: false, expect: false, invalid: 'x' },
   // routing plugin settings
   auto_cycle_clearing: { valid: true, expect: true, invalid: 'x' },
+  clearing_max_cycle_length: { valid: 4, expect: 4, invalid: 11 },
+  // kernel connection budgets (issue 30)
+  connections_per_address: { valid: 128, expect: 128, invalid: 7 },
+  connections_per_proxy_address: { valid: 2048, expect: 2048, invalid: 100_001 },
   // webhooks plugin settings
   webhooks_private_targets_allowed: { valid: true, expect: true, invalid: 'x' },
   webhook_line_threshold_percent: { valid: 90, expect: 90, invalid: 0 },
