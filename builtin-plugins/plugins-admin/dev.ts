@@ -9,6 +9,12 @@ import { basename } from 'node:path';
 import type { CliContext } from '../../sdk/cli.js';
 import { BuildError, bundlePlugin, withInlineMap } from '../../sdk/plugin-build.js';
 
+/**
+ * How long the folder must stay quiet before a rebuild: a save is often a truncation then a write (two events), and a
+ * build between them bundles an empty file, which the node would load and fail.
+ */
+const QUIET_MS = 100;
+
 /** Changes that are the build's own output or not the plugin's sources. */
 const IGNORED = /(^|[\\/])(node_modules|\.git)([\\/]|$)|\.map$|(^|[\\/])\./;
 
@@ -62,11 +68,16 @@ export async function devLoop(ctx: CliContext, dir: string): Promise<void> {
   };
   await (running = cycle());
   ctx.out.line(`watching ${dir} (Ctrl-C stops)`);
+  let quiet: NodeJS.Timeout | undefined;
+  const changed = (): void => {
+    if (running) again = true;
+    else running = cycle();
+  };
   await new Promise<void>((_done, fail) => {
     const watcher = watch(dir, { recursive: true }, (_event, file) => {
       if (!file || IGNORED.test(file) || basename(file) === entry) return;
-      if (running) again = true;
-      else running = cycle();
+      clearTimeout(quiet);
+      quiet = setTimeout(changed, QUIET_MS);
     });
     watcher.on('error', fail);
   });
