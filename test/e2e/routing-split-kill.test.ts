@@ -106,10 +106,13 @@ describe(`kill -9 of a relay mid split payment (seed ${SEED})`, () => {
     else {
       const parts = res.body.data.split.parts as any[];
       expect(parts).toHaveLength(2);
-      const legs = (await Promise.all(parts.map((p) => partLegs(p.p2p_hash)))).flat();
+      const finalLegs = async (): Promise<any[]> => (await Promise.all(parts.map((p) => partLegs(p.p2p_hash)))).flat();
+      let legs = await finalLegs();
       moved = legs.some((l) => l.status === 'completed');
-      // All or none: once one leg of one part completed, every leg of both parts did.
+      // All or none: once one leg of one part completed, every leg of both parts did. A node's legs can all be final
+      // while a leg of the same part has yet to reach another node: wait until the eight are there.
       if (moved) {
+        legs = await waitFor(finalLegs, (l) => l.length >= 8, 'the eight legs of both parts', 90_000);
         expect(legs).toHaveLength(8);
         for (const l of legs) expect(l.status).toBe('completed');
       }
