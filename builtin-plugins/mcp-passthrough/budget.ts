@@ -10,9 +10,8 @@
  */
 import { formatMinor, type Logger, type Minor } from '../../sdk/index.js';
 import { MCP_EVENTS } from './api.js';
-import { periodEnd, periodStart } from './limits.js';
 import type { InferenceMetrics } from './metrics.js';
-import type { KeyRow, McpStore } from './store.js';
+import type { BudgetPeriod, KeyRow, McpStore } from './store.js';
 
 
 export interface BudgetLeft {
@@ -65,4 +64,20 @@ export class Budgets {
     this.metrics.softLimit();
     this.publish(MCP_EVENTS.budgetSoftLimit, payload);
   }
+}
+
+/** The start of the budget period holding `now` (UTC: the day, the week from Monday, the month). */
+export function periodStart(period: BudgetPeriod, now: number): number {
+  const d = new Date(now);
+  if (period === 'month') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  if (period === 'day') return day;
+  return day - ((d.getUTCDay() + 6) % 7) * 86_400_000;
+}
+
+/** The start of the next period (when a spent budget is whole again). */
+export function periodEnd(period: BudgetPeriod, now: number): number {
+  const start = new Date(periodStart(period, now));
+  if (period === 'month') return Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
+  return start.getTime() + (period === 'day' ? 1 : 7) * 86_400_000;
 }

@@ -112,22 +112,6 @@ export class CallGate {
   }
 }
 
-/** The start of the budget period holding `now` (UTC: the day, the week from Monday, the month). */
-export function periodStart(period: BudgetPeriod, now: number): number {
-  const d = new Date(now);
-  if (period === 'month') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-  const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
-  if (period === 'day') return day;
-  return day - ((d.getUTCDay() + 6) % 7) * 86_400_000;
-}
-
-/** The start of the next period (when a spent budget is whole again). */
-export function periodEnd(period: BudgetPeriod, now: number): number {
-  const start = new Date(periodStart(period, now));
-  if (period === 'month') return Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
-  return start.getTime() + (period === 'day' ? 1 : 7) * 86_400_000;
-}
-
 const LIMIT_FIELDS = { requests_per_minute: 1_000_000, tokens_per_minute: 1_000_000_000, parallel_calls: 10_000, sessions: MAX_SESSIONS_PER_KEY } as const;
 const PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
 const MAX_ALLOWED_MODELS = 100;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ToolFailure } from '../../../builtin-plugins/mcp-passthrough/billing.js';
-import { CallGate, periodEnd, periodStart } from '../../../builtin-plugins/mcp-passthrough/limits.js';
+import { periodEnd, periodStart } from '../../../builtin-plugins/mcp-passthrough/budget.js';
+import { CallGate } from '../../../builtin-plugins/mcp-passthrough/limits.js';
 
 const limits = (over: Partial<{ requestsPerMinute: number; tokensPerMinute: number; parallelCalls: number; sessions: number }>) => ({
   requestsPerMinute: 0,
