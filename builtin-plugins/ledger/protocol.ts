@@ -14,6 +14,11 @@
  *       invalid_previous_txid [expected_txid]  prev is not the receiver's chain head
  *       insufficient_credit [available_credit] the sender's debt after the payment would exceed the limit
  *       chain_blocked              the chain takes no transactions until a gap is resolved (a rejected tx drop)
+ *
+ *   Pipelining: `following` carries up to MAX_FOLLOWING more payments of the same chain, each signed onto the one
+ *   before it. The receiver takes them in the same transaction, in order, up to the first refusal, and answers each
+ *   in the reply's `following` (a SendReply, or {status:'refused', code, message, data}); a payment without an
+ *   answer was not looked at (a refusal before it, or a node that predates `following` and ignores it).
  */
 export const MSG = {
   send: 'ledger.send',
@@ -42,7 +47,19 @@ export interface SendPayload {
   sender_signature: string;
   /** Answer from your record of this payment, or refuse `not_held`; never take it as a new payment. */
   held_only?: true;
+  /** The payments that follow this one on the chain (pipelining, above). */
+  following?: SignedEntry[];
 }
+
+/** Payments after the first in one `ledger.send`: a batch of a chain's queue travels in one exchange. */
+export const MAX_FOLLOWING = 63;
+
+export interface SignedEntry {
+  content: string;
+  sender_signature: string;
+}
+
+export type FollowingResult = SendReply | { status: 'refused'; code: string; message: string; data?: Record<string, unknown> };
 
 export interface SendReply {
   status: 'completed';
@@ -54,4 +71,6 @@ export interface SendReply {
   recipient_signature: string;
   /** What the sender may still send in this currency (limit minus its debt), minor units as a decimal string. */
   available_credit: string;
+  /** The answers to the request's `following`, in order, up to the first refusal. */
+  following?: FollowingResult[];
 }

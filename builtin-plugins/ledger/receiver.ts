@@ -8,11 +8,12 @@
 import { PeerRefusal, type InboundPeerMessage, type PeerSender } from '../../sdk/index.js';
 import { ContentError, parseContent, signedBytes, signedColumns, type TxContent } from './content.js';
 import { preferredAddress, type LedgerCore } from './core.js';
-import { REFUSAL, type SendReply } from './protocol.js';
+import { MAX_FOLLOWING, REFUSAL, type FollowingResult, type SendReply } from './protocol.js';
 import type { SendQueue } from './sender.js';
 import { currencyKey, type TxRow } from './store.js';
 
 type Decision = { reply: SendReply } | { refusal: PeerRefusal; expedite?: TxRow };
+type Checked = { content: TxContent & { amountMinor: bigint }; text: string; signature: string };
 
 export class Receiver {
   constructor(
@@ -22,91 +23,124 @@ export class Receiver {
 
   handle = (message: InboundPeerMessage): Record<string, unknown> => {
     const { payload, sender } = message;
-    const ctx = this.core.ctx;
-    let content;
-    try {
-      content = parseContent(payload.content);
-    } catch (err) {
-      throw new PeerRefusal(REFUSAL.invalid, err instanceof ContentError ? err.message : 'invalid content');
-    }
-    if (content.to !== this.core.ownHash()) throw new PeerRefusal(REFUSAL.invalid, 'the payment is not addressed to this node');
-    if (content.from !== sender.pubkeyHash) throw new PeerRefusal(REFUSAL.invalid, 'the payment is not from the sender of the message');
-    const text = payload.content as string;
-    const signature = typeof payload.sender_signature === 'string' ? payload.sender_signature : '';
-    if (!/^[A-Za-z0-9_-]{86}$/.test(signature) || !ctx.identity.verify(sender.publicKey, signedBytes(text), Buffer.from(signature, 'base64url'))) {
-      throw new PeerRefusal(REFUSAL.badSignature, 'the sender signature does not verify');
-    }
-
-    const decision = ctx.db.tx((): Decision => {
-      const store = this.core.store;
-      const existing = store.get(content.txid);
-      if (existing) {
-        if (existing.type === 'received' && existing.status === 'completed' && existing.content && existing.recipientSignature) {
-          return { reply: this.#reply(existing, this.core.contacts.line(existing.contactHash, existing.currency)?.creditLimit ?? 0n) };
+    const first = this.#check(payload, sender);
+    if (first instanceof PeerRefusal) throw first;
+    const following = Array.isArray(payload.following) ? (payload.following as unknown[]).slice(0, MAX_FOLLOWING) : [];
+    // The payment and those that follow it on the chain: checked and committed in one transaction, in chain order,
+    // up to the first refusal; a follower without a result was not looked at.
+    const expedite: TxRow[] = [];
+    const outcome = this.core.ctx.db.tx(() => {
+      const decision = this.#decide(first, payload.held_only === true, sender);
+      if ('refusal' in decision) return { decision, results: [] };
+      const results: FollowingResult[] = [];
+      for (const entry of following) {
+        const checked = this.#check(entry, sender);
+        const next = checked instanceof PeerRefusal ? { refusal: checked } : this.#decide(checked, false, sender);
+        if ('reply' in next) {
+          results.push(next.reply);
+          continue;
         }
-        if (payload.held_only !== true && existing.type === 'received' && existing.condition && awaitsChainEntry(existing)) {
-          return this.#settleLeg(existing, content, text, signature, sender);
-        }
-        return { refusal: new PeerRefusal(REFUSAL.duplicate, 'this txid is already known here as another transaction') };
+        if (next.expedite) expedite.push(next.expedite);
+        results.push({ status: 'refused', code: next.refusal.code, message: next.refusal.message, ...(next.refusal.data ? { data: next.refusal.data } : {}) });
+        break;
       }
-      if (payload.held_only === true) {
-        return { refusal: new PeerRefusal(REFUSAL.notHeld, 'this node holds no record of that payment') };
-      }
-      if (content.condition !== undefined) {
-        return { refusal: new PeerRefusal(REFUSAL.invalid, 'a routed leg settles only a leg this node locked') };
-      }
-      const currency = this.core.allowedCurrency(content.currency);
-      if (!currency) {
-        return { refusal: new PeerRefusal(REFUSAL.currency, `${content.currency} is not an allowed currency on this node`) };
-      }
-      // An accepted contact's accepted line in this currency (null otherwise).
-      const line = this.core.contacts.line(sender.pubkeyHash, currency);
-      if (!line) {
-        return { refusal: new PeerRefusal(REFUSAL.notAccepted, `you are not an accepted contact with ${currency} accepted on this node`) };
-      }
-      const now = this.core.now();
-      if (content.expires !== undefined && content.expires < now) {
-        return { refusal: new PeerRefusal(REFUSAL.expired, 'the payment expired before it arrived') };
-      }
-      const blocked = this.core.chainBlocked(sender.pubkeyHash, currency);
-      if (blocked) return { refusal: new PeerRefusal(REFUSAL.chainBlocked, blocked.message) };
-      const chain = this.#chainRule(content, sender.pubkeyHash, currency);
-      if (chain) return chain;
-      const limit = line.creditLimit ?? 0n;
-      const balance = store.balanceOf(sender.pubkeyHash, currency);
-      // Legs locked to a route, and credit other plugins extended on the line, count as debt already: the credit
-      // they hold is not available twice.
-      const held = this.core.heldCredit(sender.pubkeyHash, currency, { amount: content.amountMinor, description: content.description ?? null });
-      const debtAfter = balance.received - balance.sent + store.lockedIncoming(sender.pubkeyHash, currency) + held + content.amountMinor;
-      if (debtAfter > limit) {
-        const available = limit - (debtAfter - content.amountMinor);
-        return {
-          refusal: new PeerRefusal(REFUSAL.insufficientCredit, `the credit this node extends to you in ${currency} does not cover the payment`, {
-            available_credit: (available > 0n ? available : 0n).toString(),
-          }),
-        };
-      }
-      const row = store.insert({
-        ...signedColumns(content, text),
-        type: 'received',
-        status: 'accepted',
-        contactHash: sender.pubkeyHash,
-        counterpartyPublicKey: sender.publicKey.toString('base64url'),
-        senderSignature: signature,
-        recipientSignature: ctx.identity.sign(signedBytes(text)).toString('base64url'),
-        senderAddress: preferredAddress(sender.addresses),
-        receiverAddress: this.core.ownAddress(),
-        refundOf: null,
-        now,
-      });
-      return { reply: this.#reply(this.core.complete(row), limit) };
+      return { decision, results };
     });
+    const { decision, results } = outcome;
     if ('refusal' in decision) {
       if (decision.expedite) this.queue.expedite(decision.expedite);
       throw decision.refusal;
     }
-    return decision.reply as unknown as Record<string, unknown>;
+    for (const row of expedite) this.queue.expedite(row);
+    const reply: SendReply = results.length > 0 ? { ...decision.reply, following: results } : decision.reply;
+    return reply as unknown as Record<string, unknown>;
   };
+
+  /** The checks that need no state: shape, addressing, the sender's signature. */
+  #check(entry: unknown, sender: PeerSender): Checked | PeerRefusal {
+    const fields = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
+    let content;
+    try {
+      content = parseContent(fields.content);
+    } catch (err) {
+      return new PeerRefusal(REFUSAL.invalid, err instanceof ContentError ? err.message : 'invalid content');
+    }
+    if (content.to !== this.core.ownHash()) return new PeerRefusal(REFUSAL.invalid, 'the payment is not addressed to this node');
+    if (content.from !== sender.pubkeyHash) return new PeerRefusal(REFUSAL.invalid, 'the payment is not from the sender of the message');
+    const text = fields.content as string;
+    const signature = typeof fields.sender_signature === 'string' ? fields.sender_signature : '';
+    if (!/^[A-Za-z0-9_-]{86}$/.test(signature) || !this.core.ctx.identity.verify(sender.publicKey, signedBytes(text), Buffer.from(signature, 'base64url'))) {
+      return new PeerRefusal(REFUSAL.badSignature, 'the sender signature does not verify');
+    }
+    return { content, text, signature };
+  }
+
+  /** Every decision that depends on state. Call inside the receiving transaction. */
+  #decide({ content, text, signature }: Checked, heldOnly: boolean, sender: PeerSender): Decision {
+    const ctx = this.core.ctx;
+    const store = this.core.store;
+    const existing = store.get(content.txid);
+    if (existing) {
+      if (existing.type === 'received' && existing.status === 'completed' && existing.content && existing.recipientSignature) {
+        return { reply: this.#reply(existing, this.core.contacts.line(existing.contactHash, existing.currency)?.creditLimit ?? 0n) };
+      }
+      if (!heldOnly && existing.type === 'received' && existing.condition && awaitsChainEntry(existing)) {
+        return this.#settleLeg(existing, content, text, signature, sender);
+      }
+      return { refusal: new PeerRefusal(REFUSAL.duplicate, 'this txid is already known here as another transaction') };
+    }
+    if (heldOnly) {
+      return { refusal: new PeerRefusal(REFUSAL.notHeld, 'this node holds no record of that payment') };
+    }
+    if (content.condition !== undefined) {
+      return { refusal: new PeerRefusal(REFUSAL.invalid, 'a routed leg settles only a leg this node locked') };
+    }
+    const currency = this.core.allowedCurrency(content.currency);
+    if (!currency) {
+      return { refusal: new PeerRefusal(REFUSAL.currency, `${content.currency} is not an allowed currency on this node`) };
+    }
+    // An accepted contact's accepted line in this currency (null otherwise).
+    const line = this.core.contacts.line(sender.pubkeyHash, currency);
+    if (!line) {
+      return { refusal: new PeerRefusal(REFUSAL.notAccepted, `you are not an accepted contact with ${currency} accepted on this node`) };
+    }
+    const now = this.core.now();
+    if (content.expires !== undefined && content.expires < now) {
+      return { refusal: new PeerRefusal(REFUSAL.expired, 'the payment expired before it arrived') };
+    }
+    const blocked = this.core.chainBlocked(sender.pubkeyHash, currency);
+    if (blocked) return { refusal: new PeerRefusal(REFUSAL.chainBlocked, blocked.message) };
+    const chain = this.#chainRule(content, sender.pubkeyHash, currency);
+    if (chain) return chain;
+    const limit = line.creditLimit ?? 0n;
+    const balance = store.balanceOf(sender.pubkeyHash, currency);
+    // Legs locked to a route, and credit other plugins extended on the line, count as debt already: the credit
+    // they hold is not available twice.
+    const held = this.core.heldCredit(sender.pubkeyHash, currency, { amount: content.amountMinor, description: content.description ?? null });
+    const debtAfter = balance.received - balance.sent + store.lockedIncoming(sender.pubkeyHash, currency) + held + content.amountMinor;
+    if (debtAfter > limit) {
+      const available = limit - (debtAfter - content.amountMinor);
+      return {
+        refusal: new PeerRefusal(REFUSAL.insufficientCredit, `the credit this node extends to you in ${currency} does not cover the payment`, {
+          available_credit: (available > 0n ? available : 0n).toString(),
+        }),
+      };
+    }
+    const row = store.insert({
+      ...signedColumns(content, text),
+      type: 'received',
+      status: 'accepted',
+      contactHash: sender.pubkeyHash,
+      counterpartyPublicKey: sender.publicKey.toString('base64url'),
+      senderSignature: signature,
+      recipientSignature: ctx.identity.sign(signedBytes(text)).toString('base64url'),
+      senderAddress: preferredAddress(sender.addresses),
+      receiverAddress: this.core.ownAddress(),
+      refundOf: null,
+      now,
+    });
+    return { reply: this.#reply(this.core.complete(row), limit) };
+  }
 
   /**
    * The chain rule (docs/protocol.md, "Chain rule and simultaneous payments"): null when `prev` extends this node's
@@ -117,8 +151,10 @@ export class Receiver {
     const head = store.head(contactHash, currency);
     const mine = store.unresolvedOutgoing(contactHash, currency);
     if (mine) {
-      // The peer already holds our payment (its head is it) but we have not seen the answer yet.
-      if (content.prev === mine.txid) {
+      // The peer already holds our payment (its head is it, or a later one of the same batch) but we have not seen
+      // the answer yet: a lag, not a fork, so busy rather than a re-pointing the peer would count against itself.
+      const held = content.prev === mine.txid ? mine : content.prev !== null && content.prev !== head ? store.get(content.prev) : null;
+      if (held && isUnresolvedOutgoing(held, contactHash)) {
         return { refusal: busy('this node is still settling its payment that your chain head is'), expedite: mine };
       }
       // Both sides signed onto the same head at once: the lower txid goes first, the other side retries.
@@ -182,6 +218,10 @@ export class Receiver {
     };
   }
 }
+
+/** Our payment on this chain whose fate is open at the peer: in flight, or in doubt. */
+const isUnresolvedOutgoing = (row: TxRow, contactHash: string): boolean =>
+  row.type === 'sent' && row.contactHash === contactHash && (row.status === 'sending' || (row.status === 'pending' && row.inDoubt));
 
 /** A leg locked here (`accepted`), or fulfilled here and completed before its chain entry came (no chain position). */
 const awaitsChainEntry = (row: TxRow): boolean => row.status === 'accepted' || (row.status === 'completed' && row.chainPos === null);

@@ -5,9 +5,11 @@
  *
  * One attempt:
  *   1. (db tx) re-read the row; sign it onto the current chain head unless it is in doubt (then its signed
- *      content is resent unchanged); status `sending`, `in_doubt` = 1, `sending_started_at` = now.
- *   2. ctx.peer.request(`ledger.send`) and wait for the signed reply.
- *   3. (db tx) record the outcome: completed (with balances), rejected, cancelled, back to pending for a retry,
+ *      content is resent unchanged); status `sending`, `in_doubt` = 1, `sending_started_at` = now. Payments queued
+ *      behind it on the chain travel with it (pipelining, protocol.ts): each signed onto the one before, in the same
+ *      transaction.
+ *   2. ctx.peer.request(`ledger.send`) and wait for the reply: one exchange for the whole batch.
+ *   3. (db tx) record every outcome: completed (with balances), rejected, cancelled, back to pending for a retry,
  *      or failed (a delivery failure also parks the payment in the dead letter queue: dead-letters.ts).
  */
 import { PeerDeliveryError, storageFault, type PeerReply } from '../../sdk/index.js';
@@ -17,7 +19,7 @@ import type { LedgerCore } from './core.js';
 import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters } from './dead-letters.js';
 import { currencyKey, type TxPatch, type TxRow } from './store.js';
 import { LEDGER_EVENTS } from './api.js';
-import { MSG, REFUSAL, type SendPayload, type SendReply } from './protocol.js';
+import { MAX_FOLLOWING, MSG, REFUSAL, type FollowingResult, type SendPayload, type SendReply } from './protocol.js';
 
 /** Transport failures before a payment is failed (DELIVERY_MAX_RETRIES of the outbox). */
 export const MAX_TRANSPORT_FAILURES = 5;
@@ -302,7 +304,7 @@ export class SendQueue {
         return;
       }
       try {
-        await this.#attempt(row);
+        await this.#attempt(this.#batchOf(row));
       } catch (err) {
         const fault = storageFault(err);
         if (fault) {
@@ -319,46 +321,87 @@ export class SendQueue {
 
   // ---- one attempt
 
-  async #attempt(row: TxRow): Promise<void> {
-    const prepared = this.#prepare(row);
+  /**
+   * The payments that leave together: a plain payment takes the due, plain payments queued behind it on the chain
+   * (in order, up to the first that cannot join). A payment in doubt, held only, or a routed leg goes alone.
+   */
+  #batchOf(row: TxRow): TxRow[] {
+    if (!pipelined(row)) return [row];
+    const now = this.core.now();
+    const batch = [row];
+    for (const next of this.core.store.pendingAfter(row.contactHash, row.currencyKey, row.seq, MAX_FOLLOWING)) {
+      if (!pipelined(next) || next.nextAttemptAt > now) break;
+      batch.push(next);
+    }
+    return batch;
+  }
+
+  async #attempt(rows: TxRow[]): Promise<void> {
+    const prepared = this.#prepare(rows);
     if (!prepared) return;
     const { sending, wasInDoubt } = prepared;
-    const target = this.core.contacts.target(sending.contactHash);
+    const [first, ...rest] = sending as [TxRow, ...TxRow[]];
+    const target = this.core.contacts.target(first.contactHash);
     let reply: PeerReply;
     try {
       if (!target) throw new PeerDeliveryError('no_target', 'the contact has no known keys or address');
       const payload: SendPayload = {
         type: MSG.send,
-        content: sending.content!,
-        sender_signature: sending.senderSignature!,
-        ...(sending.heldOnly ? { held_only: true as const } : {}),
+        content: first.content!,
+        sender_signature: first.senderSignature!,
+        ...(first.heldOnly ? { held_only: true as const } : {}),
+        ...(rest.length > 0 ? { following: rest.map((r) => ({ content: r.content!, sender_signature: r.senderSignature! })) } : {}),
       };
       reply = await this.#ctx.peer.request(target, payload);
     } catch (err) {
       // With a Tor address the kernel may fall back to https/http: an earlier path may have delivered.
-      this.#transportFailure(sending, err, wasInDoubt, !target?.addresses.tor);
+      this.#ctx.db.tx(() => {
+        for (const r of sending) this.#transportFailure(r, err, wasInDoubt, !target?.addresses.tor);
+      });
       return;
     }
-    if (reply.ok) this.#accepted(sending, reply);
-    else this.#refused(sending, reply);
+    const peerKey = reply.sender.publicKey;
+    this.#ctx.db.tx(() => {
+      if (!reply.ok) {
+        this.#refused(first, { code: reply.error?.code ?? 'refused', message: reply.error?.message ?? '', data: reply.data });
+        for (const r of rest) this.#notAttempted(r);
+        return;
+      }
+      this.#accepted(first, reply.data as Partial<SendReply>, peerKey);
+      const results = Array.isArray(reply.data.following) ? (reply.data.following as unknown[]) : [];
+      rest.forEach((r, i) => {
+        const result = results[i] as Partial<FollowingResult> | undefined;
+        if (result === undefined) this.#notAttempted(r);
+        else if (result?.status === 'completed') this.#accepted(r, result as Partial<SendReply>, peerKey);
+        else if (result?.status === 'refused' && typeof result.code === 'string') {
+          this.#refused(r, { code: result.code, message: String(result.message ?? ''), data: isRecord(result.data) ? result.data : {} });
+        } else this.#transportFailure(r, new PeerDeliveryError('invalid_reply', 'a malformed answer for a following payment'), true);
+      });
+    });
   }
 
-  /** Signs (unless in doubt) and moves the row to `sending`; null when there is nothing to send. */
-  #prepare(row: TxRow): { sending: TxRow; wasInDoubt: boolean } | null {
+  /** Signs (unless in doubt) and moves the rows to `sending`, each onto the one before; null when there is nothing to send. */
+  #prepare(rows: TxRow[]): { sending: TxRow[]; wasInDoubt: boolean } | null {
     return this.#ctx.db.tx(() => {
-      const r = this.core.store.get(row.txid);
-      if (!r || r.status !== 'pending') return null;
-      const now = this.core.now();
-      if (!r.inDoubt) {
+      const sending: TxRow[] = [];
+      let prev: string | null | undefined;
+      for (const row of rows) {
+        const r = this.core.store.get(row.txid);
+        if (!r || r.status !== 'pending') continue;
+        if (r.inDoubt) {
+          // Only ever alone (#batchOf): resent as signed.
+          return { sending: [this.core.update(r, { status: 'sending', sendingStartedAt: this.core.now() })], wasInDoubt: true };
+        }
+        const now = this.core.now();
         if (r.expiresAt !== null && r.expiresAt <= now) {
           this.core.finalize(r, 'cancelled', 'expired: not delivered within directTxExpiration');
-          return null;
+          continue;
         }
         if (!r.condition && !this.core.contacts.line(r.contactHash, r.currency)) {
           this.core.finalize(r, 'rejected', 'contact_not_accepted: the contact or its line in this currency is not accepted');
-          return null;
+          continue;
         }
-        const prev = this.core.store.head(r.contactHash, r.currency);
+        prev = prev === undefined ? this.core.store.head(r.contactHash, r.currency) : prev;
         const content = buildContent({
           txid: r.txid,
           prev,
@@ -378,19 +421,27 @@ export class SendQueue {
               }),
         });
         const signature = this.#ctx.identity.sign(signedBytes(content)).toString('base64url');
-        const sending = this.core.update(r, {
-          prevTxid: prev,
-          content,
-          senderSignature: signature,
-          status: 'sending',
-          inDoubt: true,
-          sendingStartedAt: now,
-        });
-        return { sending, wasInDoubt: false };
+        sending.push(
+          this.core.update(r, {
+            prevTxid: prev,
+            content,
+            senderSignature: signature,
+            status: 'sending',
+            inDoubt: true,
+            sendingStartedAt: now,
+          }),
+        );
+        prev = r.txid;
       }
-      const sending = this.core.update(r, { status: 'sending', sendingStartedAt: now });
-      return { sending, wasInDoubt: true };
+      return sending.length > 0 ? { sending, wasInDoubt: false } : null;
     });
+  }
+
+  /** A following payment the peer did not look at (a refusal before it): back to the queue, to be signed again. */
+  #notAttempted(row: TxRow): void {
+    const r = this.core.store.get(row.txid);
+    if (!r || r.status !== 'sending') return;
+    this.core.update(r, { status: 'pending', inDoubt: false, sendingStartedAt: null, nextAttemptAt: this.core.now() });
   }
 
   /**
@@ -447,8 +498,7 @@ export class SendQueue {
     this.#ctx.log.warn('payment delivery failed', { txid: row.txid, reason });
   }
 
-  #accepted(row: TxRow, reply: PeerReply): void {
-    const data = reply.data as Partial<SendReply>;
+  #accepted(row: TxRow, data: Partial<SendReply>, peerKey: Buffer): void {
     let content;
     try {
       if (data.status !== 'completed') throw new ContentError(`unexpected status ${String(data.status)}`);
@@ -458,7 +508,7 @@ export class SendQueue {
       }
       if (currencyKey(content.currency) !== row.currencyKey) throw new ContentError('the countersigned currency differs');
       const bytes = signedBytes(data.content!);
-      if (typeof data.recipient_signature !== 'string' || !this.#ctx.identity.verify(reply.sender.publicKey, bytes, Buffer.from(data.recipient_signature, 'base64url'))) {
+      if (typeof data.recipient_signature !== 'string' || !this.#ctx.identity.verify(peerKey, bytes, Buffer.from(data.recipient_signature, 'base64url'))) {
         throw new ContentError('the recipient signature does not verify');
       }
       if (data.content !== row.content) {
@@ -484,7 +534,7 @@ export class SendQueue {
         prevTxid: content.prev,
         senderSignature: data.content === row.content ? row.senderSignature : data.sender_signature!,
         recipientSignature: data.recipient_signature!,
-        counterpartyPublicKey: reply.sender.publicKey.toString('base64url'),
+        counterpartyPublicKey: peerKey.toString('base64url'),
         needsReview: anomaly || r.needsReview,
       });
       if (typeof data.available_credit === 'string' && /^\d{1,40}$/.test(data.available_credit)) {
@@ -493,9 +543,8 @@ export class SendQueue {
     });
   }
 
-  #refused(row: TxRow, reply: PeerReply): void {
-    const code = reply.error?.code ?? 'refused';
-    const message = reply.error?.message ?? '';
+  #refused(row: TxRow, refusal: { code: string; message: string; data: Record<string, unknown> }): void {
+    const { code, message } = refusal;
     let kick = false;
     this.#ctx.db.tx(() => {
       const r = this.core.store.get(row.txid);
@@ -536,7 +585,7 @@ export class SendQueue {
           return;
         }
         case REFUSAL.invalidPrevious: {
-          const expected = typeof reply.data.expected_txid === 'string' ? reply.data.expected_txid : null;
+          const expected = typeof refusal.data.expected_txid === 'string' ? refusal.data.expected_txid : null;
           const head = this.core.store.head(r.contactHash, r.currency);
           // The chain moved on since we signed (the contact's own payments landed here meanwhile): that is progress,
           // however often it happens under traffic both ways, whichever link the contact named: its refusal was
@@ -587,5 +636,10 @@ export class SendQueue {
 
 /** Refusals the queue answers by signing the entry again (onto the head the payee expects, or after its own payment). */
 const RETRIED_REFUSALS = new Set<string>([REFUSAL.chainBusy, REFUSAL.invalidPrevious]);
+
+/** Whether a payment may travel in a batch: a plain one, signed afresh (a leg or a resend goes alone). */
+const pipelined = (row: TxRow): boolean => !row.inDoubt && !row.heldOnly && !row.condition;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const chainKey = (contactHash: string, ckey: string): string => `${contactHash}:${ckey}`;

@@ -428,6 +428,7 @@ export class LedgerStore {
   readonly #chainRows: Statement;
   readonly #unresolvedOut: Statement;
   readonly #nextPending: Statement;
+  readonly #pendingAfter: Statement;
   readonly #dueChains: Statement;
   readonly #nextExpiry: Statement;
   readonly #refunds: Statement;
@@ -480,6 +481,12 @@ export class LedgerStore {
       .prepare(
         `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND contact_hash = ? AND currency_key = ? AND type = 'sent'
            ORDER BY in_doubt DESC, seq LIMIT 1`,
+      )
+      .safeIntegers(true);
+    this.#pendingAfter = db
+      .prepare(
+        `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND contact_hash = ? AND currency_key = ? AND type = 'sent'
+           AND seq > ? ORDER BY seq LIMIT ?`,
       )
       .safeIntegers(true);
     this.#dueChains = db.prepare(
@@ -755,6 +762,11 @@ export class LedgerStore {
   nextPending(contactHash: string, currencyKeyValue: string): TxRow | null {
     const r = this.#nextPending.get(contactHash, currencyKeyValue) as RawRow | undefined;
     return r ? toRow(r) : null;
+  }
+
+  /** The chain's pending outgoing payments queued after `seq`, oldest first. */
+  pendingAfter(contactHash: string, currencyKeyValue: string, seq: number, limit: number): TxRow[] {
+    return (this.#pendingAfter.all(contactHash, currencyKeyValue, seq, limit) as RawRow[]).map(toRow);
   }
 
   /** Chains holding pending outgoing payments with the retry time of their oldest one, oldest first. */

@@ -84,8 +84,15 @@ export class BenchNode {
   /** Finals seen per memo, and who waits for a number of them (a relay has two legs per routed payment). */
   readonly #memoFinals = new Map<string, number>();
   readonly #countWaiters = new Map<string, { count: number; resolve: () => void }>();
+  /** Payments that completed on this node, told by the node, and who waits for a number of them. */
+  #completed = 0;
+  #completedWaiter: { count: number; resolve: () => void } | null = null;
 
   #final(f: FinalNotice['final']): void {
+    if (f.status === 'completed' && ++this.#completed >= (this.#completedWaiter?.count ?? Infinity)) {
+      this.#completedWaiter!.resolve();
+      this.#completedWaiter = null;
+    }
     if (f.memo) {
       const n = (this.#memoFinals.get(f.memo) ?? 0) + 1;
       this.#memoFinals.set(f.memo, n);
@@ -125,6 +132,21 @@ export class BenchNode {
         clearTimeout(timer);
         resolve(f);
       });
+    });
+  }
+
+  /** Resolves once `count` payments in all completed on this node (the driver does not poll the node). */
+  whenCompleted(count: number, timeoutMs = 300_000): Promise<void> {
+    if (this.#completed >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.#completed} of ${count} payments completed within ${timeoutMs} ms`)), timeoutMs);
+      this.#completedWaiter = {
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
     });
   }
 
@@ -221,10 +243,6 @@ export async function connect(A: BenchNode, B: BenchNode, name: string): Promise
 
 export const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-async function completedCount(t: BenchNode): Promise<number> {
-  return (await t.ok('GET', '/api/v1/wallet/transactions', undefined, { type: 'sent', status: 'completed', limit: 1 })).pagination.total;
-}
-
 async function latency(n: number): Promise<void> {
   const [A, B] = await Promise.all([BenchNode.start(), BenchNode.start()]);
   try {
@@ -274,7 +292,7 @@ async function throughput(senders: number, contactsPer: number, total: number): 
     }
     // Warm the connections (TLS sessions, statement caches) with one payment per pair.
     await Promise.all(payers.map((p) => Promise.all(Array.from({ length: contactsPer }, (_, c) => p.ok('POST', '/api/v1/wallet/send', { address: `payee${c}`, amount: '0.01', currency: 'VWL' })))));
-    await Promise.all(payers.map((p) => until('warm-up', async () => ((await completedCount(p)) >= contactsPer ? true : null))));
+    await Promise.all(payers.map((p) => p.whenCompleted(contactsPer)));
 
     const perSender = Math.ceil(total / senders);
     const cpu0 = process.cpuUsage();
@@ -293,7 +311,7 @@ async function throughput(senders: number, contactsPer: number, total: number): 
       }),
     );
     const accepted = performance.now() - t0;
-    await Promise.all(payers.map((p) => until('all settled', async () => ((await completedCount(p)) >= contactsPer + perSender ? true : null), 300_000, 20)));
+    await Promise.all(payers.map((p) => p.whenCompleted(contactsPer + perSender)));
     const elapsed = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const settled = perSender * senders;
