@@ -10,19 +10,10 @@
  * failed after MAX_REPOINTS (issue 27: `still refused after 3 re-pointings`, always a txid from e or f). Our head
  * moved since we signed, so each is progress: the second case starts with the re-pointings used up.
  */
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_REPOINTS } from '../../builtin-plugins/ledger/sender.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { balanceRow, connect, loseAnswer, ok, send, settled, tx, waitFor } from './ledger-support.js';
-
-/** Runs one statement on a node's database (live or stopped). */
-function sql(t: TestNode, statement: string, ...params: unknown[]): void {
-  const db = new Database(`${t.dataDir}/node.db`);
-  db.pragma('busy_timeout = 5000');
-  db.prepare(statement).run(...params);
-  db.close();
-}
+import { balanceRow, connect, loseAnswer, ok, send, settled, sql, tx, waitFor } from './ledger-support.js';
 
 const chain = async (t: TestNode): Promise<[string, string | null][]> =>
   ((await ok(t, 'GET', '/api/v1/wallet/transactions', undefined, { limit: 100 })).transactions as any[])

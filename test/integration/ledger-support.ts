@@ -135,6 +135,14 @@ export async function balanceRow(t: TestNode, peer: TestNode, currency = 'VWL'):
 
 export const dec = (s: string | number): Decimal => new Decimal(s);
 
+/** Runs one statement on a node's database (live or stopped). */
+export function sql(t: Pick<TestNode, 'dataDir'>, statement: string, ...params: unknown[]): void {
+  const db = new Database(`${t.dataDir}/node.db`);
+  db.pragma('busy_timeout = 5000');
+  db.prepare(statement).run(...params);
+  db.close();
+}
+
 /**
  * Turns a completed outgoing payment back into "sent, answer lost" (status sending, balances without it), as a crash
  * leaves it; `attempts` is its count of transport failures so far. Run it on a stopped node's data directory.
