@@ -367,16 +367,18 @@ export class SendQueue {
         for (const r of rest) this.#notAttempted(r);
         return;
       }
-      this.#accepted(first, reply.data as Partial<SendReply>, peerKey);
+      // The credit the contact still extends, as of its answer to the last payment it took (one write per batch).
+      let available = this.#accepted(first, reply.data as Partial<SendReply>, peerKey);
       const results = Array.isArray(reply.data.following) ? (reply.data.following as unknown[]) : [];
       rest.forEach((r, i) => {
         const result = results[i] as Partial<FollowingResult> | undefined;
         if (result === undefined) this.#notAttempted(r);
-        else if (result?.status === 'completed') this.#accepted(r, result as Partial<SendReply>, peerKey);
+        else if (result?.status === 'completed') available = this.#accepted(r, result as Partial<SendReply>, peerKey) ?? available;
         else if (result?.status === 'refused' && typeof result.code === 'string') {
           this.#refused(r, { code: result.code, message: String(result.message ?? ''), data: isRecord(result.data) ? result.data : {} });
         } else this.#transportFailure(r, new PeerDeliveryError('invalid_reply', 'a malformed answer for a following payment'), true);
       });
+      if (available !== null) this.core.contacts.recordAvailableCredit(first.contactHash, first.currency, available);
     });
   }
 
@@ -498,7 +500,8 @@ export class SendQueue {
     this.#ctx.log.warn('payment delivery failed', { txid: row.txid, reason });
   }
 
-  #accepted(row: TxRow, data: Partial<SendReply>, peerKey: Buffer): void {
+  /** Completes a payment the contact countersigned; returns the credit it says it still extends (null if not told). */
+  #accepted(row: TxRow, data: Partial<SendReply>, peerKey: Buffer): bigint | null {
     let content;
     try {
       if (data.status !== 'completed') throw new ContentError(`unexpected status ${String(data.status)}`);
@@ -519,11 +522,11 @@ export class SendQueue {
       }
     } catch (err) {
       this.#transportFailure(row, new PeerDeliveryError('invalid_reply', err instanceof Error ? err.message : String(err)), true);
-      return;
+      return null;
     }
-    this.#ctx.db.tx(() => {
+    return this.#ctx.db.tx(() => {
       const r = this.core.store.get(row.txid);
-      if (!r || r.status === 'completed') return;
+      if (!r || r.status === 'completed') return null;
       const head = this.core.store.head(r.contactHash, r.currency);
       const anomaly = head !== content.prev;
       if (anomaly) {
@@ -537,9 +540,7 @@ export class SendQueue {
         counterpartyPublicKey: peerKey.toString('base64url'),
         needsReview: anomaly || r.needsReview,
       });
-      if (typeof data.available_credit === 'string' && /^\d{1,40}$/.test(data.available_credit)) {
-        this.core.contacts.recordAvailableCredit(r.contactHash, r.currency, BigInt(data.available_credit));
-      }
+      return typeof data.available_credit === 'string' && /^\d{1,40}$/.test(data.available_credit) ? BigInt(data.available_credit) : null;
     });
   }
 
