@@ -90,9 +90,18 @@ export class WebhooksCore {
     return { id: row.id, url: row.url, events: JSON.parse(row.events) as string[], created_at: iso(row.created_at), deliveries: this.store.counts(row.id) };
   }
 
+  /** Whether any webhook is subscribed to `event`. */
+  wants(event: string): boolean {
+    return this.#subscribed(event).length > 0;
+  }
+
+  #subscribed(event: string): WebhookRow[] {
+    return this.store.hooks().filter((h) => (JSON.parse(h.events) as string[]).includes(event));
+  }
+
   /** Owes `event` to every webhook subscribed to it; delivery starts once the rows are committed. */
   emit(event: string, data: Record<string, unknown>): void {
-    const hooks = this.store.hooks().filter((h) => (JSON.parse(h.events) as string[]).includes(event));
+    const hooks = this.#subscribed(event);
     if (hooks.length === 0) return;
     this.ctx.db.tx(() => {
       for (const h of hooks) this.#owe(h.id, event, data);

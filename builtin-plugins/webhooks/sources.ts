@@ -13,7 +13,7 @@ import { LINE_THRESHOLD_SETTING } from './settings.js';
 
 const UNSUCCESSFUL = new Set(['failed', 'rejected', 'cancelled']);
 
-function paymentEvent(tx: LedgerTx): WebhookEvent | null {
+function paymentEvent(tx: Pick<LedgerTx, 'type' | 'status'>): WebhookEvent | null {
   if (tx.type === 'received' && tx.status === 'completed') return 'payment.received';
   if (tx.type === 'sent' && tx.status === 'completed') return 'payment.sent';
   if (tx.type === 'sent' && UNSUCCESSFUL.has(tx.status)) return 'payment.failed';
@@ -46,12 +46,16 @@ export function subscribeSources(ctx: PluginContext, core: WebhooksCore, ledger:
     });
   };
 
-  on<{ txid: string }>(LEDGER_EVENTS.final, (e) => {
+  on<Pick<LedgerTx, 'txid' | 'type' | 'status'>>(LEDGER_EVENTS.final, (e) => {
+    // Every payment ends here, on both sides: the row is read only when a webhook wants what it would tell.
+    const event = paymentEvent(e);
+    const wanted = event !== null && core.wants(event);
+    const threshold = e.status === 'completed' && core.wants('line.threshold');
+    if (!wanted && !threshold) return;
     const tx = ledger.get(e.txid);
     if (!tx) return;
-    const event = paymentEvent(tx);
-    if (event) core.emit(event, paymentData(tx));
-    if (tx.status === 'completed' && !tx.outgoing) lineThreshold(tx);
+    if (wanted) core.emit(event, paymentData(tx));
+    if (threshold && !tx.outgoing) lineThreshold(tx);
   });
 
   /** The credit the contact uses on this node's line crossed the threshold with this incoming payment. */

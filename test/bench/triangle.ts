@@ -22,12 +22,18 @@ export async function benchTriangle(): Promise<void> {
     /** Not final on both sides within a minute of the run's end (neither failed nor completed by then). */
     let unsettled = 0;
     let refused = 0;
+    const refusals = new Map<string, number>();
     const settle: Promise<void>[] = [];
     const fire = async (edge: (typeof edges)[number]): Promise<void> => {
       // A socket the server closed as the request left (keep-alive race) counts as refused: a retry could pay twice.
-      const res = await edge.from.call('POST', '/api/v1/wallet/send', { address: edge.to.pubkeyHash, amount: '0.01', currency: 'VWL' }).catch(() => null);
+      let why = '';
+      const res = await edge.from
+        .call('POST', '/api/v1/wallet/send', { address: edge.to.pubkeyHash, amount: '0.01', currency: 'VWL' })
+        .catch((err: Error) => ((why = `socket: ${err.message}`), null));
       if (!res || res.status >= 300) {
         refused++;
+        why ||= `${res!.status} ${String(res!.body?.error?.code ?? '')}`;
+        refusals.set(why, (refusals.get(why) ?? 0) + 1);
         return;
       }
       const accepted = Date.now();
@@ -64,6 +70,7 @@ export async function benchTriangle(): Promise<void> {
         `    failed ${failed}, not final within 60 s of the run ${unsettled}, refused by REST (or its socket) ${refused}; last settled ${drained.toFixed(2)} s after the last send; ` +
         `CPU ${((cpu.user + cpu.system) / 1000 / Math.max(1, lags.length)).toFixed(2)} ms per settled payment`,
     );
+    if (refusals.size > 0) console.log(`    refused: ${[...refusals].map(([why, n]) => `${n} × ${why}`).join('; ')}`);
   } finally {
     await Promise.all(nodes.map((n) => n.stop()));
   }
