@@ -77,6 +77,9 @@ interface State {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** A REST route path the router matches only as spelled: no parameter, nothing its pattern syntax would read. */
+const LITERAL_REST_PATH = /^\/api\/[A-Za-z0-9/_.~-]+$/;
+
 /**
  * The HTTP surface. Routes come from a swappable RouteTable (a plugin reload builds a new one); this module
  * owns the pipeline every request goes through: request id, envelopes, CORS, body limits, HMAC auth, scope,
@@ -121,7 +124,7 @@ export class HttpServerApp {
     this.#dispatchRoutes = table.router((route) => (ctx) => this.#dispatch(route, ctx as unknown as Context)).routes() as unknown as Koa.Middleware;
     const literal = new Map<string, MountedRoute>();
     for (const route of table.routes()) {
-      if (route.mount.kind !== 'public' && !route.fullPath.includes(':')) literal.set(`${route.def.method} ${route.fullPath}`, route);
+      if (route.mount.kind !== 'public' && LITERAL_REST_PATH.test(route.fullPath)) literal.set(`${route.def.method} ${route.fullPath}`, route);
     }
     literal.delete(`GET ${OPENAPI_PATH}`);
     this.#literal = literal;
