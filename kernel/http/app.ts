@@ -77,6 +77,12 @@ interface State {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * A request path Koa reads as it is (no escape to decode or normalise, no character its URL parser treats apart, such
+ * as `#` or a space): the router then sees the same path on either path.
+ */
+const PLAIN_PATH = /^[\w.~!$&'()*+,;=:@/-]+$/;
+
 /** A REST route path the router matches only as spelled: no parameter, nothing its pattern syntax would read. */
 const LITERAL_REST_PATH = /^\/api\/[A-Za-z0-9/_.~-]+$/;
 
@@ -133,22 +139,29 @@ export class HttpServerApp {
   /** The request listener: the fast path where it applies, else the Koa pipeline. */
   callback(): (req: IncomingMessage, res: ServerResponse) => void {
     return (req, res) => {
-      const route = this.#fastRoute(req);
-      if (route) void this.#serveFast(route, req, res);
+      const found = this.#fastRoute(req);
+      if (found) void this.#serveFast(found.route, found.params, req, res);
       else void this.#koaCallback(req, res);
     };
   }
 
   /**
-   * The route of a request the fast path can serve exactly as the Koa pipeline would: a REST request to a route
-   * without parameters, spelled as the route is (nothing to normalise), with no `Origin` (no CORS to apply).
-   * Everything else (preflights, HEAD, parameters, public routes, the OpenAPI document, 404s) goes through Koa.
+   * The route of a request the fast path can serve exactly as the Koa pipeline would: a REST request with no `Origin`
+   * (no CORS to apply), to a route without parameters spelled as the route is (a map lookup), or else to one the
+   * router matches in a path with nothing to normalise. Everything else (preflights, HEAD, odd spellings, public
+   * routes, the OpenAPI document, 404s) goes through Koa.
    */
-  #fastRoute(req: IncomingMessage): MountedRoute | undefined {
+  #fastRoute(req: IncomingMessage): { route: MountedRoute; params: Record<string, string> } | null {
     const url = req.url;
-    if (url === undefined || !url.startsWith('/api/') || req.headers.origin !== undefined) return undefined;
+    const method = req.method;
+    if (url === undefined || !url.startsWith('/api/') || req.headers.origin !== undefined || method === 'HEAD' || method === 'OPTIONS') return null;
     const q = url.indexOf('?');
-    return this.#literal.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);
+    const path = q === -1 ? url : url.slice(0, q);
+    const literal = this.#literal.get(`${method} ${path}`);
+    if (literal) return { route: literal, params: {} };
+    if (!PLAIN_PATH.test(path) || path.includes('//') || path === OPENAPI_PATH) return null;
+    const matched = this.#table?.match(path, method ?? '') ?? null;
+    return matched && matched.route.mount.kind !== 'public' ? matched : null;
   }
 
   /**
@@ -157,7 +170,7 @@ export class HttpServerApp {
    * #observe). A reply that needs Koa's body rules (a RawReply, an empty status, its own content headers) is handed
    * to Koa to write.
    */
-  async #serveFast(route: MountedRoute, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async #serveFast(route: MountedRoute, params: Record<string, string>, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const requestId = newRequestId();
     res.setHeader('X-Request-Id', requestId);
@@ -176,7 +189,7 @@ export class HttpServerApp {
           this.deps.authFailures.refuseBlocked(ip, Date.now());
           matched = true;
           const query = q === -1 ? {} : parseQuery(url.slice(q + 1));
-          const result = await this.#answer(route, { req, method: req.method!, path, url, query, params: {}, ip, secure: isSecure(req), requestId });
+          const result = await this.#answer(route, { req, method: req.method!, path, url, query, params, ip, secure: isSecure(req), requestId });
           const headers = this.#headersOf(route, result.headers);
           if (result instanceof RawReply || !plainJson(result.status, headers)) this.#writeWithKoa(req, res, requestId, result, headers);
           else writeJson(res, result.status, headers, successBody(result.data, requestId, result.message));

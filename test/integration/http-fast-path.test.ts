@@ -119,6 +119,21 @@ describe('the fast path answers as the Koa pipeline does', () => {
     expect(JSON.parse(denied.body).error.code).toBe('permission_denied');
   });
 
+  it('routes with parameters, found and not found', async () => {
+    const found = await bothWays({ method: 'GET', path: `/api/v1/keys/${reader.keyId}` });
+    expect(found.status).toBe('200 OK');
+    expect(JSON.parse(found.body).data.key.key_id).toBe(reader.keyId);
+    const missing = await bothWays({ method: 'GET', path: '/api/v1/keys/wn_nosuchkey' });
+    expect(missing.status).toBe('404 Not Found');
+  });
+
+  it('paths the router does not take as sent: a 404, an escape, a trailing slash', async () => {
+    expect((await bothWays({ method: 'GET', path: '/api/v1/system/nothing-here' })).status).toBe('404 Not Found');
+    // Signed as sent; Koa decodes `%75` to `u` before routing, and the fast path leaves such a path to Koa.
+    expect((await bothWays({ method: 'GET', path: '/api/v1/system/stat%75s' })).status).toBe('200 OK');
+    expect((await bothWays({ method: 'GET', path: '/api/v1/system/status/' })).status).toBe('200 OK');
+  });
+
   it("a route's own reply (a RawReply), written by Koa's rules on both paths", async () => {
     const r = await bothWays({ method: 'POST', path: '/api/v1/payback-methods', body: '[]' });
     expect(r.status).toBe('400 Bad Request');
