@@ -4,6 +4,9 @@ import type { Db } from '../db/open.js';
 /** Spent nonces remembered in memory (about 100 bytes each); past this, the oldest committed ones are left to the table. */
 export const REMEMBERED_NONCES = 100_000;
 
+/** Rows per INSERT, largest first: a batch goes in as few statements as these sizes allow (a statement per row cost more than the rows). */
+const ROWS_PER_INSERT = [32, 8, 1] as const;
+
 /**
  * Nonces seen inside the signature window, persisted so a restart does not reopen a replay. A row is kept
  * while its request timestamp could still pass the window check; after that the window itself refuses it.
@@ -17,7 +20,8 @@ export const REMEMBERED_NONCES = 100_000;
  */
 export class NonceStore {
   readonly #seen;
-  readonly #insert;
+  /** One statement per size of ROWS_PER_INSERT, in the same order. */
+  readonly #inserts;
   readonly #prune;
   readonly #writes: GroupCommit;
   /** `key id \n nonce` -> request timestamp, in the order spent. */
@@ -36,7 +40,9 @@ export class NonceStore {
     private readonly remembered = REMEMBERED_NONCES,
   ) {
     this.#seen = db.prepare('SELECT 1 FROM api_nonces WHERE key_id = ? AND nonce = ?').pluck();
-    this.#insert = db.prepare('INSERT OR IGNORE INTO api_nonces (key_id, nonce, ts) VALUES (?, ?, ?)');
+    this.#inserts = ROWS_PER_INSERT.map((n) =>
+      db.prepare(`INSERT OR IGNORE INTO api_nonces (key_id, nonce, ts) VALUES ${Array.from({ length: n }, () => '(?, ?, ?)').join(', ')}`),
+    );
     this.#prune = db.prepare('DELETE FROM api_nonces WHERE ts < ?');
     this.#writes = new GroupCommit(db, watch);
     const newest = db.prepare('SELECT MAX(ts) FROM api_nonces').pluck().get() as number | null;
@@ -82,7 +88,10 @@ export class NonceStore {
     this.#writes.add(
       () => {
         if (this.#batch === rows) this.#batch = null;
-        for (let i = 0; i < rows.length; i += 3) this.#insert.run(rows[i], rows[i + 1], rows[i + 2]);
+        let at = 0;
+        ROWS_PER_INSERT.forEach((n, i) => {
+          for (; at + 3 * n <= rows.length; at += 3 * n) this.#inserts[i]!.run(rows.slice(at, at + 3 * n));
+        });
       },
       () => (this.#uncommitted -= rows.length / 3),
     );

@@ -28,6 +28,14 @@ describe('NonceStore', () => {
     expect(store.use('k1', 'nonce-aaaa', NOW + 1, NOW + 1)).toBe(false);
   });
 
+  it('writes a turn of any size whole (rows grouped into multi-row inserts)', () => {
+    const store = new NonceStore(db, WINDOW);
+    for (let i = 0; i < 77; i++) store.use('k1', `nonce-${i}-aaaa`, NOW + (i % 3), NOW);
+    store.flush();
+    expect(rows()).toBe(77);
+    expect(db.prepare("SELECT COUNT(*) FROM api_nonces WHERE nonce = 'nonce-76-aaaa' AND ts = ?").pluck().get(NOW + 1)).toBe(1);
+  });
+
   it('a restart refuses what the last run spent, until it leaves the window', () => {
     const first = new NonceStore(db, WINDOW);
     first.use('k1', 'nonce-aaaa', NOW, NOW);
