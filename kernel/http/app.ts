@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
 import Koa, { type Context } from 'koa';
 import type { AuthInfo, HttpMethod, Logger, RouteRequest } from '../../sdk/index.js';
 import { RawReply, Reply } from '../../sdk/index.js';
@@ -155,6 +154,8 @@ export class HttpServerApp {
     const url = req.url;
     const method = req.method;
     if (url === undefined || !url.startsWith('/api/') || req.headers.origin !== undefined || method === 'HEAD' || method === 'OPTIONS') return null;
+    // Koa's URL parser drops a fragment: such a (malformed) request is left to it.
+    if (url.includes('#')) return null;
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const literal = this.#literal.get(`${method} ${path}`);
@@ -188,7 +189,7 @@ export class HttpServerApp {
           if (!this.deps.apiEnabled()) throw new ApiError('api_disabled', 503, 'The REST API is disabled on this node');
           this.deps.authFailures.refuseBlocked(ip, Date.now());
           matched = true;
-          const query = q === -1 ? {} : parseQuery(url.slice(q + 1));
+          const query = q === -1 ? {} : queryOf(url.slice(q + 1));
           const result = await this.#answer(route, { req, method: req.method!, path, url, query, params, ip, secure: isSecure(req), requestId });
           const headers = this.#headersOf(route, result.headers);
           if (result instanceof RawReply || !plainJson(result.status, headers)) this.#writeWithKoa(req, res, requestId, result, headers);
@@ -435,6 +436,18 @@ const NO_HEADERS: [string, string][] = [];
 function retryAfterOf(e: ApiError): [string, string][] {
   if (e.code === 'rate_limit_exceeded' && typeof e.context?.retry_after === 'number') return [['Retry-After', String(e.context.retry_after)]];
   return NO_HEADERS;
+}
+
+/**
+ * The query as Koa 3 reads it (`koa/lib/search-params.js`: URLSearchParams, keys in order of first appearance, each an
+ * own property even `__proto__`), keeping the last value of a repeated key, which is what #answer keeps.
+ */
+function queryOf(search: string): Record<string, unknown> {
+  const query: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(search)) {
+    Object.defineProperty(query, key, { value, writable: true, enumerable: true, configurable: true });
+  }
+  return query;
 }
 
 /** Koa's `ctx.secure` without a proxy: whether the connection is TLS. */
