@@ -44,6 +44,11 @@ export class AnalyticsStore {
   readonly #forget;
   readonly #handshakesIn;
   readonly #handshakeDays;
+  /**
+   * The state document as stored, read once: this store is its only writer, and `GET /system/status` shows a field of
+   * it on every call (a benchmarked read that touches no file).
+   */
+  #stored: string | null | undefined;
 
   constructor(db: PluginDb) {
     db.migrate([
@@ -77,13 +82,15 @@ export class AnalyticsStore {
   }
 
   state(): AnalyticsState {
-    const row = this.#get.get(STATE_KEY);
-    return row ? { ...EMPTY, ...(JSON.parse(row.value) as Partial<AnalyticsState>) } : { ...EMPTY };
+    if (this.#stored === undefined) this.#stored = this.#get.get(STATE_KEY)?.value ?? null;
+    return this.#stored !== null ? { ...EMPTY, ...(JSON.parse(this.#stored) as Partial<AnalyticsState>) } : { ...EMPTY };
   }
 
   update(change: Partial<AnalyticsState>): AnalyticsState {
     const next = { ...this.state(), ...change };
-    this.#set.run(STATE_KEY, JSON.stringify(next), new Date().toISOString());
+    const value = JSON.stringify(next);
+    this.#set.run(STATE_KEY, value, new Date().toISOString());
+    this.#stored = value;
     return next;
   }
 

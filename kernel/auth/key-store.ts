@@ -42,7 +42,8 @@ const toRecord = (r: Row): ApiKeyRecord => ({
  */
 export class ApiKeyStore implements ApiKeysMechanism {
   #cache = new Map<string, CachedKey>();
-  #lastUsed = new Map<string, string>();
+  /** Key id -> when it was last used (ms), formatted only when written or read. */
+  #lastUsed = new Map<string, number>();
   #extraScopes = new Set<string>();
 
   constructor(
@@ -115,7 +116,7 @@ export class ApiKeyStore implements ApiKeysMechanism {
 
   /** Last use is kept in memory and flushed in batches, so authentication never waits on a write. */
   touch(keyId: string, at: number): void {
-    this.#lastUsed.set(keyId, new Date(at).toISOString());
+    this.#lastUsed.set(keyId, at);
   }
 
   flushLastUsed(): void {
@@ -123,18 +124,18 @@ export class ApiKeyStore implements ApiKeysMechanism {
     const update = this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE key_id = ?');
     const entries = [...this.#lastUsed];
     this.db.transaction(() => {
-      for (const [keyId, at] of entries) update.run(at, keyId);
+      for (const [keyId, at] of entries) update.run(new Date(at).toISOString(), keyId);
     })();
     for (const [keyId, at] of entries) {
       const cached = this.#cache.get(keyId);
-      if (cached) cached.record = { ...cached.record, last_used_at: at };
+      if (cached) cached.record = { ...cached.record, last_used_at: new Date(at).toISOString() };
       if (this.#lastUsed.get(keyId) === at) this.#lastUsed.delete(keyId);
     }
   }
 
   #withLastUsed(record: ApiKeyRecord): ApiKeyRecord {
     const pending = this.#lastUsed.get(record.key_id);
-    return pending ? { ...record, last_used_at: pending } : { ...record };
+    return pending !== undefined ? { ...record, last_used_at: new Date(pending).toISOString() } : { ...record };
   }
 
   #cacheRow(row: Row): CachedKey {

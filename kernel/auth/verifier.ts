@@ -28,10 +28,12 @@ export interface PrecheckedRequest {
   readonly key: CachedKey;
 }
 
+/** The string to sign before the body (the node hashes the two without joining them). */
+const signedHead = (method: string, path: string, timestamp: string, nonce: string): string => `${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n`;
+
 /** The string to sign of Document 1: method, path, timestamp, nonce and body joined by LF. */
 export function stringToSign(method: string, path: string, timestamp: string, nonce: string, body: Buffer | string): Buffer {
-  const head = Buffer.from(`${method.toUpperCase()}\n${path}\n${timestamp}\n${nonce}\n`);
-  return Buffer.concat([head, typeof body === 'string' ? Buffer.from(body) : body]);
+  return Buffer.concat([Buffer.from(signedHead(method, path, timestamp, nonce)), typeof body === 'string' ? Buffer.from(body) : body]);
 }
 
 export function signRequest(secret: string | Buffer, method: string, path: string, timestamp: string, nonce: string, body: Buffer | string): string {
@@ -87,14 +89,12 @@ export class RequestVerifier {
   /** The signature over the body, then the nonce is spent and the rate limit counted. */
   verifyBody(checked: PrecheckedRequest, req: Omit<SignedRequest, 'header'>, nowMs: number): AuthInfo {
     const { keyId, timestamp, nonce, signature } = checked;
-    const expected = createHmac('sha256', checked.key.secret)
-      .update(stringToSign(req.method, req.path, timestamp, nonce, req.rawBody))
-      .digest();
+    const expected = createHmac('sha256', checked.key.secret).update(signedHead(req.method, req.path, timestamp, nonce)).update(req.rawBody).digest();
     const given = /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : null;
     if (!given || !timingSafeEqual(expected, given)) fail('auth_invalid_signature', 'Signature verification failed');
     // The nonce is spent before the rate limit is counted: a replayed (captured) request must be refused as a
     // replay and must not eat the key's budget, or an eavesdropper could lock the key out by replaying.
-    if (!this.nonces.use(keyId, nonce, Number(timestamp))) fail('auth_replay_detected', 'Nonce already used');
+    if (!this.nonces.use(keyId, nonce, Number(timestamp), nowMs / 1000)) fail('auth_replay_detected', 'Nonce already used');
     if (this.rateLimitEnabled()) {
       const wait = this.limiter.take(keyId, checked.key.record.rate_limit_per_minute, nowMs);
       if (wait > 0) {

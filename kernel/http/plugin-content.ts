@@ -1,5 +1,3 @@
-import type { Context } from 'koa';
-
 /**
  * What a plugin serves never runs with the operator's authority (ARCHITECTURE.md, rule 8). The GUI's session lives on
  * the node's origin, so a page a plugin answers there (a storefront, a paid-content page, or a hostile page) would
@@ -25,8 +23,9 @@ const KERNEL_ONLY = new Set([
   'service-worker-allowed',
 ]);
 
-/** Sets a plugin answer's headers, without the kernel's own, then the isolating policy. */
-export function setPluginHeaders(ctx: Context, headers: Readonly<Record<string, string>>): void {
-  for (const [k, v] of Object.entries(headers)) if (!KERNEL_ONLY.has(k.toLowerCase())) ctx.set(k, v);
-  ctx.set('Content-Security-Policy', PLUGIN_CONTENT_POLICY);
+/** A plugin answer's headers, in the order they are set: without the kernel's own, then the isolating policy. */
+export function pluginHeaders(headers: Readonly<Record<string, string>>): [string, string][] {
+  const kept = Object.entries(headers).filter(([k]) => !KERNEL_ONLY.has(k.toLowerCase()));
+  kept.push(['Content-Security-Policy', PLUGIN_CONTENT_POLICY]);
+  return kept;
 }

@@ -1,4 +1,4 @@
-import Router, { type RouterMiddleware } from '@koa/router';
+import Router, { type Layer, type RouterMiddleware } from '@koa/router';
 import type { AuthCandidate, AuthInfo, RequestAuthenticator, RouteDefinition } from '../../sdk/index.js';
 import { compileResponseCheck, compileValidator, type Validator } from './validation.js';
 
@@ -40,6 +40,8 @@ export class RouteTable {
   readonly #resources = new Set<string>();
   readonly #authenticators: { owner: string; authenticate: RequestAuthenticator }[] = [];
   #router: Router | null = null;
+  /** The route each of the router's layers serves. */
+  #byLayer = new Map<Layer, MountedRoute>();
   readonly #changeListeners = new Set<() => void>();
 
   /** Called when routes were added or removed after the table was put in service (`changed()`). */
@@ -110,8 +112,21 @@ export class RouteTable {
     // Case-sensitive: `/API/v1/...` is not `/api/v1/...` (else it would slip past the `/api/` gate of app.ts).
     const router = new Router({ exclusive: true, sensitive: true });
     const ordered = [...this.#routes].sort((a, b) => paramCount(b.fullPath) - paramCount(a.fullPath));
-    for (const route of ordered) router.register(route.fullPath, [route.def.method], [dispatch(route)]);
+    const byLayer = new Map<Layer, MountedRoute>();
+    for (const route of ordered) byLayer.set(router.register(route.fullPath, [route.def.method], [dispatch(route)]) as Layer, route);
     this.#router = router;
+    this.#byLayer = byLayer;
     return router;
+  }
+
+  /**
+   * The route the router dispatches a (normalised) path and method to, with its parameters as the router decodes them;
+   * null where it dispatches none (a 404) or the router is not built yet. With `exclusive`, the last match registered wins.
+   */
+  match(path: string, method: string): { route: MountedRoute; params: Record<string, string> } | null {
+    const layers = this.#router?.match(path, method).pathAndMethod;
+    const layer = layers?.[layers.length - 1];
+    const route = layer && this.#byLayer.get(layer);
+    return route ? { route, params: layer.params(path, layer.captures(path), {}) } : null;
   }
 }

@@ -3,6 +3,8 @@ import { BlockList, isIP } from 'node:net';
 /** Narrowest-allowed prefixes: a trusted proxy is a host or a small subnet, never a whole network. */
 const MIN_PREFIX = { ipv4: 24, ipv6: 64 } as const;
 
+const REMEMBERED_ADDRESSES = 4096;
+
 export interface TrustedProxies {
   readonly entries: readonly string[];
   includes(ip: string): boolean;
@@ -30,13 +32,20 @@ export function parseTrustedProxies(input: string | readonly string[]): TrustedP
     }
     list.addSubnet(addr, prefix, type);
   }
+  // Asked for the direct peer of every request: a BlockList check builds a SocketAddress each time, so answers are
+  // remembered, for a bounded number of addresses (the list itself is rebuilt, memory and all, when the setting changes).
+  const known = new Map<string, boolean>();
   return {
     entries: items,
     includes(ip: string): boolean {
+      const remembered = known.get(ip);
+      if (remembered !== undefined) return remembered;
       const bare = normalizeIp(ip);
       const family = isIP(bare);
-      if (family === 0) return false;
-      return list.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+      const trusted = family !== 0 && list.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+      if (known.size >= REMEMBERED_ADDRESSES) known.clear();
+      known.set(ip, trusted);
+      return trusted;
     },
   };
 }

@@ -66,7 +66,7 @@ export function runAuthBench(n: number): void {
     const nonces = new NonceStore(nonceDb, SIGNATURE_WINDOW_SECONDS);
     const ts = Math.floor(Date.now() / 1000);
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) nonces.use('wnbench_key', `nonce-${i}`, ts);
+    for (let i = 0; i < n; i++) nonces.use('wnbench_key', `nonce-${i}`, ts, ts);
     const nonceInsert = Number(process.hrtime.bigint() - t0) / 1000 / n;
     nonceDb.close();
     console.log(`  RequestVerifier.verify, ${n} signed requests, rate limiting on, each nonce spent:`);
