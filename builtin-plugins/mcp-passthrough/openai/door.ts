@@ -77,12 +77,12 @@ export class OpenAiDoor {
         return openAiError(400, 'invalid_request_error', 'invalid_json', 'the body is not JSON', null, {}, cors);
       }
       const parsed = parseOpenAiChat(body);
-      const fresh = this.api.fresh(key.id);
+      // The key as #admit just read it: nothing ran in between, so it is as fresh as a second read.
       if (!parsed.stream) {
-        const r = await this.api.complete(fresh, parsed.args, { tool: OPENAI_TOOL, callId: id, cancel: new AbortController().signal });
+        const r = await this.api.complete(key, parsed.args, { tool: OPENAI_TOOL, callId: id, cancel: new AbortController().signal });
         return new RawReply(JSON.stringify(wholeAnswer(id, created, r)), 'application/json', 200, cors);
       }
-      return await this.#stream(fresh, parsed, id, created, cors);
+      return await this.#stream(key, parsed, id, created, cors);
     } catch (err) {
       if (err instanceof ToolFailure) return failureReply(err, cors);
       this.log.error('OpenAI-compatible call failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
