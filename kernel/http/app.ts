@@ -69,6 +69,8 @@ export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 interface State {
   requestId: string;
+  /** The client's address, found once per request (the gates and the route both ask). */
+  clientIp?: string;
 }
 
 /**
@@ -185,7 +187,8 @@ export class HttpServerApp {
   }
 
   #clientIp(ctx: Context): string {
-    return clientIp(ctx.req.socket.remoteAddress, ctx.headers, this.deps.trustedProxies());
+    const state = ctx.state as State;
+    return (state.clientIp ??= clientIp(ctx.req.socket.remoteAddress, ctx.headers, this.deps.trustedProxies()));
   }
 
   #notFound(ctx: Context): never {
@@ -203,7 +206,7 @@ export class HttpServerApp {
 
   async #dispatch(route: MountedRoute, ctx: Context): Promise<void> {
     const { def, mount } = route;
-    const ip = clientIp(ctx.req.socket.remoteAddress, ctx.headers, this.deps.trustedProxies());
+    const ip = this.#clientIp(ctx);
     if (mount.kind === 'public') {
       if (!this.deps.publicRoutesOpen(mount.plugin)) throw new ApiError('unknown_action', 404, 'Unknown action');
     }

@@ -1,7 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../errors.js';
 
-export const newRequestId = (): string => `req_${randomBytes(8).toString('hex')}`;
+/** Random bytes for request ids, drawn 4 KiB at a time: one system call per 512 requests rather than one each. */
+const ID_POOL_BYTES = 4096;
+let idPool = Buffer.alloc(0);
+let idAt = 0;
+
+export function newRequestId(): string {
+  if (idAt + 8 > idPool.length) {
+    idPool = randomBytes(ID_POOL_BYTES);
+    idAt = 0;
+  }
+  idAt += 8;
+  return `req_${idPool.toString('hex', idAt - 8, idAt)}`;
+}
 
 export function successBody(data: unknown, requestId: string, message?: string): Record<string, unknown> {
   return {

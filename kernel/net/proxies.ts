@@ -33,6 +33,8 @@ export function parseTrustedProxies(input: string | readonly string[]): TrustedP
   return {
     entries: items,
     includes(ip: string): boolean {
+      // No list (the usual case): no address to parse on every request.
+      if (!items.length) return false;
       const bare = normalizeIp(ip);
       const family = isIP(bare);
       if (family === 0) return false;
