@@ -104,18 +104,23 @@ export class OpenAiDoor {
     const writer = new ChunkWriter(id, created, parsed.args.model ?? String(this.api.activeProvider().active_model ?? ''), parsed.includeUsage);
     let firstDelta: () => void = () => undefined;
     const started = new Promise<'output'>((resolve) => (firstDelta = () => resolve('output')));
+    // The events of one upstream read leave in one write: an upstream packet of twenty deltas was sixty socket writes.
+    let pending = '';
+    const flush = (): void => {
+      if (pending) out.push(pending);
+      pending = '';
+    };
+    const send = (events: string): void => {
+      if (!pending) queueMicrotask(flush);
+      pending += events;
+      firstDelta();
+    };
     const call = this.api.complete(key, parsed.args, {
       tool: OPENAI_TOOL,
       callId: id,
       cancel: abort.signal,
-      onDelta: (text) => {
-        out.push(writer.delta(text));
-        firstDelta();
-      },
-      onToolCall: (d) => {
-        out.push(writer.toolCall(d));
-        firstDelta();
-      },
+      onDelta: (text) => send(writer.delta(text)),
+      onToolCall: (d) => send(writer.toolCall(d)),
     });
     const ended = call.then(
       (r): { r: CompletionResult } => ({ r }),
@@ -129,6 +134,7 @@ export class OpenAiDoor {
     }
     void ended.then((e) => {
       finished = true;
+      flush();
       if ('r' in e) out.push(writer.end(e.r));
       else {
         // Billed already, or refused before output: only a fault on the node lands here after the stream began.
