@@ -45,6 +45,16 @@ function refused(limit: string, message: string, waitMs: number): ToolFailure {
   return new ToolFailure('rate_limit_exceeded', `${message}; try again in ${retryAfter} s`, { limit, retry_after: retryAfter });
 }
 
+/**
+ * Drops the entries of a window at or before `since`, in place. Entries are appended as they happen, oldest first, so
+ * the expired ones lead: a call no longer copies the key's whole minute (hundreds of entries at a high rate).
+ */
+function dropExpired<T>(entries: T[], at: (e: T) => number, since: number): void {
+  let i = 0;
+  while (i < entries.length && at(entries[i]!) <= since) i++;
+  if (i) entries.splice(0, i);
+}
+
 export class CallGate {
   readonly #starts = new Map<number, number[]>();
   readonly #tokens = new Map<number, { at: number; n: number }[]>();
@@ -63,14 +73,15 @@ export class CallGate {
     if (limits.parallelCalls > 0 && running >= limits.parallelCalls) {
       return refused('parallel_calls', `this key already runs ${running} call(s), its limit at once`, 1000);
     }
-    const starts = (this.#starts.get(keyId) ?? []).filter((t) => t > since);
+    const starts = this.#starts.get(keyId) ?? [];
+    dropExpired(starts, (t) => t, since);
     this.#starts.set(keyId, starts);
     if (limits.requestsPerMinute > 0 && starts.length >= limits.requestsPerMinute) {
       return refused('requests_per_minute', `this key made ${starts.length} calls in the last minute, its limit`, starts[0]! + MINUTE_MS - now);
     }
-    const tokens = (this.#tokens.get(keyId) ?? []).filter((t) => t.at > since);
-    if (tokens.length) this.#tokens.set(keyId, tokens);
-    else this.#tokens.delete(keyId);
+    const tokens = this.#tokens.get(keyId) ?? [];
+    dropExpired(tokens, (t) => t.at, since);
+    if (!tokens.length) this.#tokens.delete(keyId);
     if (limits.tokensPerMinute > 0) {
       let used = tokens.reduce((sum, t) => sum + t.n, 0);
       if (used >= limits.tokensPerMinute) {
@@ -101,7 +112,10 @@ export class CallGate {
         const left = (this.#running.get(keyId) ?? 1) - 1;
         if (left > 0) this.#running.set(keyId, left);
         else this.#running.delete(keyId);
-        if (n > 0) this.#tokens.set(keyId, [...(this.#tokens.get(keyId) ?? []), { at: this.now(), n }]);
+        if (n <= 0) return;
+        const tokens = this.#tokens.get(keyId);
+        if (tokens) tokens.push({ at: this.now(), n });
+        else this.#tokens.set(keyId, [{ at: this.now(), n }]);
       },
     };
   }

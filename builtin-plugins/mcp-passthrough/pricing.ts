@@ -41,8 +41,23 @@ export function marked(cost: Minor, markupPct: Minor): Minor {
   return (cost * (HUNDRED_PERCENT + markupPct)) / HUNDRED_PERCENT;
 }
 
+/**
+ * The rates of a model row, parsed once per row: rows are read-only and replaced whole when the operator changes
+ * them (config.ts drops its copy), so a row object always has the same rates, and a call no longer parses six decimals.
+ */
+const customerMemo = new WeakMap<ModelRow, Rates>();
+const costMemo = new WeakMap<ModelRow, Rates>();
+
+function memo(cache: WeakMap<ModelRow, Rates>, m: ModelRow, make: (m: ModelRow) => Rates): Rates {
+  let r = cache.get(m);
+  if (!r) cache.set(m, (r = Object.freeze(make(m))));
+  return r;
+}
+
 /** What the customer pays per unit for a model row, in the settlement currency. */
-export function customerRates(m: ModelRow): Rates {
+export const customerRates = (m: ModelRow): Rates => memo(customerMemo, m, parseCustomerRates);
+
+function parseCustomerRates(m: ModelRow): Rates {
   if (m.pricingMode === 'manual') {
     return { inPer1m: rate(m.manualInPer1m), outPer1m: rate(m.manualOutPer1m), xferPerGb: rate(m.manualXferPerGb) };
   }
@@ -55,9 +70,8 @@ export function customerRates(m: ModelRow): Rates {
 }
 
 /** What the call costs the operator at the provider, in the row's cost currency. */
-export function costRates(m: ModelRow): Rates {
-  return { inPer1m: rate(m.costInPer1m), outPer1m: rate(m.costOutPer1m), xferPerGb: rate(m.costXferPerGb) };
-}
+export const costRates = (m: ModelRow): Rates =>
+  memo(costMemo, m, (r) => ({ inPer1m: rate(r.costInPer1m), outPer1m: rate(r.costOutPer1m), xferPerGb: rate(r.costXferPerGb) }));
 
 export function charge(rates: Rates, metered: Metered): Minor {
   const tokens = BigInt(metered.inputTokens) * rates.inPer1m + BigInt(metered.outputTokens) * rates.outPer1m;

@@ -85,18 +85,19 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 const TIMEOUT_CHECK_MS = 1_000;
 
 /**
- * How long a keep-alive connection may stay idle, announced on every answer (`Keep-Alive: timeout=2`). Clients that
- * read it (undici, hence fetch; Node's agent) stop reusing a connection a second before, so an idle connection holds
- * its slot about a second, and one the node closes is never one such a client is about to reuse (closing one then
- * fails the request already on its way: ECONNRESET, UND_ERR_SOCKET).
+ * How long a keep-alive connection may stay idle, announced on every answer (`Keep-Alive: timeout=3`). Clients that
+ * read it stop reusing a connection before that: Node's agent a second before, undici (hence fetch) two seconds
+ * before, so an idle connection holds its slot one or two seconds, and one the node closes is never one such a client
+ * is about to reuse (closing one then fails the request already on its way: ECONNRESET, UND_ERR_SOCKET). At 2 s
+ * undici's window was nothing: fetch clients (the MCP and OpenAI SDKs among them) opened a connection per request.
  */
-export const KEEP_ALIVE_TIMEOUT_MS = 2000;
+export const KEEP_ALIVE_TIMEOUT_MS = 3000;
 
 /**
  * A keep-alive connection must have been idle this long before it gives its slot to a waiting one: past the point
  * where clients reading the keep-alive timeout have let it go, so this only reaches clients that ignore it.
  */
-export const MIN_IDLE_BEFORE_CLOSE_MS = 1500;
+export const MIN_IDLE_BEFORE_CLOSE_MS = 2500;
 
 /**
  * Keep-alive connections between requests, per client address: a new connection over the address's cap takes the

@@ -2,8 +2,8 @@
  * The connection budget of a client address (kernel/net/listener.ts) set by the operator (issue 30, scope 3):
  * `connectionsPerAddress` for an ordinary address, `connectionsPerProxyAddress` for a shared one (a trusted proxy, or
  * this machine with Tor on); a connection over the budget waits for a slot, and a keep-alive connection of the same
- * address idle a second or so gives its slot up (the client lets it go at the announced keep-alive timeout, 2 s, less
- * a second; the node reclaims it at 1.5 s from clients that ignore the timeout).
+ * address idle two seconds or so gives its slot up (Node's agent lets it go at the announced keep-alive timeout, 3 s,
+ * less a second; the node reclaims it at 2.5 s from clients that ignore the timeout).
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -62,15 +62,15 @@ describe('connectionsPerAddress', () => {
     for (const s of held) s.destroy();
   });
 
-  it('idle keep-alive connections of the address give their slot to a new one within a second or two', async () => {
+  it('idle keep-alive connections of the address give their slot to a new one within two seconds or so', async () => {
     await ok(t, 'PUT', '/api/v1/system/settings', { connections_per_address: 8 });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
     // Eight at once: eight connections, all idle in the agent's pool once answered.
     expect(await Promise.all(Array.from({ length: 8 }, () => health(agent)))).toEqual(Array(8).fill(200));
     const started = Date.now();
     expect(await health()).toBe(200);
-    // About a second after they went idle.
-    expect(Date.now() - started).toBeLessThan(3000);
+    // About two seconds after they went idle.
+    expect(Date.now() - started).toBeLessThan(4000);
     agent.destroy();
   });
 });

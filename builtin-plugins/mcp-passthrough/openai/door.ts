@@ -77,12 +77,12 @@ export class OpenAiDoor {
         return openAiError(400, 'invalid_request_error', 'invalid_json', 'the body is not JSON', null, {}, cors);
       }
       const parsed = parseOpenAiChat(body);
-      const fresh = this.api.fresh(key.id);
+      // The key as #admit just read it: nothing ran in between, so it is as fresh as a second read.
       if (!parsed.stream) {
-        const r = await this.api.complete(fresh, parsed.args, { tool: OPENAI_TOOL, callId: id, cancel: new AbortController().signal });
+        const r = await this.api.complete(key, parsed.args, { tool: OPENAI_TOOL, callId: id, cancel: new AbortController().signal });
         return new RawReply(JSON.stringify(wholeAnswer(id, created, r)), 'application/json', 200, cors);
       }
-      return await this.#stream(fresh, parsed, id, created, cors);
+      return await this.#stream(key, parsed, id, created, cors);
     } catch (err) {
       if (err instanceof ToolFailure) return failureReply(err, cors);
       this.log.error('OpenAI-compatible call failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
@@ -104,18 +104,23 @@ export class OpenAiDoor {
     const writer = new ChunkWriter(id, created, parsed.args.model ?? String(this.api.activeProvider().active_model ?? ''), parsed.includeUsage);
     let firstDelta: () => void = () => undefined;
     const started = new Promise<'output'>((resolve) => (firstDelta = () => resolve('output')));
+    // The events of one upstream read leave in one write: an upstream packet of twenty deltas was sixty socket writes.
+    let pending = '';
+    const flush = (): void => {
+      if (pending) out.push(pending);
+      pending = '';
+    };
+    const send = (events: string): void => {
+      if (!pending) queueMicrotask(flush);
+      pending += events;
+      firstDelta();
+    };
     const call = this.api.complete(key, parsed.args, {
       tool: OPENAI_TOOL,
       callId: id,
       cancel: abort.signal,
-      onDelta: (text) => {
-        out.push(writer.delta(text));
-        firstDelta();
-      },
-      onToolCall: (d) => {
-        out.push(writer.toolCall(d));
-        firstDelta();
-      },
+      onDelta: (text) => send(writer.delta(text)),
+      onToolCall: (d) => send(writer.toolCall(d)),
     });
     const ended = call.then(
       (r): { r: CompletionResult } => ({ r }),
@@ -129,6 +134,7 @@ export class OpenAiDoor {
     }
     void ended.then((e) => {
       finished = true;
+      flush();
       if ('r' in e) out.push(writer.end(e.r));
       else {
         // Billed already, or refused before output: only a fault on the node lands here after the stream began.
