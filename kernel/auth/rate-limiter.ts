@@ -28,6 +28,11 @@ export class SlidingWindowLimiter {
     return 0;
   }
 
+  /** Takes back the hit `take` just recorded for `id` (call before anything else can take for it). */
+  refund(id: string): void {
+    this.#hits.get(id)?.pop();
+  }
+
   forget(id: string): void {
     this.#hits.delete(id);
   }

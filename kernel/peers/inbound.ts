@@ -178,8 +178,15 @@ export class PeerInbound {
       () => this.#replayPut.run(sender.pubkeyHash, header.nonce, header.ts),
       () => this.#pendingReplay.delete(replayId),
     );
-    const keyWait = this.#addressed.has(sender.pubkeyHash) ? 0 : this.#byKey.take(sender.pubkeyHash, perKey, now);
-    if (keyWait > 0) return tooMany(keyWait);
+    if (this.#addressed.has(sender.pubkeyHash)) {
+      // A key this node sends to spends no budget, its address's included (taken back now that its fresh signature is
+      // proven): peers that share an address (everyone over Tor arrives from the local daemon, nodes on one host)
+      // would otherwise throttle each other's trade at ten keys' worth of messages a minute.
+      this.#byAddress.refund(address);
+    } else {
+      const keyWait = this.#byKey.take(sender.pubkeyHash, perKey, now);
+      if (keyWait > 0) return tooMany(keyWait);
+    }
     const seenId = `${sender.pubkeyHash}:${header.mid}`;
     const repeatable = header.rep === true;
     const pendingReply = repeatable ? this.#pendingSeen.get(seenId) : undefined;

@@ -89,7 +89,7 @@ describe('peer endpoint limits', () => {
   let A: TestNode;
   let B: TestNode;
   let C: TestNode;
-  /** Sends the replayed envelope only: its messages count against no budget the other tests check. */
+  /** Sends the replayed envelope, and as a stranger to C once: its messages count against no budget another test checks. */
   let D: TestNode;
 
   beforeAll(async () => {
@@ -168,6 +168,25 @@ describe('peer endpoint limits', () => {
     const fromA: number[] = [];
     for (let i = 0; i < 4; i++) fromA.push((await post(C, envelope(A, C))).status);
     expect(fromA).toEqual([200, 200, 200, 429]);
+  });
+
+  it('does not count a key the node sends to against its address either: peers behind one address trade freely', async () => {
+    from = '127.0.0.6';
+    // An address gets ADDRESS_BUDGET_KEYS (10) keys' worth: 10 envelopes a minute at 1 per key.
+    await setLimit(C, 1);
+    const reply = await peerApis.get(C.node.identity.pubkeyHash)!.request(
+      { pubkeyHash: B.node.identity.pubkeyHash, sealingKey: B.node.identity.sealingPublicKey, addresses: { http: B.node.baseUrl } },
+      { type: 'probe.echo' },
+    );
+    expect(reply.ok).toBe(true);
+    const fromB: number[] = [];
+    for (let i = 0; i < 25; i++) fromB.push((await post(C, envelope(B, C))).status);
+    expect(fromB).toEqual(Array(25).fill(200));
+    // A stranger at the same address is still held to its own budget.
+    const fromD: number[] = [];
+    for (let i = 0; i < 2; i++) fromD.push((await post(C, envelope(D, C))).status);
+    expect(fromD).toEqual([200, 429]);
+    await setLimit(C, 1000);
   });
 
   it('keeps a bounded number of stored replies per sending key, the newest', async () => {
