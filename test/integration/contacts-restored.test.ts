@@ -4,16 +4,14 @@
  * once; off, she waits in his pending list and her ping is refused with unknown_contact until he decides.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from '../support/node.js';
-import { call, connect, hashOf, ok, send, settled } from './ledger-support.js';
+import type { TestNode } from '../support/node.js';
+import { call, hashOf, ok, quietPair, send, settled } from './ledger-support.js';
 
 describe('a known key that comes back without a contact', () => {
   let A: TestNode;
   let B: TestNode;
   beforeAll(async () => {
-    [A, B] = await Promise.all([startTestNode(), startTestNode()]);
-    for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
-    await connect(A, B);
+    [A, B] = await quietPair();
     expect((await settled(A, await send(A, 'Bob', '2'), B)).status).toBe('completed');
   }, 60_000);
   afterAll(async () => {

@@ -72,6 +72,15 @@ const envelope = (from: TestNode, to: TestNode, payload: object = { type: 'nothi
 const setLimit = (t: TestNode, perMinute: number): Promise<unknown> =>
   ok(t, 'PUT', '/api/v1/system/settings', { p2p_rate_limit_per_minute: perMinute });
 
+/** `from` sends a message to `to`, as a plugin does to a contact: `to` becomes a peer `from` deals with. */
+async function sendsTo(from: TestNode, to: TestNode): Promise<void> {
+  const reply = await peerApis.get(from.node.identity.pubkeyHash)!.request(
+    { pubkeyHash: to.node.identity.pubkeyHash, sealingKey: to.node.identity.sealingPublicKey, addresses: { http: to.node.baseUrl } },
+    { type: 'probe.echo' },
+  );
+  expect(reply.ok).toBe(true);
+}
+
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function healthLatencies(t: TestNode, n: number): Promise<number[]> {
@@ -125,7 +134,10 @@ describe('peer endpoint limits', () => {
       expect(answer).toHaveLength(64);
       for (const one of answer) expect([one.status, one.body?.error?.code]).toEqual([409, 'replay']);
     }
-    expect(busy).toBeLessThan(5 * idle);
+    // Verifying every replayed envelope made /healthz 20 times slower; refused before any cryptography, about 3 times
+    // (docs/decisions.md). Idle health checks reuse their connection since the keep-alive fix (issue 30), which made
+    // the idle figure smaller and a 5x bound too tight on a loaded machine.
+    expect(busy).toBeLessThan(10 * idle);
   });
 
   it('counts messages per sending key with p2pRateLimitPerMinute; other keys are unaffected', async () => {
@@ -156,11 +168,7 @@ describe('peer endpoint limits', () => {
     for (let i = 0; i < 4; i++) before.push((await post(C, envelope(B, C))).status);
     expect(before).toEqual([200, 200, 200, 429]);
     // C sends to B (as a plugin does to a contact): B is now a peer C deals with.
-    const reply = await peerApis.get(C.node.identity.pubkeyHash)!.request(
-      { pubkeyHash: B.node.identity.pubkeyHash, sealingKey: B.node.identity.sealingPublicKey, addresses: { http: B.node.baseUrl } },
-      { type: 'probe.echo' },
-    );
-    expect(reply.ok).toBe(true);
+    await sendsTo(C, B);
     const after: number[] = [];
     for (let i = 0; i < 10; i++) after.push((await post(C, envelope(B, C))).status);
     expect(after).toEqual(Array(10).fill(200));
@@ -174,11 +182,7 @@ describe('peer endpoint limits', () => {
     from = '127.0.0.6';
     // An address gets ADDRESS_BUDGET_KEYS (10) keys' worth: 10 envelopes a minute at 1 per key.
     await setLimit(C, 1);
-    const reply = await peerApis.get(C.node.identity.pubkeyHash)!.request(
-      { pubkeyHash: B.node.identity.pubkeyHash, sealingKey: B.node.identity.sealingPublicKey, addresses: { http: B.node.baseUrl } },
-      { type: 'probe.echo' },
-    );
-    expect(reply.ok).toBe(true);
+    await sendsTo(C, B);
     const fromB: number[] = [];
     for (let i = 0; i < 25; i++) fromB.push((await post(C, envelope(B, C))).status);
     expect(fromB).toEqual(Array(25).fill(200));

@@ -5,9 +5,9 @@
  * payee's line still allows. Exchanges are counted by the payee's own metric of messages received.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from '../support/node.js';
+import type { TestNode } from '../support/node.js';
 import { sample, scrape } from '../support/metrics.js';
-import { balanceRow, connect, ok, send, settledAll, sql, tx, waitFor } from './ledger-support.js';
+import { balanceRow, ok, quietPair, send, settledAll, sql, tx, waitFor } from './ledger-support.js';
 
 const received = async (t: TestNode): Promise<number> =>
   sample((await scrape(t.node.baseUrl)).text, 'wallet_node_peer_messages_total', { direction: 'in', type: 'ledger.send', result: 'ok' });
@@ -17,9 +17,7 @@ describe('ledger: a chain queue travels in one exchange', () => {
   let B: TestNode;
 
   beforeAll(async () => {
-    [A, B] = await Promise.all([startTestNode(), startTestNode()]);
-    for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
-    await connect(A, B);
+    [A, B] = await quietPair();
   }, 60_000);
   afterAll(() => Promise.all([A, B].map((t) => t?.destroy())));
 

@@ -45,6 +45,17 @@ export async function connect(
 }
 
 /**
+ * Two nodes started as the README starts them, made contacts with `connect` (credit 1000 each way), the contacts'
+ * status cycle off so that only the test's own messages run between them.
+ */
+export async function quietPair(): Promise<[TestNode, TestNode]> {
+  const [A, B] = await Promise.all([startTestNode(), startTestNode()]);
+  for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
+  await connect(A, B);
+  return [A, B];
+}
+
+/**
  * Two connected nodes (credit 100 each way) for delivery-failure tests: peer retries shortened to 20 ms
  * (NODE_PEER_RETRY_BASE_MS, in this test file's process) and the contacts' status cycle off, so only the tests' own
  * pings run. `done()` destroys both nodes and restores the environment.
