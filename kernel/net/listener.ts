@@ -89,7 +89,7 @@ const TIMEOUT_CHECK_MS = 1_000;
  * read it stop reusing a connection before that: Node's agent a second before, undici (hence fetch) two seconds
  * before, so an idle connection holds its slot one or two seconds, and one the node closes is never one such a client
  * is about to reuse (closing one then fails the request already on its way: ECONNRESET, UND_ERR_SOCKET). At 2 s
- * undici's window was nothing: fetch clients (the MCP and OpenAI SDKs among them) opened a connection per request.
+ * undici's window was nothing: fetch clients (and the client libraries built on it) opened a connection per request.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 3000;
 

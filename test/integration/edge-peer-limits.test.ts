@@ -72,6 +72,13 @@ const envelope = (from: TestNode, to: TestNode, payload: object = { type: 'nothi
 const setLimit = (t: TestNode, perMinute: number): Promise<unknown> =>
   ok(t, 'PUT', '/api/v1/system/settings', { p2p_rate_limit_per_minute: perMinute });
 
+/** The statuses of `n` envelopes from `sender` to `to`, posted one after another from the current address. */
+async function statuses(n: number, sender: TestNode, to: TestNode): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push((await post(to, envelope(sender, to))).status);
+  return out;
+}
+
 /** `from` sends a message to `to`, as a plugin does to a contact: `to` becomes a peer `from` deals with. */
 async function sendsTo(from: TestNode, to: TestNode): Promise<void> {
   const reply = await peerApis.get(from.node.identity.pubkeyHash)!.request(
@@ -143,8 +150,7 @@ describe('peer endpoint limits', () => {
   it('counts messages per sending key with p2pRateLimitPerMinute; other keys are unaffected', async () => {
     from = '127.0.0.3';
     await setLimit(B, 5);
-    const fromA: number[] = [];
-    for (let i = 0; i < 6; i++) fromA.push((await post(B, envelope(A, B))).status);
+    const fromA = await statuses(6, A, B);
     expect(fromA).toEqual([200, 200, 200, 200, 200, 429]);
     const refused = await post(B, envelope(A, B));
     expect(refused).toMatchObject({ status: 429, body: { error: { code: 'rate_limit_exceeded' } } });
@@ -156,25 +162,21 @@ describe('peer endpoint limits', () => {
     expect(batch[4]!.body?.error?.code).toBe('rate_limit_exceeded');
 
     await setLimit(B, 1000);
-    const more: number[] = [];
-    for (let i = 0; i < 6; i++) more.push((await post(B, envelope(A, B))).status);
+    const more = await statuses(6, A, B);
     expect(more).toEqual(Array(6).fill(200));
   });
 
   it('does not hold a key the node itself sends to to the per-key limit', async () => {
     from = '127.0.0.4';
     await setLimit(C, 3);
-    const before: number[] = [];
-    for (let i = 0; i < 4; i++) before.push((await post(C, envelope(B, C))).status);
+    const before = await statuses(4, B, C);
     expect(before).toEqual([200, 200, 200, 429]);
     // C sends to B (as a plugin does to a contact): B is now a peer C deals with.
     await sendsTo(C, B);
-    const after: number[] = [];
-    for (let i = 0; i < 10; i++) after.push((await post(C, envelope(B, C))).status);
+    const after = await statuses(10, B, C);
     expect(after).toEqual(Array(10).fill(200));
     // A, which C never sent to, is still held to it.
-    const fromA: number[] = [];
-    for (let i = 0; i < 4; i++) fromA.push((await post(C, envelope(A, C))).status);
+    const fromA = await statuses(4, A, C);
     expect(fromA).toEqual([200, 200, 200, 429]);
   });
 
@@ -183,12 +185,10 @@ describe('peer endpoint limits', () => {
     // An address gets ADDRESS_BUDGET_KEYS (10) keys' worth: 10 envelopes a minute at 1 per key.
     await setLimit(C, 1);
     await sendsTo(C, B);
-    const fromB: number[] = [];
-    for (let i = 0; i < 25; i++) fromB.push((await post(C, envelope(B, C))).status);
+    const fromB = await statuses(25, B, C);
     expect(fromB).toEqual(Array(25).fill(200));
     // A stranger at the same address is still held to its own budget.
-    const fromD: number[] = [];
-    for (let i = 0; i < 2; i++) fromD.push((await post(C, envelope(D, C))).status);
+    const fromD = await statuses(2, D, C);
     expect(fromD).toEqual([200, 429]);
     await setLimit(C, 1000);
   });
