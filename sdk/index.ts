@@ -9,6 +9,7 @@ export type { PaybackRail, RailCatalogEntry, RailField, RailFieldError, RailFiel
 export { defineRail } from './payback-rail.js';
 export * from './money.js';
 export * from './paging.js';
+export * from './read-cache.js';
 export * from './statements.js';
 export * from './storage.js';
 

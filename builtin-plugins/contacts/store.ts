@@ -9,11 +9,10 @@
  *                       extends to us as learned by ping/pong. Amounts are whole + frac INTEGER columns.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { likeLiteral, PreparedStatements, type Migration } from '../../sdk/index.js';
+import { likeLiteral, PreparedStatements, ReadCache, type Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { AddressKind } from './validate.js';
 import type { ExportedContact } from './api.js';
-import { ReadCache } from './read-cache.js';
 
 export type ContactStatus = 'pending' | 'accepted' | 'blocked';
 export type CurrencyStatus = 'pending' | 'accepted' | 'declined';

@@ -17,7 +17,7 @@
  * its own tables beside these; a usage row's `route`/`hops`/`seller_hash` already describe a resold call.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { fromParts, toParts, type Migration, type Minor } from '../../sdk/index.js';
+import { fromParts, ReadCache, toParts, type Migration, type Minor } from '../../sdk/index.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -393,8 +393,11 @@ export interface NewKey {
 /** Queries of the plugin's tables. Writes that belong together are grouped by the caller in `ctx.db.tx`. */
 export class McpStore {
   readonly #s: Record<string, Statement>;
+  /** Keys as committed: every call authenticates one by its token's hash and settles on it (ReadCache). */
+  readonly #keys: ReadCache;
 
   constructor(private readonly db: Database) {
+    this.#keys = new ReadCache(db);
     const p = (sql: string): Statement => db.prepare(sql);
     this.#s = {
       config: p('SELECT name, value FROM mcp_config'),
@@ -511,6 +514,8 @@ export class McpStore {
   // --- keys
 
   insertKey(key: NewKey): KeyRow {
+    // A token tried before its key existed is kept as unknown: every kept lookup goes.
+    this.#keys.written();
     const r = this.#s.insertKey!.run(
       key.label,
       key.tokenHash,
@@ -527,13 +532,14 @@ export class McpStore {
   }
 
   key(id: number): KeyRow | null {
-    const r = this.#s.key!.get(id);
+    const r = this.#keys.read(`id ${id}`, () => this.#s.key!.get(id) ?? null);
     return r ? keyOf(r) : null;
   }
 
+  /** A token's key: its id is kept by hash (a key's token never changes), its row as `key` keeps it. */
   keyByHash(hash: string): KeyRow | null {
-    const r = this.#s.keyByHash!.get(hash);
-    return r ? keyOf(r) : null;
+    const id = this.#keys.read(`hash ${hash}`, () => (this.#s.keyByHash!.get(hash) as { id: number } | undefined)?.id ?? null);
+    return id === null ? null : this.key(id);
   }
 
   keys(): KeyRow[] {
@@ -544,6 +550,11 @@ export class McpStore {
     return this.#s.keysOfContact!.all(contactHash).map(keyOf);
   }
 
+  /** Before a write of key `id`: its kept row goes (its hash's entry names only its id, which stays right). */
+  #keyWritten(id: number): void {
+    this.#keys.written((k) => k === `id ${id}`);
+  }
+
   activeKeyCount(): number {
     return (this.#s.keyCount!.get() as { n: number }).n;
   }
@@ -551,35 +562,42 @@ export class McpStore {
   setMoney(id: number, balance: Minor, debt: Minor): void {
     // Conservation: a key never holds a negative balance or debt; a write that would is a bug, stopped loudly.
     if (balance < 0n || debt < 0n) throw new Error(`mcp key ${id}: balance ${balance} and debt ${debt} must not be negative`);
+    this.#keyWritten(id);
     this.#s.setMoney!.run(...parts(balance), ...parts(debt), id);
   }
 
   /** New balance and debt after a call, and its time as the key's last use. */
   settleKey(id: number, balance: Minor, debt: Minor, at: number): void {
     if (balance < 0n || debt < 0n) throw new Error(`mcp key ${id}: balance ${balance} and debt ${debt} must not be negative`);
+    this.#keyWritten(id);
     this.#s.settleKey!.run(...parts(balance), ...parts(debt), at, id);
   }
 
   touchKey(id: number, at: number): void {
+    this.#keyWritten(id);
     this.#s.touchKey!.run(at, id);
   }
 
   revokeKey(id: number, at: number): boolean {
+    this.#keyWritten(id);
     return this.#s.revokeKey!.run(at, id).changes === 1;
   }
 
   setOrigins(id: number, origins: readonly string[] | null): void {
+    this.#keyWritten(id);
     this.#s.setOrigins!.run(origins && origins.length ? JSON.stringify(origins) : null, id);
   }
 
   setLimits(id: number, l: KeyLimits): void {
     const budget = l.budget ? parts(l.budget.amount) : [null, null];
+    this.#keyWritten(id);
     this.#s.setLimits!.run(l.requestsPerMinute, l.tokensPerMinute, l.parallelCalls, l.sessions, ...budget, l.budget?.period ?? null, l.allowedModels ? JSON.stringify(l.allowedModels) : null, id);
   }
 
   /** Removes bootstrap keys made before `createdBefore` that were never used, bound or funded; returns their ids. */
   reapBootstrapKeys(createdBefore: number): number[] {
     const ids = (this.#s.reapable!.all(createdBefore) as { id: number }[]).map((r) => r.id);
+    if (ids.length) this.#keys.written();
     for (const id of ids) this.#s.deleteKey!.run(id);
     return ids;
   }

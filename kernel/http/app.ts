@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import Koa, { type Context } from 'koa';
 import type { AuthInfo, HttpMethod, Logger, RouteRequest } from '../../sdk/index.js';
 import { RawReply, Reply } from '../../sdk/index.js';
@@ -146,14 +147,17 @@ export class HttpServerApp {
 
   /**
    * The route of a request the fast path can serve exactly as the Koa pipeline would: a REST request with no `Origin`
-   * (no CORS to apply), to a route without parameters spelled as the route is (a map lookup), or else to one the
-   * router matches in a path with nothing to normalise. Everything else (preflights, HEAD, odd spellings, public
-   * routes, the OpenAPI document, 404s) goes through Koa.
+   * (no CORS to apply) or a request to a plugin's public route, to a route without parameters spelled as the route is
+   * (a map lookup), or else to one the router matches in a path with nothing to normalise. Everything else
+   * (preflights, HEAD, odd spellings, the OpenAPI document, 404s) goes through Koa.
    */
   #fastRoute(req: IncomingMessage): { route: MountedRoute; params: Record<string, string> } | null {
     const url = req.url;
     const method = req.method;
-    if (url === undefined || !url.startsWith('/api/') || req.headers.origin !== undefined || method === 'HEAD' || method === 'OPTIONS') return null;
+    if (url === undefined || method === 'HEAD' || method === 'OPTIONS') return null;
+    // A plugin's public route applies no CORS of the kernel's (the plugin answers its own): an Origin changes nothing.
+    const publicRoute = url.startsWith('/p/');
+    if (!publicRoute && (!url.startsWith('/api/') || req.headers.origin !== undefined)) return null;
     // Koa's URL parser drops a fragment: such a (malformed) request is left to it.
     if (url.includes('#')) return null;
     const q = url.indexOf('?');
@@ -162,7 +166,7 @@ export class HttpServerApp {
     if (literal) return { route: literal, params: {} };
     if (!PLAIN_PATH.test(path) || path.includes('//') || path === OPENAPI_PATH) return null;
     const matched = this.#table?.match(path, method ?? '') ?? null;
-    return matched && matched.route.mount.kind !== 'public' ? matched : null;
+    return matched && (matched.route.mount.kind === 'public') === publicRoute ? matched : null;
   }
 
   /**
@@ -182,17 +186,21 @@ export class HttpServerApp {
     const ip = this.#clientIp(req);
     let matched = false;
     let failure: string | null = null;
+    // A public route's credentials are its plugin's: its refusals count apart from the REST API's (HttpDeps).
+    const failures = route.mount.kind === 'public' ? this.deps.publicAuthFailures : this.deps.authFailures;
     await inRequest(
       () => requestId,
       async () => {
         try {
-          if (!this.deps.apiEnabled()) throw new ApiError('api_disabled', 503, 'The REST API is disabled on this node');
-          this.deps.authFailures.refuseBlocked(ip, Date.now());
+          if (route.mount.kind !== 'public' && !this.deps.apiEnabled()) throw new ApiError('api_disabled', 503, 'The REST API is disabled on this node');
+          failures.refuseBlocked(ip, Date.now());
           matched = true;
           const query = q === -1 ? {} : queryOf(url.slice(q + 1));
           const result = await this.#answer(route, { req, method: req.method!, path, url, query, params, ip, secure: isSecure(req), requestId });
           const headers = this.#headersOf(route, result.headers);
-          if (result instanceof RawReply || !plainJson(result.status, headers)) this.#writeWithKoa(req, res, requestId, result, headers);
+          if (result instanceof RawReply) {
+            if (!writeRaw(res, result, headers)) this.#writeWithKoa(req, res, requestId, result, headers);
+          } else if (!plainJson(result.status, headers)) this.#writeWithKoa(req, res, requestId, result, headers);
           else writeJson(res, result.status, headers, successBody(result.data, requestId, result.message));
         } catch (err) {
           const e = this.#failure(err, requestId, path, req);
@@ -201,7 +209,7 @@ export class HttpServerApp {
         }
       },
     );
-    if (res.statusCode === 401) this.deps.authFailures.failed(ip, failure ?? 'unauthorized', Date.now());
+    if (res.statusCode === 401) failures.failed(ip, failure ?? 'unauthorized', Date.now());
     this.#counted(res.statusCode);
     this.deps.answered({ route: matched ? route.fullPath : 'unmatched', method: req.method!, status: res.statusCode, seconds: (performance.now() - started) / 1000 });
   }
@@ -428,6 +436,38 @@ function writeJson(res: ServerResponse, status: number, headers: [string, string
   res.setHeader('Content-Type', JSON_TYPE);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
+}
+
+/**
+ * The Content-Type Koa gives the types routes answer most (`ctx.type = ...`, which adds the charset its MIME table
+ * names); a RawReply of another type is left to Koa to write.
+ */
+const KOA_TYPES: ReadonlyMap<string, string> = new Map([
+  ['application/json', 'application/json; charset=utf-8'],
+  ['text/event-stream', 'text/event-stream; charset=utf-8'],
+  ['text/plain', 'text/plain; charset=utf-8'],
+]);
+
+/**
+ * A route's own reply written as Koa writes it (writeThroughKoa): the headers given, then its type, then its length
+ * (none for a stream, which is piped and destroyed if the client leaves first). False, and nothing written, when
+ * Koa's body rules would change something: a type it spells otherwise, an empty status, content headers of the
+ * route's.
+ */
+function writeRaw(res: ServerResponse, reply: RawReply, headers: [string, string][]): boolean {
+  const type = KOA_TYPES.get(reply.contentType);
+  if (type === undefined || !plainJson(reply.status, headers)) return false;
+  res.statusCode = reply.status;
+  for (const [k, v] of headers) res.setHeader(k, v);
+  res.setHeader('Content-Type', type);
+  const body = reply.body;
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.end(body);
+  } else {
+    pipeline(body, res, () => undefined);
+  }
+  return true;
 }
 
 const NO_HEADERS: [string, string][] = [];

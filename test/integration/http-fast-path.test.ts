@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../kernel/auth/verifier.js';
+import { PLUGIN_CONTENT_POLICY } from '../../kernel/http/plugin-content.js';
 import { fixturePlugin } from '../support/fixture-plugin.js';
 import { startTestNode, tempDataDir, type TestNode } from '../support/node.js';
 
@@ -141,6 +142,27 @@ describe('the fast path answers as the Koa pipeline does', () => {
     // Signed as sent; Koa decodes `%75` to `u` before routing, and the fast path leaves such a path to Koa.
     expect((await bothWays({ method: 'GET', path: '/api/v1/system/stat%75s' })).status).toBe('200 OK');
     expect((await bothWays({ method: 'GET', path: '/api/v1/system/status/' })).status).toBe('200 OK');
+  });
+
+  it("a plugin's public routes: their own replies (JSON, an event stream, a page), as Koa writes them", async () => {
+    // A doubled slash is a spelling only Koa's pipeline normalises: the same route, through Koa.
+    const publicBothWays = async (s: Sent): Promise<Raw> => {
+      const fast = await send(s, {});
+      const koa = await send({ ...s, path: s.path.replace('/p/', '/p//') }, {});
+      expect(fast).toEqual(koa);
+      return fast;
+    };
+    const raw = await publicBothWays({ method: 'POST', path: '/p/fixture/ping/raw', body: '{"a":1}' });
+    expect(raw.status).toBe('202 Accepted');
+    expect(raw.headers).toEqual(expect.arrayContaining(['X-Fixture: raw', 'Content-Type: application/json; charset=utf-8', 'Content-Length: 19']));
+    expect(JSON.parse(raw.body)).toEqual({ raw: '{"a":1}' });
+    const stream = await publicBothWays({ method: 'GET', path: '/p/fixture/ping/stream/3' });
+    expect(stream.headers).toEqual(expect.arrayContaining(['Content-Type: text/event-stream; charset=utf-8', 'Transfer-Encoding: chunked']));
+    expect(stream.body).toBe('data: 0\n\ndata: 1\n\ndata: 2\n\n');
+    const page = await publicBothWays({ method: 'GET', path: '/p/fixture/ping/page' });
+    expect(page.headers).toContain('Content-Type: text/html; charset=utf-8');
+    expect(page.headers).toContain(`Content-Security-Policy: ${PLUGIN_CONTENT_POLICY}`);
+    expect((await publicBothWays({ method: 'GET', path: '/p/fixture/ping/nothing' })).status).toBe('404 Not Found');
   });
 
   it("a route's own reply (a RawReply), written by Koa's rules on both paths", async () => {

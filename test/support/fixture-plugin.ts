@@ -1,5 +1,6 @@
 import type { BuiltinPlugin } from '../../kernel/plugins/host.js';
-import { definePlugin } from '../../sdk/index.js';
+import { Readable } from 'node:stream';
+import { definePlugin, RawReply } from '../../sdk/index.js';
 
 /**
  * A tiny non-essential builtin plugin, for tests only: disabled by default, with plugin routes (HMAC, scoped),
@@ -55,6 +56,19 @@ export const fixturePlugin: BuiltinPlugin = {
         maxBodyBytes: FIXTURE_MAX_BODY_BYTES,
         handler: (req) => ({ pong: true, received: req.body }),
       });
+      // A public route's own replies: JSON and an event stream (written as Koa writes them), a page (left to Koa).
+      ctx.routes.public({
+        method: 'POST',
+        path: 'ping/raw',
+        handler: (req) => new RawReply(JSON.stringify({ raw: req.rawBody.toString('utf8') }), 'application/json', 202, { 'X-Fixture': 'raw' }),
+      });
+      ctx.routes.public({
+        method: 'GET',
+        path: 'ping/stream/:n',
+        handler: (req) =>
+          new RawReply(Readable.from(Array.from({ length: Number(req.params.n) }, (_, i) => `data: ${i}\n\n`)), 'text/event-stream', 200, { 'Cache-Control': 'no-cache' }),
+      });
+      ctx.routes.public({ method: 'GET', path: 'ping/page', handler: () => new RawReply('<p>pong</p>', 'text/html') });
     },
   }),
 };

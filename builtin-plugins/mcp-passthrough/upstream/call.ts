@@ -89,19 +89,28 @@ function post(agents: UpstreamAgents, url: string, headers: Record<string, strin
   });
 }
 
-async function readCapped(res: IncomingMessage, cap: number, counted: (n: number) => void): Promise<Buffer | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    counted(chunk.length);
-    if (size > cap) {
-      res.destroy();
-      return null;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/** The whole body, or null past `cap` (the response destroyed). Listeners, not an async iterator: half its cost per call. */
+function readCapped(res: IncomingMessage, cap: number, counted: (n: number) => void): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      counted(chunk.length);
+      if (size > cap) {
+        res.destroy();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.once('end', () => resolve(Buffer.concat(chunks)));
+    // An aborted or failed read rejects, as the iterator did; after a resolve it changes nothing.
+    res.once('error', reject);
+    res.once('close', () => {
+      if (!res.complete) reject(new Error('the upstream closed the answer before its end'));
+    });
+  });
 }
 
 function parseJson(buf: Buffer | null): unknown {

@@ -1,7 +1,7 @@
 /**
- * Rows of the contact tables kept between writes. A routed payment looks the same few contacts and lines up a dozen
- * times on every node it crosses (the sender's line, its credit, the neighbours, their keys), and each lookup was a
- * query; the rows change only when the operator or a contact changes them.
+ * Rows of a plugin's tables kept between writes, for lookups a hot path repeats: the contacts plugin's contacts and
+ * lines (a routed payment looks the same few up a dozen times on every node it crosses), mcp-passthrough's customer
+ * keys (every call authenticates one and settles on it).
  *
  * What it keeps is only ever what a committed database holds:
  *   - every write to the tables forgets, before it runs, every kept lookup it can change (`written`): all of them,

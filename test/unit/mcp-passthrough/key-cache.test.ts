@@ -1,0 +1,88 @@
+/**
+ * mcp-passthrough's store keeps customer keys between writes (sdk/read-cache.ts): every call authenticates a key by
+ * its token's hash and settles on it. Over real SQLite: a write is seen at once, a write rolled back is never seen,
+ * a token looked up before its key existed is found once it does, and a deleted key is gone.
+ */
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { McpStore, migrations, type NewKey } from '../../../builtin-plugins/mcp-passthrough/store.js';
+
+const HASH = 'a1'.repeat(32);
+
+function setup() {
+  const db = new Database(':memory:');
+  for (const m of migrations) db.exec(m.up as string);
+  const store = new McpStore(db);
+  const key = (tokenHash: string, createdAt = 1): NewKey => ({
+    label: 'k',
+    tokenHash,
+    tokenHint: 'abcd',
+    kind: 'bootstrap',
+    contactHash: null,
+    funding: 'prepaid',
+    registeredPubkey: null,
+    currency: 'VWL',
+    createdAt,
+    expiresAt: null,
+  });
+  return { db, store, key };
+}
+
+describe('mcp store: keys kept between writes', () => {
+  it('answers repeated lookups from what it read, each a new object', () => {
+    const { db, store, key } = setup();
+    const k = store.insertKey(key(HASH));
+    expect(store.keyByHash(HASH)!.balance).toBe(0n);
+    // Kept: a change behind the store's back is not seen (every write goes through the store)...
+    db.prepare('UPDATE mcp_keys SET label = ? WHERE id = ?').run('behind', k.id);
+    expect(store.keyByHash(HASH)!.label).toBe('k');
+    const first = store.key(k.id)!;
+    first.label = 'changed by a caller';
+    expect(store.key(k.id)!.label).toBe('k');
+    // ...until the store writes that key.
+    store.touchKey(k.id, 5);
+    expect(store.keyByHash(HASH)).toMatchObject({ label: 'behind', lastUsedAt: 5 });
+  });
+
+  it('sees each write at once: settlement, money, revocation, origins, limits', () => {
+    const { store, key } = setup();
+    const k = store.insertKey(key(HASH));
+    expect(store.keyByHash(HASH)!.balance).toBe(0n);
+    store.setMoney(k.id, 500n, 0n);
+    expect(store.keyByHash(HASH)!.balance).toBe(500n);
+    store.settleKey(k.id, 400n, 7n, 9);
+    expect(store.key(k.id)).toMatchObject({ balance: 400n, debt: 7n, lastUsedAt: 9 });
+    store.setOrigins(k.id, ['https://app.example']);
+    expect(store.keyByHash(HASH)!.allowedOrigins).toEqual(['https://app.example']);
+    store.setLimits(k.id, { requestsPerMinute: 5, tokensPerMinute: null, parallelCalls: null, sessions: null, budget: null, allowedModels: ['m1'] });
+    expect(store.keyByHash(HASH)!.limits).toMatchObject({ requestsPerMinute: 5, allowedModels: ['m1'] });
+    expect(store.revokeKey(k.id, 11)).toBe(true);
+    expect(store.keyByHash(HASH)!.revokedAt).toBe(11);
+  });
+
+  it('never keeps a write that rolls back, and sees its own write inside the transaction', () => {
+    const { db, store, key } = setup();
+    const k = store.insertKey(key(HASH));
+    store.setMoney(k.id, 500n, 0n);
+    expect(store.key(k.id)!.balance).toBe(500n);
+    expect(() =>
+      db.transaction(() => {
+        store.settleKey(k.id, 100n, 0n, 3);
+        expect(store.keyByHash(HASH)!.balance).toBe(100n);
+        throw new Error('rolled back');
+      })(),
+    ).toThrow('rolled back');
+    expect(store.keyByHash(HASH)!.balance).toBe(500n);
+    expect(store.key(k.id)!.lastUsedAt).toBeNull();
+  });
+
+  it('finds a token looked up before its key existed, and forgets a deleted key', () => {
+    const { store, key } = setup();
+    expect(store.keyByHash(HASH)).toBeNull();
+    const k = store.insertKey(key(HASH, 1));
+    expect(store.keyByHash(HASH)!.id).toBe(k.id);
+    expect(store.reapBootstrapKeys(2)).toEqual([k.id]);
+    expect(store.keyByHash(HASH)).toBeNull();
+    expect(store.key(k.id)).toBeNull();
+  });
+});
