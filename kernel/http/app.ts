@@ -83,8 +83,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  */
 const PLAIN_PATH = /^[\w.~!$&'()*+,;=:@/-]+$/;
 
-/** A REST route path the router matches only as spelled: no parameter, nothing its pattern syntax would read. */
-const LITERAL_REST_PATH = /^\/api\/[A-Za-z0-9/_.~-]+$/;
+/** A REST or public route path the router matches only as spelled: no parameter, nothing its pattern syntax would read. */
+const LITERAL_PATH = /^\/(api|p)\/[A-Za-z0-9/_.~-]+$/;
 
 /**
  * The HTTP surface. Routes come from a swappable RouteTable (a plugin reload builds a new one); this module
@@ -130,7 +130,7 @@ export class HttpServerApp {
     this.#dispatchRoutes = table.router((route) => (ctx) => this.#dispatch(route, ctx as unknown as Context)).routes() as unknown as Koa.Middleware;
     const literal = new Map<string, MountedRoute>();
     for (const route of table.routes()) {
-      if (route.mount.kind !== 'public' && LITERAL_REST_PATH.test(route.fullPath)) literal.set(`${route.def.method} ${route.fullPath}`, route);
+      if (LITERAL_PATH.test(route.fullPath)) literal.set(`${route.def.method} ${route.fullPath}`, route);
     }
     literal.delete(`GET ${OPENAPI_PATH}`);
     this.#literal = literal;

@@ -10,6 +10,7 @@
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import { addToolCallDelta, type ProviderPreset, type StreamItem, type ToolCall, type ToolCallDelta, type UpstreamCall } from './protocol.js';
@@ -52,10 +53,26 @@ export interface CallOptions {
   onToolCall?: (delta: ToolCallDelta) => void;
 }
 
+/** Upstream URLs kept parsed at most (providers and sellers are few; past it, all are parsed again). */
+const MAX_TARGETS = 256;
+
 /** Connection pools of one plugin load; `close` drops them (the plugin stopping). */
 export class UpstreamAgents {
   readonly http = new http.Agent({ keepAlive: true, maxSockets: 256 });
   readonly https = new https.Agent({ keepAlive: true, maxSockets: 256 });
+  readonly #targets = new Map<string, { secure: boolean; options: http.RequestOptions }>();
+
+  /** A URL's request options, parsed once: every call posts to one of a few endpoints. Throws on a malformed URL. */
+  target(url: string): { secure: boolean; options: http.RequestOptions } {
+    let t = this.#targets.get(url);
+    if (!t) {
+      const u = new URL(url);
+      t = { secure: u.protocol === 'https:', options: urlToHttpOptions(u) };
+      if (this.#targets.size >= MAX_TARGETS) this.#targets.clear();
+      this.#targets.set(url, t);
+    }
+    return t;
+  }
 
   close(): void {
     this.http.destroy();
@@ -65,17 +82,17 @@ export class UpstreamAgents {
 
 function post(agents: UpstreamAgents, url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    let target: URL;
+    let target: ReturnType<UpstreamAgents['target']>;
     try {
-      target = new URL(url);
+      target = agents.target(url);
     } catch (err) {
       reject(err);
       return;
     }
-    const secure = target.protocol === 'https:';
+    const { secure } = target;
     const req = (secure ? https : http).request(
-      target,
       {
+        ...target.options,
         method: 'POST',
         agent: secure ? agents.https : agents.http,
         // Uncompressed: the stream is parsed as it arrives, and transfer is metered as received.
