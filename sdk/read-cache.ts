@@ -34,7 +34,23 @@ export class ReadCache {
   }
 
   /**
-   * Called by every write to the contact tables, before it runs. `affects` names the kept lookups the write can change;
+   * Keeps `row` as the committed value of `key`, without a read: for a caller that has just committed the write that
+   * made it (its transaction returned, and no other is open). Inside a transaction it keeps nothing.
+   */
+  keep(key: string, row: unknown): void {
+    if (this.db.inTransaction) return;
+    this.#written = false;
+    if (this.#rows.size >= MAX_ROWS) this.#rows.clear();
+    this.#rows.set(key, row);
+  }
+
+  /** The row kept for `key`, if any (not read on a miss). */
+  peek(key: string): unknown {
+    return this.#rows.get(key);
+  }
+
+  /**
+   * Called by every write to the tables, before it runs. `affects` names the kept lookups the write can change;
    * without it, all of them go.
    */
   written(affects?: (key: string) => boolean): void {

@@ -390,11 +390,21 @@ export interface NewKey {
   expiresAt: number | null;
 }
 
+/** A key's row as settleKey wrote it, for keepSettled. */
+export interface SettledKey {
+  readonly id: number;
+  readonly row: Record<string, unknown>;
+  /** The store's count of key writes when it was written. */
+  readonly writes: number;
+}
+
 /** Queries of the plugin's tables. Writes that belong together are grouped by the caller in `ctx.db.tx`. */
 export class McpStore {
   readonly #s: Record<string, Statement>;
   /** Keys as committed: every call authenticates one by its token's hash and settles on it (ReadCache). */
   readonly #keys: ReadCache;
+  /** Writes of keys so far: a settled row is kept only if no key was written after it (keepSettled). */
+  #keyWrites = 0;
 
   constructor(private readonly db: Database) {
     this.#keys = new ReadCache(db);
@@ -515,6 +525,7 @@ export class McpStore {
 
   insertKey(key: NewKey): KeyRow {
     // A token tried before its key existed is kept as unknown: every kept lookup goes.
+    this.#keyWrites++;
     this.#keys.written();
     const r = this.#s.insertKey!.run(
       key.label,
@@ -552,6 +563,7 @@ export class McpStore {
 
   /** Before a write of key `id`: its kept row goes (its hash's entry names only its id, which stays right). */
   #keyWritten(id: number): void {
+    this.#keyWrites++;
     this.#keys.written((k) => k === `id ${id}`);
   }
 
@@ -566,11 +578,29 @@ export class McpStore {
     this.#s.setMoney!.run(...parts(balance), ...parts(debt), id);
   }
 
-  /** New balance and debt after a call, and its time as the key's last use. */
-  settleKey(id: number, balance: Minor, debt: Minor, at: number): void {
+  /**
+   * New balance and debt after a call, and its time as the key's last use. Returns the row as written (null when the
+   * key was not kept): handed to `keepSettled` once the transaction has committed, the key's next call reads no row.
+   */
+  settleKey(id: number, balance: Minor, debt: Minor, at: number): SettledKey | null {
     if (balance < 0n || debt < 0n) throw new Error(`mcp key ${id}: balance ${balance} and debt ${debt} must not be negative`);
+    const kept = this.#keys.peek(`id ${id}`) as Record<string, unknown> | undefined;
     this.#keyWritten(id);
-    this.#s.settleKey!.run(...parts(balance), ...parts(debt), at, id);
+    const [bw, bf] = parts(balance);
+    const [dw, df] = parts(debt);
+    this.#s.settleKey!.run(bw, bf, dw, df, at, id);
+    if (!kept) return null;
+    // As SQLite reads them back: plain numbers (money columns stay far below 2^53).
+    const row = { ...kept, balance_whole: Number(bw), balance_frac: Number(bf), debt_whole: Number(dw), debt_frac: Number(df), last_used_at: at };
+    return { id, row, writes: this.#keyWrites };
+  }
+
+  /**
+   * Keeps a settled key's row as written. Only with what settleKey returned inside a transaction that has since
+   * committed; after a later write of any key, or with a transaction still open, it keeps nothing.
+   */
+  keepSettled(settled: SettledKey | null): void {
+    if (settled && settled.writes === this.#keyWrites) this.#keys.keep(`id ${settled.id}`, settled.row);
   }
 
   touchKey(id: number, at: number): void {
@@ -597,7 +627,10 @@ export class McpStore {
   /** Removes bootstrap keys made before `createdBefore` that were never used, bound or funded; returns their ids. */
   reapBootstrapKeys(createdBefore: number): number[] {
     const ids = (this.#s.reapable!.all(createdBefore) as { id: number }[]).map((r) => r.id);
-    if (ids.length) this.#keys.written();
+    if (ids.length) {
+      this.#keyWrites++;
+      this.#keys.written();
+    }
     for (const id of ids) this.#s.deleteKey!.run(id);
     return ids;
   }

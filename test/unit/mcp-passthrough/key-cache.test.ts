@@ -76,6 +76,38 @@ describe('mcp store: keys kept between writes', () => {
     expect(store.key(k.id)!.lastUsedAt).toBeNull();
   });
 
+  it('keeps a settled key as written once its transaction committed, exactly as a read would give it', () => {
+    const { db, store, key } = setup();
+    const k = store.insertKey(key(HASH));
+    store.setMoney(k.id, 500n, 0n);
+    store.keyByHash(HASH);
+    store.keepSettled(db.transaction(() => store.settleKey(k.id, 400n, 25n, 9))());
+    const kept = store.key(k.id)!;
+    // Kept, not read: a change behind the store's back is not seen...
+    db.prepare('UPDATE mcp_keys SET label = ? WHERE id = ?').run('behind', k.id);
+    expect(store.key(k.id)!.label).toBe('k');
+    // ...and what it keeps is what the database holds after the write.
+    store.touchKey(k.id, 9);
+    expect(store.key(k.id)).toEqual({ ...kept, label: 'behind' });
+    expect(kept).toMatchObject({ balance: 400n, debt: 25n, lastUsedAt: 9 });
+  });
+
+  it('keeps no settled row once a key was written after it, nor inside a transaction still open', () => {
+    const { db, store, key } = setup();
+    const k = store.insertKey(key(HASH));
+    store.setMoney(k.id, 500n, 0n);
+    store.key(k.id);
+    const stale = db.transaction(() => store.settleKey(k.id, 400n, 0n, 3))();
+    store.setMoney(k.id, 450n, 0n);
+    store.keepSettled(stale);
+    expect(store.key(k.id)!.balance).toBe(450n);
+    db.transaction(() => {
+      store.keepSettled(store.settleKey(k.id, 2n, 0n, 4));
+      db.prepare('UPDATE mcp_keys SET balance_whole = 0, balance_frac = 3 WHERE id = ?').run(k.id);
+    })();
+    expect(store.key(k.id)!.balance).toBe(3n);
+  });
+
   it('finds a token looked up before its key existed, and forgets a deleted key', () => {
     const { store, key } = setup();
     expect(store.keyByHash(HASH)).toBeNull();
