@@ -12,7 +12,7 @@
  * Rates are canonical decimal text, as the model rows keep them. Times are milliseconds since the epoch.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Migration, Minor } from '../../../sdk/index.js';
+import { ReadCache, type Migration, type Minor } from '../../../sdk/index.js';
 
 export const federationMigrations: readonly Migration[] = [
   {
@@ -123,13 +123,16 @@ const offerOf = (r: any): OfferRow => ({
 
 export class FederationStore {
   readonly #s: Record<string, Statement>;
+  /** The learned offers: every call's routing reads them, a directory refresh rewrites them (ReadCache). */
+  readonly #offers: ReadCache;
 
   constructor(db: Database) {
+    this.#offers = new ReadCache(db);
     const p = (sql: string): Statement => db.prepare(sql);
     this.#s = {
       pruneNonces: p('DELETE FROM mcp_proof_nonces WHERE expires_at < ?'),
       insertNonce: p('INSERT OR IGNORE INTO mcp_proof_nonces (pubkey_hash, nonce, expires_at) VALUES (?, ?, ?)'),
-      offers: p('SELECT * FROM mcp_offers WHERE fetched_at >= ? ORDER BY hops, seller_hash, origin, model'),
+      offers: p('SELECT * FROM mcp_offers ORDER BY hops, seller_hash, origin, model'),
       deleteOffersOf: p('DELETE FROM mcp_offers WHERE seller_hash = ?'),
       deleteStale: p('DELETE FROM mcp_offers WHERE fetched_at < ?'),
       insertOffer: p(`INSERT OR REPLACE INTO mcp_offers (seller_hash, origin, tor_address, model, in_per_1m, out_per_1m, xfer_per_gb,
@@ -166,11 +169,13 @@ export class FederationStore {
 
   /** Offers fetched at or after `freshSince`, nearest first. */
   offers(freshSince: number): OfferRow[] {
-    return this.#s.offers!.all(freshSince).map(offerOf);
+    const rows = this.#offers.read('all', () => this.#s.offers!.all() as { fetched_at: number }[]);
+    return rows.filter((r) => r.fetched_at >= freshSince).map(offerOf);
   }
 
   /** Replaces everything learned from one seller (call inside a transaction). */
   replaceOffers(sellerHash: string, rows: readonly OfferRow[]): void {
+    this.#offers.written();
     this.#s.deleteOffersOf!.run(sellerHash);
     for (const o of rows) {
       this.#s.insertOffer!.run(o.sellerHash, o.origin, o.torAddress, o.model, o.inPer1m, o.outPer1m, o.xferPerGb, o.maxOutputTokens, o.currency, o.hops, o.fetchedAt);
@@ -178,6 +183,7 @@ export class FederationStore {
   }
 
   dropStaleOffers(before: number): number {
+    this.#offers.written();
     return this.#s.deleteStale!.run(before).changes;
   }
 
