@@ -10,7 +10,8 @@ import { startTestNode, tempDataDir, type TestNode } from '../support/node.js';
 
 /**
  * A REST request to a route without parameters is served straight from node:http (kernel/http/app.ts, #serveFast);
- * one that carries an `Origin` goes through the Koa pipeline. With no allowed CORS origin (the default), an `Origin`
+ * one that carries an `Origin` goes through the Koa pipeline. A plugin's public route is served the fast way with or
+ * without an `Origin`; its path spelled with `//`, which only Koa normalises, takes the Koa pipeline. With no allowed CORS origin (the default), an `Origin`
  * changes nothing in the answer, so the two paths must answer the same bytes: status line, headers in order, body
  * (the values that differ per answer, date, request id and timestamp, masked).
  */
