@@ -9,7 +9,7 @@
  * Tokens are those the call was billed for, counted when it ends; a key is refused once the minute's tokens reach its
  * limit (a call cannot know its own before it runs).
  */
-import { formatMinor, parseDecimal } from '../../sdk/index.js';
+import { dropExpired, formatMinor, parseDecimal } from '../../sdk/index.js';
 import { ApiError } from '../../sdk/index.js';
 import { ToolFailure } from './billing.js';
 import { MAX_SESSIONS_PER_KEY, type Settings } from './config.js';
@@ -43,16 +43,6 @@ export interface Pass {
 function refused(limit: string, message: string, waitMs: number): ToolFailure {
   const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
   return new ToolFailure('rate_limit_exceeded', `${message}; try again in ${retryAfter} s`, { limit, retry_after: retryAfter });
-}
-
-/**
- * Drops the entries of a window at or before `since`, in place. Entries are appended as they happen, oldest first, so
- * the expired ones lead: a call no longer copies the key's whole minute (hundreds of entries at a high rate).
- */
-function dropExpired<T>(entries: T[], at: (e: T) => number, since: number): void {
-  let i = 0;
-  while (i < entries.length && at(entries[i]!) <= since) i++;
-  if (i) entries.splice(0, i);
 }
 
 export class CallGate {

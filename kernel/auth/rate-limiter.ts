@@ -1,3 +1,5 @@
+import { dropExpired } from '../../sdk/sliding-window.js';
+
 /**
  * A sliding one-minute window per key: the exact count of requests in the last 60 s, so request 101 of a
  * 100-per-minute key is refused however the requests are spread. Memory is bounded by each key's limit, and keys
@@ -19,10 +21,7 @@ export class SlidingWindowLimiter {
     if (now >= this.#nextSweep) this.#sweep(now);
     let hits = this.#hits.get(id);
     if (!hits) this.#hits.set(id, (hits = []));
-    const cutoff = now - this.windowMs;
-    let drop = 0;
-    while (drop < hits.length && hits[drop]! <= cutoff) drop++;
-    if (drop) hits.splice(0, drop);
+    dropExpired(hits, (t) => t, now - this.windowMs);
     if (hits.length >= limit) return Math.max(1, Math.ceil((hits[0]! + this.windowMs - now) / 1000));
     hits.push(now);
     return 0;
