@@ -16,6 +16,7 @@
  * What a node offers it reserves on the asker's line (the credit it extends to the asker) until the asker cancels, the
  * leg is prepared, or the search expires, so that concurrent searches cannot both be offered the same credit.
  */
+import { createHmac } from 'node:crypto';
 import { PeerDeliveryError, PeerRefusal, type InboundPeerMessage, type Minor, type PeerPayload, type PluginContext } from '../../sdk/index.js';
 import type { ContactInfo, ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
@@ -126,6 +127,7 @@ export class Discovery {
   readonly #requestsBy = new Map<string, number[]>();
   #seq = 0;
   #stopped = false;
+  #preimageKey: Buffer | null = null;
   /** Route messages sent since start, by type, for the figures tests and benchmarks print (system metrics). */
   readonly sent = { requests: 0, responses: 0, cancels: 0 };
 
@@ -138,6 +140,17 @@ export class Discovery {
     /** The preimage the parts of a split payment's group lock to here, its destination; null once the group is over. */
     private readonly splitPreimage: (group: string, hash: string) => string | null,
   ) {}
+
+  /**
+   * The preimage this node, as a route's destination, locks its legs to: derived from the node's seed and the route's
+   * hash, not drawn. A destination that restarts forgets its routes; when a late search teaches it the route again, it
+   * draws the same condition, so the leg a relay locked before the restart can still be paid rather than refused as
+   * locked to another route. Only this node can derive it, as only it could know a drawn one.
+   */
+  #preimageFor(hash: string): string {
+    this.#preimageKey ??= this.ctx.identity.storageKey('routing-destination-preimages');
+    return createHmac('sha256', this.#preimageKey).update(hash, 'utf8').digest('hex');
+  }
 
   /** The node stops: answers still arriving change nothing (the database is about to close). */
   stop(): void {
@@ -254,7 +267,7 @@ export class Discovery {
     let state = this.#states.get(req.hash);
     if (!state) {
       const destination = this.#isOwn(req);
-      const preimage = !destination ? null : req.split ? this.splitPreimage(req.split, req.hash) : randomHex(32);
+      const preimage = !destination ? null : req.split ? this.splitPreimage(req.split, req.hash) : this.#preimageFor(req.hash);
       state = { req, role: destination ? 'destination' : 'relay', preimage, condition: preimage ? conditionOf(preimage) : null, searches: new Map(), offers: new Map() };
       this.#states.set(req.hash, state);
     } else if (state.req.salt !== req.salt || state.req.time !== req.time || state.req.amount !== req.amount || state.req.currency.toLowerCase() !== req.currency.toLowerCase()) {
