@@ -439,13 +439,12 @@ function writeJson(res: ServerResponse, status: number, headers: [string, string
 }
 
 /**
- * The Content-Type Koa gives the types routes answer most (`ctx.type = ...`, which adds the charset its MIME table
+ * The Content-Type Koa gives the types plugins' doors answer (`ctx.type = ...`, which adds the charset its MIME table
  * names); a RawReply of another type is left to Koa to write.
  */
 const KOA_TYPES: ReadonlyMap<string, string> = new Map([
   ['application/json', 'application/json; charset=utf-8'],
   ['text/event-stream', 'text/event-stream; charset=utf-8'],
-  ['text/plain', 'text/plain; charset=utf-8'],
 ]);
 
 /**
