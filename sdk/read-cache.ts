@@ -19,6 +19,8 @@ export class ReadCache {
   readonly #rows = new Map<string, unknown>();
   /** A write happened in the transaction that may still be open. */
   #written = false;
+  /** Writes announced so far (`written`): what `keep` checks that nothing was written since. */
+  #writes = 0;
 
   constructor(private readonly db: Database) {}
 
@@ -33,12 +35,18 @@ export class ReadCache {
     return row;
   }
 
+  /** The count of writes announced so far, to hand to `keep` for the write just made. */
+  get writes(): number {
+    return this.#writes;
+  }
+
   /**
    * Keeps `row` as the committed value of `key`, without a read: for a caller that has just committed the write that
-   * made it (its transaction returned, and no other is open). Inside a transaction it keeps nothing.
+   * made it (its transaction returned, and no other is open), `asOf` being `writes` right after that write. Inside a
+   * transaction, or after any later write, it keeps nothing.
    */
-  keep(key: string, row: unknown): void {
-    if (this.db.inTransaction) return;
+  keep(key: string, row: unknown, asOf: number): void {
+    if (this.db.inTransaction || asOf !== this.#writes) return;
     this.#written = false;
     if (this.#rows.size >= MAX_ROWS) this.#rows.clear();
     this.#rows.set(key, row);
@@ -57,5 +65,6 @@ export class ReadCache {
     if (!affects) this.#rows.clear();
     else for (const key of this.#rows.keys()) if (affects(key)) this.#rows.delete(key);
     this.#written = true;
+    this.#writes++;
   }
 }

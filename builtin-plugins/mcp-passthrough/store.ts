@@ -394,7 +394,7 @@ export interface NewKey {
 export interface SettledKey {
   readonly id: number;
   readonly row: Record<string, unknown>;
-  /** The store's count of key writes when it was written. */
+  /** The kept keys' count of writes right after it was written (ReadCache.keep). */
   readonly writes: number;
 }
 
@@ -403,8 +403,6 @@ export class McpStore {
   readonly #s: Record<string, Statement>;
   /** Keys as committed: every call authenticates one by its token's hash and settles on it (ReadCache). */
   readonly #keys: ReadCache;
-  /** Writes of keys so far: a settled row is kept only if no key was written after it (keepSettled). */
-  #keyWrites = 0;
 
   constructor(private readonly db: Database) {
     this.#keys = new ReadCache(db);
@@ -525,7 +523,6 @@ export class McpStore {
 
   insertKey(key: NewKey): KeyRow {
     // A token tried before its key existed is kept as unknown: every kept lookup goes.
-    this.#keyWrites++;
     this.#keys.written();
     const r = this.#s.insertKey!.run(
       key.label,
@@ -563,7 +560,6 @@ export class McpStore {
 
   /** Before a write of key `id`: its kept row goes (its hash's entry names only its id, which stays right). */
   #keyWritten(id: number): void {
-    this.#keyWrites++;
     this.#keys.written((k) => k === `id ${id}`);
   }
 
@@ -592,7 +588,7 @@ export class McpStore {
     if (!kept) return null;
     // As SQLite reads them back: plain numbers (money columns stay far below 2^53).
     const row = { ...kept, balance_whole: Number(bw), balance_frac: Number(bf), debt_whole: Number(dw), debt_frac: Number(df), last_used_at: at };
-    return { id, row, writes: this.#keyWrites };
+    return { id, row, writes: this.#keys.writes };
   }
 
   /**
@@ -600,7 +596,7 @@ export class McpStore {
    * committed; after a later write of any key, or with a transaction still open, it keeps nothing.
    */
   keepSettled(settled: SettledKey | null): void {
-    if (settled && settled.writes === this.#keyWrites) this.#keys.keep(`id ${settled.id}`, settled.row);
+    if (settled) this.#keys.keep(`id ${settled.id}`, settled.row, settled.writes);
   }
 
   touchKey(id: number, at: number): void {
@@ -627,10 +623,7 @@ export class McpStore {
   /** Removes bootstrap keys made before `createdBefore` that were never used, bound or funded; returns their ids. */
   reapBootstrapKeys(createdBefore: number): number[] {
     const ids = (this.#s.reapable!.all(createdBefore) as { id: number }[]).map((r) => r.id);
-    if (ids.length) {
-      this.#keyWrites++;
-      this.#keys.written();
-    }
+    if (ids.length) this.#keys.written();
     for (const id of ids) this.#s.deleteKey!.run(id);
     return ids;
   }
