@@ -9,6 +9,7 @@ import { builtinCliContributions, builtinCliRateLimits, identifyNode, isAdminKey
 import { runCli } from '../../kernel/cli/run.js';
 import { call, hashOf, ok, waitFor } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
+import type { BuiltinPlugin } from '../../sdk/index.js';
 
 export { call, hashOf, ok, waitFor, type Envelope as Env } from '../support/api.js';
 
@@ -46,10 +47,11 @@ export async function connect(
 
 /**
  * Two nodes started as the README starts them, made contacts with `connect` (credit 1000 each way), the contacts'
- * status cycle off so that only the test's own messages run between them.
+ * status cycle off so that only the test's own messages run between them. `extraBuiltinsOfA`: test plugins the first
+ * one loads besides the shipped ones.
  */
-export async function quietPair(): Promise<[TestNode, TestNode]> {
-  const [A, B] = await Promise.all([startTestNode(), startTestNode()]);
+export async function quietPair(extraBuiltinsOfA: BuiltinPlugin[] = []): Promise<[TestNode, TestNode]> {
+  const [A, B] = await Promise.all([startTestNode({ extraBuiltins: extraBuiltinsOfA }), startTestNode()]);
   for (const t of [A, B]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
   await connect(A, B);
   return [A, B];

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { definePlugin, type BuiltinPlugin, type PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../../builtin-plugins/contacts/api.js';
 import { requestPayload, routeHash } from '../../builtin-plugins/routing/protocol.js';
-import { startTestNode, type TestNode } from '../support/node.js';
-import { connect, hashOf, ok } from './ledger-support.js';
+import type { TestNode } from '../support/node.js';
+import { hashOf, quietPair } from './ledger-support.js';
 
 /** The asking node's context: the test sends route requests as that node, a contact of the destination. */
 let asker: PluginContext | null = null;
@@ -29,9 +29,7 @@ const probe: BuiltinPlugin = {
 let R: TestNode;
 let D: TestNode;
 beforeAll(async () => {
-  [R, D] = await Promise.all([startTestNode({ extraBuiltins: [probe] }), startTestNode()]);
-  for (const t of [R, D]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false });
-  await connect(R, D);
+  [R, D] = await quietPair([probe]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([R, D].map((t) => t?.destroy()));
