@@ -13,7 +13,8 @@ interface Entry {
   kind: Kind;
   shape: string;
   metric: Metric;
-  series: Set<string>;
+  /** Each series' label values, by its key (seriesKey): at most `maxSeries`, so a hot series' labels are built once. */
+  series: Map<string, MetricLabels>;
   /** Gauges read another plugin generation's state: a restart must register them again. */
   transient: boolean;
 }
@@ -127,24 +128,34 @@ export class MetricsRegistry {
     }
     if (entry && transient) throw new Error(`metric ${name} is registered twice by ${owner}`);
     if (!entry) {
-      entry = { owner, kind, shape, metric: make(name, labelNames), series: new Set(), transient };
+      entry = { owner, kind, shape, metric: make(name, labelNames), series: new Map(), transient };
       this.#registry.registerMetric(entry.metric);
       this.#families.set(name, entry);
     }
     const { series } = entry;
     const max = family.maxSeries ?? DEFAULT_MAX_SERIES;
     const bound = (labels: MetricLabels | undefined): MetricLabels => {
-      const values = labelValues(labelNames, labels);
-      const key = JSON.stringify(values);
-      if (series.has(key)) return values;
-      if (series.size < max) {
-        series.add(key);
-        return values;
-      }
-      return Object.fromEntries(labelNames.map((l) => [l, OVERFLOW]));
+      const key = seriesKey(labelNames, labels);
+      const known = series.get(key);
+      if (known) return known;
+      if (series.size >= max) return Object.fromEntries(labelNames.map((l) => [l, OVERFLOW]));
+      // prom-client keeps this object as the series' labels: shared by every later update, so never changed.
+      const values = Object.freeze(labelValues(labelNames, labels));
+      series.set(key, values);
+      return values;
     };
     return { metric: entry.metric, bound };
   }
+}
+
+/** A series' identity: its label values in the family's order, each after its length (so no two tuples share one). */
+function seriesKey(names: readonly string[], labels: MetricLabels | undefined): string {
+  let key = '';
+  for (const l of names) {
+    const v = String(labels?.[l] ?? '');
+    key += `${v.length}:${v}`;
+  }
+  return key;
 }
 
 function labelValues(names: readonly string[], labels: MetricLabels | undefined): MetricLabels {

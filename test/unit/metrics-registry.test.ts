@@ -46,6 +46,17 @@ describe('metrics registry', () => {
     expect(sample(t, 'wallet_node_top', { who: 'y' })).toBe(2);
   });
 
+  it('label sets that spell alike when joined stay apart; a missing label is the empty one; each update reaches its series', async () => {
+    const r = new MetricsRegistry(quiet);
+    const h = r.forOwner('p').histogram({ name: 'took_seconds', help: 'took', labels: ['a', 'b'], buckets: [1], maxSeries: 4 });
+    for (const [labels, v] of [[{ a: 'x:1', b: 'y' }, 0.5], [{ a: 'x', b: '1:y' }, 2], [{ a: 'x:1', b: 'y' }, 0.25], [{ a: 'x' }, 3]] as const) h.observe(labels, v);
+    const t = await text(r);
+    expect(sample(t, 'wallet_node_took_seconds_count', { a: 'x:1', b: 'y' })).toBe(2);
+    expect(sample(t, 'wallet_node_took_seconds_sum', { a: 'x:1', b: 'y' })).toBe(0.75);
+    expect(sample(t, 'wallet_node_took_seconds_sum', { a: 'x', b: '1:y' })).toBe(2);
+    expect(sample(t, 'wallet_node_took_seconds_sum', { a: 'x', b: '' })).toBe(3);
+  });
+
   it('a gauge whose reader throws is served empty, and the rest of the scrape is served', async () => {
     const r = new MetricsRegistry(quiet);
     const m = r.forOwner('p');
