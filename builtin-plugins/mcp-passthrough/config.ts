@@ -303,30 +303,17 @@ export class OperatorConfig {
     return this.#cache;
   }
 
-  settings(): Settings {
-    const c = this.#state().config;
-    return {
-      mode: (c.get('mode') as Mode | undefined) ?? 'pilot',
-      currency: c.get('currency') ?? canonicalCurrency(this.nodeCurrency()),
-      maxOutputTokens: Number(c.get('max_output_tokens') ?? DEFAULT_OUTPUT_ALLOWANCE),
-      allowedOrigins: (c.get('allowed_origins') ?? '').split(',').filter(Boolean),
-      failover: (c.get('failover') ?? 'on') === 'on',
-      retries: Number(c.get('retries') ?? DEFAULT_RETRIES),
-      cooldownMs: Number(c.get('cooldown_seconds') ?? DEFAULT_COOLDOWN_SECONDS) * 1000,
-      remoteRouting: c.get('remote_routing') === 'on',
-      maxHops: Number(c.get('max_hops') ?? MAX_HOPS),
-      maxPricePerCall: amountOrNull(c.get('max_price_per_call')),
-      maxSpendPerDay: amountOrNull(c.get('max_spend_per_day')),
-      resaleMarkupPct: amountOrNull(c.get('resale_markup_pct')) ?? 0n,
-      keyLimits: {
-        requestsPerMinute: Number(c.get('requests_per_minute') ?? DEFAULT_KEY_LIMITS.requestsPerMinute),
-        tokensPerMinute: Number(c.get('tokens_per_minute') ?? DEFAULT_KEY_LIMITS.tokensPerMinute),
-        parallelCalls: Number(c.get('parallel_calls') ?? DEFAULT_KEY_LIMITS.parallelCalls),
-        sessions: Number(c.get('sessions_per_key') ?? DEFAULT_KEY_LIMITS.sessions),
-      },
-      budgetSoftLimitPct: Number(c.get('budget_soft_limit_pct') ?? DEFAULT_BUDGET_SOFT_LIMIT_PCT),
-      balancing: (c.get('balancing') as Balancing | undefined) ?? 'ordered',
-    };
+  /** settings() as last built, with the configuration and node currency it was built from (every call reads it, often). */
+  #settings: { config: Map<string, string>; nodeCurrency: string; value: Readonly<Settings> } | null = null;
+
+  settings(): Readonly<Settings> {
+    const config = this.#state().config;
+    const nodeCurrency = this.nodeCurrency();
+    const kept = this.#settings;
+    if (kept && kept.config === config && kept.nodeCurrency === nodeCurrency) return kept.value;
+    const value = Object.freeze(settingsOf(config, nodeCurrency));
+    this.#settings = { config, nodeCurrency, value };
+    return value;
   }
 
   active(): Active {
@@ -523,4 +510,30 @@ export class OperatorConfig {
     this.#cache = null;
     return { changed, warnings };
   }
+}
+
+/** The plugin's settings from its stored configuration (`mcp_config`) and the node's currency. */
+function settingsOf(c: ReadonlyMap<string, string>, nodeCurrency: string): Settings {
+  return {
+    mode: (c.get('mode') as Mode | undefined) ?? 'pilot',
+    currency: c.get('currency') ?? canonicalCurrency(nodeCurrency),
+    maxOutputTokens: Number(c.get('max_output_tokens') ?? DEFAULT_OUTPUT_ALLOWANCE),
+    allowedOrigins: (c.get('allowed_origins') ?? '').split(',').filter(Boolean),
+    failover: (c.get('failover') ?? 'on') === 'on',
+    retries: Number(c.get('retries') ?? DEFAULT_RETRIES),
+    cooldownMs: Number(c.get('cooldown_seconds') ?? DEFAULT_COOLDOWN_SECONDS) * 1000,
+    remoteRouting: c.get('remote_routing') === 'on',
+    maxHops: Number(c.get('max_hops') ?? MAX_HOPS),
+    maxPricePerCall: amountOrNull(c.get('max_price_per_call')),
+    maxSpendPerDay: amountOrNull(c.get('max_spend_per_day')),
+    resaleMarkupPct: amountOrNull(c.get('resale_markup_pct')) ?? 0n,
+    keyLimits: {
+      requestsPerMinute: Number(c.get('requests_per_minute') ?? DEFAULT_KEY_LIMITS.requestsPerMinute),
+      tokensPerMinute: Number(c.get('tokens_per_minute') ?? DEFAULT_KEY_LIMITS.tokensPerMinute),
+      parallelCalls: Number(c.get('parallel_calls') ?? DEFAULT_KEY_LIMITS.parallelCalls),
+      sessions: Number(c.get('sessions_per_key') ?? DEFAULT_KEY_LIMITS.sessions),
+    },
+    budgetSoftLimitPct: Number(c.get('budget_soft_limit_pct') ?? DEFAULT_BUDGET_SOFT_LIMIT_PCT),
+    balancing: (c.get('balancing') as Balancing | undefined) ?? 'ordered',
+  };
 }
