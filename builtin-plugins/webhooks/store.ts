@@ -8,7 +8,7 @@
  *                        the dead letter queue). Times in ms since the epoch.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import type { Migration } from '../../sdk/index.js';
+import { ReadCache, type Migration } from '../../sdk/index.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -85,8 +85,11 @@ export class WebhookStore {
   readonly #counts: Statement;
   readonly #lastError: Statement;
   readonly #prune: Statement;
+  /** The webhooks as committed: every payment that ends, on both sides, asks which of them want its event. */
+  readonly #kept: ReadCache;
 
   constructor(db: Database) {
+    this.#kept = new ReadCache(db);
     this.#insertHook = db.prepare('INSERT INTO webhooks (id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?)');
     this.#hooks = db.prepare('SELECT * FROM webhooks ORDER BY created_at, id');
     this.#hook = db.prepare('SELECT * FROM webhooks WHERE id = ?');
@@ -114,11 +117,13 @@ export class WebhookStore {
   }
 
   addHook(row: WebhookRow): void {
+    this.#kept.written();
     this.#insertHook.run(row.id, row.url, row.events, row.secret, row.created_at);
   }
 
-  hooks(): WebhookRow[] {
-    return this.#hooks.all() as WebhookRow[];
+  /** Kept between writes, so shared by every caller: frozen. */
+  hooks(): readonly Readonly<WebhookRow>[] {
+    return this.#kept.read('hooks', () => Object.freeze((this.#hooks.all() as WebhookRow[]).map((r) => Object.freeze(r))));
   }
 
   hook(id: string): WebhookRow | null {
@@ -127,6 +132,7 @@ export class WebhookStore {
 
   /** Removes a subscription and the deliveries it still owed. */
   removeHook(id: string): boolean {
+    this.#kept.written();
     return this.#removeHook.run(id).changes > 0;
   }
 

@@ -15,4 +15,24 @@ describe('webhook deliveries store', () => {
     expect(['new', 'pending', 'dead'].map((id) => store.delivery(id)?.status)).toEqual(['delivered', 'pending', 'dead']);
     expect(store.counts('h')).toEqual({ pending: 1, delivered: 1, dead: 1, last_error: 'unreachable' });
   });
+
+  it('the webhooks are kept between writes: an added or removed one is seen at once, one added in a rolled-back transaction never', () => {
+    const db = migratedDatabase(migrations);
+    const store = new WebhookStore(db);
+    const hook = (id: string) => ({ id, url: `https://example.com/${id}`, events: '["payment.received"]', secret: 's', created_at: 0 });
+    expect(store.hooks()).toEqual([]);
+    store.addHook(hook('a'));
+    expect(store.hooks().map((h) => h.id)).toEqual(['a']);
+    expect(() =>
+      db.transaction(() => {
+        store.addHook(hook('b'));
+        expect(store.hooks().map((h) => h.id)).toEqual(['a', 'b']);
+        throw new Error('rolled back');
+      })(),
+    ).toThrow('rolled back');
+    expect(store.hooks().map((h) => h.id)).toEqual(['a']);
+    expect(store.removeHook('a')).toBe(true);
+    expect(store.hooks()).toEqual([]);
+    expect(Object.isFrozen(store.hooks())).toBe(true);
+  });
 });
