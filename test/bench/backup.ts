@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { startTestNode, tempDataDir, type TestNode } from '../support/node.js';
+import { AS_OPERATORS_RUN, startTestNode, tempDataDir, type TestNode } from '../support/node.js';
 import type { ProbeJob, ProbeResult } from './backup-probe.js';
 import { STATUS_PATH } from './status.js';
 
@@ -85,7 +85,7 @@ function line(label: string, w: Window): string {
 
 export async function runBackupBench(mb: number): Promise<void> {
   const dataDir = tempDataDir();
-  const t = await startTestNode({ dataDir });
+  const t = await startTestNode({ dataDir, env: AS_OPERATORS_RUN });
   try {
     await t.stop();
     const filled = Date.now();

@@ -2,11 +2,11 @@
  * The node of the export benchmark, in a process of its own so that its resident memory is the node's alone: starts
  * on the data directory it is given, tells the parent how to reach it (IPC), stops when told.
  */
-import { startTestNode } from '../support/node.js';
+import { AS_OPERATORS_RUN, startTestNode } from '../support/node.js';
 
 const dataDir = process.argv[2];
 if (!dataDir) throw new Error('usage: export-node <data dir>');
-const t = await startTestNode({ dataDir });
+const t = await startTestNode({ dataDir, env: AS_OPERATORS_RUN });
 const c = t.node.cliCredentials();
 process.send!({ baseUrl: c.base_url, keyId: c.key_id, secret: c.secret });
 process.on('message', (m) => {

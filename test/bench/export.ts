@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 import { LedgerStore } from '../../builtin-plugins/ledger/store.js';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { signRequest } from '../../kernel/auth/verifier.js';
-import { startTestNode, tempDataDir } from '../support/node.js';
+import { AS_OPERATORS_RUN, startTestNode, tempDataDir } from '../support/node.js';
 
 const MB = 1024 * 1024;
 
@@ -111,7 +111,7 @@ export function seedTransactions(dataDir: string, rows: number): number {
 export async function benchExport(rows: number): Promise<void> {
   const dataDir = tempDataDir();
   try {
-    const initial = await startTestNode({ dataDir });
+    const initial = await startTestNode({ dataDir, env: AS_OPERATORS_RUN });
     await initial.stop();
     const seconds = seedTransactions(dataDir, rows);
     console.log(`  ${rows.toLocaleString('en-US')} transactions inserted through LedgerStore.insert in one transaction: ${seconds.toFixed(1)} s`);

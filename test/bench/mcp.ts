@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstreams.js';
-import { startTestNode, type TestNode } from '../support/node.js';
+import { AS_OPERATORS_RUN, startTestNode, type TestNode } from '../support/node.js';
 import type { McpLoadJob, McpLoadResult } from './mcp-worker.js';
 
 const PLUGIN = '/api/v1/plugins/mcp-passthrough';
@@ -35,7 +35,7 @@ async function until<T>(probe: () => Promise<T>, accept: (v: T) => boolean, what
 
 async function setUp(keyCount: number): Promise<{ seller: TestNode; customer: TestNode; fake: FakeUpstream; tokens: string[] }> {
   const fake = await startFakeUpstream();
-  const [seller, customer] = await Promise.all([startTestNode(), startTestNode()]);
+  const [seller, customer] = await Promise.all([startTestNode({ env: AS_OPERATORS_RUN }), startTestNode({ env: AS_OPERATORS_RUN })]);
   await ok(seller, 'POST', '/api/v1/plugins/mcp-passthrough/enable');
   await seller.restart();
   for (const t of [seller, customer]) await ok(t, 'PUT', '/api/v1/system/settings', { rate_limit_enabled: false });

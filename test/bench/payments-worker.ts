@@ -7,7 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import type { BuiltinPlugin } from '../../sdk/index.js';
 import { definePlugin } from '../../sdk/index.js';
 import { LEDGER_EVENTS, type LedgerService } from '../../builtin-plugins/ledger/api.js';
-import { startTestNode } from '../support/node.js';
+import { AS_OPERATORS_RUN, startTestNode } from '../support/node.js';
 
 /** What the worker posts when a payment becomes final here. */
 export interface FinalNotice {
@@ -31,7 +31,7 @@ const finals: BuiltinPlugin = {
   }),
 };
 
-const node = await startTestNode({ extraBuiltins: [finals] });
+const node = await startTestNode({ extraBuiltins: [finals], env: AS_OPERATORS_RUN });
 const creds = node.node.cliCredentials();
 post({ baseUrl: node.node.baseUrl, keyId: creds.key_id, secret: creds.secret, pubkeyHash: node.node.identity.pubkeyHash });
 onMessage((msg) => {

@@ -4,7 +4,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { NodeAddresses } from '../../sdk/index.js';
-import { startTestNode, type TestNode } from '../support/node.js';
+import { AS_OPERATORS_RUN, startTestNode, type TestNode } from '../support/node.js';
 import { benchPeer, benchPlugin } from './peer-plugin.js';
 
 interface Remote {
@@ -33,7 +33,7 @@ async function stopRemote(worker: Worker): Promise<void> {
 
 export async function runPeerMessageBench(opts: { concurrency: number; durationMs: number; warmupMs: number }): Promise<void> {
   const { worker, remote } = await startRemote();
-  const sender = await startTestNode({ extraBuiltins: [benchPlugin] });
+  const sender = await startTestNode({ extraBuiltins: [benchPlugin], env: AS_OPERATORS_RUN });
   if (process.env.BENCH_PEER_TRANSPORT) {
     await sender.admin.put('/api/v1/system/settings', { default_transport_mode: process.env.BENCH_PEER_TRANSPORT });
   }
@@ -78,7 +78,7 @@ export async function runContactRoundTripBench(rounds: number): Promise<void> {
   const acceptMs: number[] = [];
   const nodes: TestNode[] = [];
   for (let i = 0; i < rounds; i++) {
-    const [a, b] = await Promise.all([startTestNode(), startTestNode()]);
+    const [a, b] = await Promise.all([startTestNode({ env: AS_OPERATORS_RUN }), startTestNode({ env: AS_OPERATORS_RUN })]);
     nodes.push(a, b);
     const t0 = performance.now();
     await a.admin.post('/api/v1/contacts', { address: b.node.baseUrl, name: 'peer', currency: 'VWL', credit_limit: '10' });

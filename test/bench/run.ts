@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: prints figures; asserts nothing. Knobs (environment):
  *   BENCH_CONCURRENCY (50), BENCH_WARMUP_S (2), BENCH_DURATION_S (10), BENCH_CLIENT (http, fetch or both: both),
+ *   BENCH_STATUS_ROUNDS (3: signed and bare status windows, alternating),
  *   BENCH_AUTH_N (100000), BENCH_PEER_CONCURRENCY (32), BENCH_PEER_TRANSPORT (http: https by default),
  *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts), BENCH_NODES (threads; processes: payments and routing),
  *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,triangle,routing,backup,export: all), or the
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
       concurrency: intEnv('BENCH_CONCURRENCY', 50),
       warmupMs: intEnv('BENCH_WARMUP_S', 2) * 1000,
       durationMs: intEnv('BENCH_DURATION_S', 10) * 1000,
+      rounds: intEnv('BENCH_STATUS_ROUNDS', 3),
       clients,
     });
   }

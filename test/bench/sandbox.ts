@@ -19,7 +19,7 @@ import { PluginIsolate } from '../../kernel/plugins/sandbox/isolate.js';
 import { TRUSTED_KEYS_FILE } from '../../kernel/data-files.js';
 import { generateAuthorKey, signPlugin } from '../../kernel/plugins/sandbox/signature.js';
 import { definePlugin } from '../../sdk/index.js';
-import { startTestNode, type TestNode } from '../support/node.js';
+import { AS_OPERATORS_RUN, startTestNode, type TestNode } from '../support/node.js';
 
 const builtinEcho: BuiltinPlugin = {
   manifest: { name: 'bench-builtin', version: '1.0.0', enabled_by_default: true },
@@ -77,7 +77,7 @@ export async function benchSandbox(): Promise<void> {
   const samples = intEnv('BENCH_SANDBOX_SAMPLES', 3000);
   const idle = intEnv('BENCH_SANDBOX_IDLE', 20);
   const pluginsDir = mkdtempSync(join(tmpdir(), 'wallet-node-bench-plugins-'));
-  const t = await startTestNode({ extraBuiltins: [builtinEcho], env: { NODE_PLUGINS_DIR: pluginsDir } });
+  const t = await startTestNode({ extraBuiltins: [builtinEcho], env: { ...AS_OPERATORS_RUN, NODE_PLUGINS_DIR: pluginsDir } });
   try {
     await must(t, 'PUT', '/api/v1/system/settings', { rate_limit_enabled: false });
     const key = generateAuthorKey();

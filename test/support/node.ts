@@ -41,6 +41,12 @@ function configFor(dataDir: string, env: Record<string, string> = {}): { config:
   return { config: loadConfig(fullEnv), env: fullEnv };
 }
 
+/**
+ * The environment a benchmark's node runs with: test mode off, as `npm start` runs a node. Test mode checks every REST
+ * answer against its response schema (a contract test on every call), a cost no operator's node pays.
+ */
+export const AS_OPERATORS_RUN = { NODE_TEST_MODE: 'false' } as const;
+
 /** Starts a node in this process on a free loopback port with a fresh (or given) data directory. */
 export async function startTestNode(options: StartOptions = {}): Promise<TestNode> {
   const dataDir = options.dataDir ?? tempDataDir();
