@@ -8,7 +8,7 @@
  * `validation_error`, never passed on to the database. Exponent notation that names an integer in range is read as
  * that integer (`limit=1e2` is 100), as amounts read it.
  */
-import type { JsonSchema } from './index.js';
+import type { JsonSchema } from './routes.js';
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 100;
