@@ -2,7 +2,8 @@
  * Input rules for payment-shaped requests: amounts, currencies, descriptions. Each throws the spec's error code as
  * an ApiError.
  */
-import { ApiError, type PluginContext } from './index.js';
+import { ApiError } from './replies.js';
+import type { PluginContext } from './context.js';
 import { MAX_AMOUNT, formatMinor, parseAmount, type Minor } from './money.js';
 import { normalizeCurrency, sameCurrency } from './currency.js';
 

@@ -1,5 +1,5 @@
 /** Calendar dates in query strings (exports, listings): `YYYY-MM-DD`, read as UTC days. */
-import { ApiError } from './index.js';
+import { ApiError } from './replies.js';
 
 export const DAY_MS = 86_400_000;
 

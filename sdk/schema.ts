@@ -3,7 +3,7 @@
  * OpenAPI document and, on a node in test mode, every answer is checked against them. Objects allow fields beyond
  * those listed (an answer may grow), but every listed field is required unless marked `optional`.
  */
-import type { JsonSchema } from './index.js';
+import type { JsonSchema } from './routes.js';
 
 /** A decimal amount on the REST wire: a trimmed decimal string, at most 8 decimals (`"5"`, `"-0.1"`). */
 export const amountSchema: JsonSchema = { type: 'string', pattern: '^-?\\d+(\\.\\d{1,8})?$' };
