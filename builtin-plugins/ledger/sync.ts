@@ -12,23 +12,9 @@
  */
 import { createHash } from 'node:crypto';
 import { buildContent, ContentError, parseContent, signedBytes, signedColumns, type TxContent } from './content.js';
+import type { ImportResult, SignedRow } from './api.js';
 import type { LedgerCore } from './core.js';
 import { currencyKey } from './store.js';
-
-/** One settled row as it travels: the signed content and the two signatures over it. */
-export interface SignedRow {
-  content: string;
-  sender_signature: string;
-  recipient_signature: string;
-}
-
-export interface ImportResult {
-  imported: string[];
-  /** Rows this node already held. */
-  present: number;
-  /** Rows refused, with why (nothing of them was stored). */
-  refused: { txid: string | null; reason: string }[];
-}
 
 export function settledRows(core: LedgerCore, contactHash: string, currency: string, offset: number, limit: number): { rows: SignedRow[]; total: number } {
   const rows = core.store.auditRows(contactHash, currency);
