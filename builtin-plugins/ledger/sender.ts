@@ -16,7 +16,7 @@ import { PeerDeliveryError, storageFault, type PeerReply } from '../../sdk/index
 import { backoffMs } from '../../sdk/retry.js';
 import { buildContent, parseContent, signedBytes, ContentError, KIND_CLEARING, MEMO_STANDARD } from './content.js';
 import type { LedgerCore } from './core.js';
-import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters } from './dead-letters.js';
+import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters, type RetryQueue } from './dead-letters.js';
 import { currencyKey, type TxPatch, type TxRow } from './store.js';
 import { LEDGER_EVENTS } from './api.js';
 import { MAX_FOLLOWING, MSG, REFUSAL, type FollowingResult, type SendPayload, type SendReply } from './protocol.js';
@@ -64,7 +64,7 @@ const NEVER_CONNECTED = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_FAIL|EHOSTUNREA
 
 const busyDelay = (n: number): number => Math.min(10 * 2 ** Math.min(n, 8), 1000) + Math.floor(Math.random() * 10);
 
-export class SendQueue {
+export class SendQueue implements RetryQueue {
   readonly #workers = new Map<string, Promise<void>>();
   /** Chains with new work since the last flush (wake): started without scanning every pending row. */
   readonly #woken = new Map<string, { contactHash: string; ckey: string }>();
