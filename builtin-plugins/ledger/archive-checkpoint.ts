@@ -9,15 +9,15 @@
 import { createHash } from 'node:crypto';
 import type { CheckpointStatus } from './api.js';
 import type { LedgerCore } from './core.js';
-import type { ArchivableRow } from './store.js';
+import type { ArchivableRow } from './store/archive.js';
 
 export const fold = (digest: string, r: ArchivableRow): string =>
   createHash('sha256').update(`${digest}\n${r.txid}\n${r.content ?? ''}\n${r.senderSignature ?? ''}\n${r.recipientSignature ?? ''}`).digest('hex');
 
 /** The chain's archive against its checkpoint: none archived, matched, or mismatch. */
 export function checkpointStatus(core: LedgerCore, contactHash: string, currency: string): CheckpointStatus {
-  const checkpoint = core.store.checkpoint(contactHash, currency);
-  const rows = core.store.archivedRows(contactHash, currency);
+  const checkpoint = core.store.archive.checkpoint(contactHash, currency);
+  const rows = core.store.archive.rows(contactHash, currency);
   if (!checkpoint) return rows.length ? 'mismatch' : 'none';
   return rows.length === checkpoint.archived && rows.reduce(fold, '') === checkpoint.digest ? 'matched' : 'mismatch';
 }

@@ -8,13 +8,13 @@
 import type { LedgerCore } from './core.js';
 import type { ArchiveResult } from './api.js';
 import { fold } from './archive-checkpoint.js';
-import { currencyKey } from './store.js';
+import { currencyKey } from './store/rows.js';
 import { auditChain } from './audit.js';
 import { inBatches } from '../../sdk/batches.js';
 
 export async function archiveSettled(core: LedgerCore, olderThan: number, batchSize: number): Promise<ArchiveResult> {
   const result: ArchiveResult = { moved: 0, batches: 0, chains: [], skipped: [] };
-  for (const { contactHash, currency } of core.store.chainPairs()) {
+  for (const { contactHash, currency } of core.store.chains.chainPairs()) {
     const audit = auditChain(core, contactHash, currency);
     if (audit.gaps.length || audit.forks.length) {
       result.skipped.push({ contactHash, currency, reason: audit.gaps.length ? 'gap' : 'fork' });
@@ -30,11 +30,11 @@ export async function archiveSettled(core: LedgerCore, olderThan: number, batchS
 
 /** Moves the next batch of a chain's archivable rows and extends its checkpoint (call inside a transaction). */
 function archiveBatch(core: LedgerCore, contactHash: string, currency: string, olderThan: number, batchSize: number): number {
-  const rows = core.store.archivable(contactHash, currencyKey(currency), olderThan, batchSize);
+  const rows = core.store.archive.archivable(contactHash, currencyKey(currency), olderThan, batchSize);
   if (!rows.length) return 0;
-  const before = core.store.checkpoint(contactHash, currency) ?? { archived: 0, digest: '', lastPos: 0 };
-  core.store.moveToArchive(rows.map((r) => r.seq));
-  core.store.putCheckpoint(
+  const before = core.store.archive.checkpoint(contactHash, currency) ?? { archived: 0, digest: '', lastPos: 0 };
+  core.store.archive.move(rows.map((r) => r.seq));
+  core.store.archive.putCheckpoint(
     contactHash,
     currency,
     { archived: before.archived + rows.length, digest: rows.reduce(fold, before.digest), lastPos: rows[rows.length - 1]!.pos },

@@ -17,12 +17,12 @@ import { ContentError, parseContent, signedBytes } from './content.js';
 import type { ChainAudit, ChainGap, RowFinding } from './api.js';
 import { checkpointStatus } from './archive-checkpoint.js';
 import type { LedgerCore } from './core.js';
-import type { AuditRow } from './store.js';
+import type { AuditRow } from './store/chains.js';
 
 const keyHash = (raw: Buffer): string => createHash('sha256').update(raw).digest('hex');
 
 export function auditChain(core: LedgerCore, contactHash: string, currency: string): ChainAudit {
-  const rows = core.store.auditRows(contactHash, currency);
+  const rows = core.store.chains.auditRows(contactHash, currency);
   const own = core.ctx.identity;
   const settled = new Set(rows.map((r) => r.txid));
   const gaps: ChainGap[] = [];
@@ -46,8 +46,8 @@ export function auditChain(core: LedgerCore, contactHash: string, currency: stri
     before = row.txid;
   }
   // Legs this node completed when it fulfilled them count in the totals before their chain entries place them.
-  computed.received += core.store.settledAwaitingEntry(contactHash, currency);
-  const stored = core.store.balanceOf(contactHash, currency);
+  computed.received += core.store.balances.settledAwaitingEntry(contactHash, currency);
+  const stored = core.store.balances.of(contactHash, currency);
   const balance = stored.received !== computed.received || stored.sent !== computed.sent ? { stored: { received: stored.received, sent: stored.sent }, computed } : null;
   const forks = [...byPrev.entries()].filter(([, txids]) => txids.length > 1);
   const forkRelinks = forks.flatMap(([shared, txids]) =>

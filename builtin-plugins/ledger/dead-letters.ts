@@ -17,7 +17,7 @@ import { PeerDeliveryError, type DeadLetterOutcome, type PeerPayload, type Queue
 import type { LedgerTx } from './api.js';
 import type { LedgerCore } from './core.js';
 import { MSG, type SendPayload } from './protocol.js';
-import type { TxRow } from './store.js';
+import type { TxRow } from './store/rows.js';
 
 /** The dead letter queue's message type of a payment. */
 export const DLQ_LABEL = 'transaction';
@@ -107,7 +107,7 @@ export class LedgerDeadLetters {
     if (!queue.running()) throw new PeerDeliveryError('not_sending', 'the node is not sending payments (stopping, or retired)');
     const txid = message.id;
     const now = this.#ctx.db.tx((): DeadLetterOutcome | null => {
-      const row = this.core.store.get(txid);
+      const row = this.core.store.transactions.get(txid);
       if (!row) return { ok: false, refusal: 'unknown_transaction' };
       const outcome = outcomeOf(row);
       if (!outcome && row.status === 'failed') queue.retryFailed(row, 'from the dead letter queue');
