@@ -5,11 +5,10 @@
  * only when it points outside loopback, link-local and private ranges (a stranger must not make this node probe
  * its own network). Addresses the operator typed are not claims and never pass through here.
  */
-import type { NodeAddresses, PeerHello } from '../../sdk/index.js';
+import type { NodeAddresses, PeerHello, PluginContext } from '../../sdk/index.js';
 import { normalizeAddress } from '../../sdk/address.js';
 import { resolvesToPublic } from '../../sdk/public-host.js';
-import type { ContactsCore } from './core.js';
-import { ADDRESS_COLUMN, type ContactRow } from './store.js';
+import { ADDRESS_COLUMN, type ContactRow, type ContactStore } from './store.js';
 import { kindOf } from './validate.js';
 
 /** The setting (and its environment variable) that lets peers name addresses in private ranges. */
@@ -25,11 +24,20 @@ export async function pointsOutside(address: string): Promise<boolean> {
   return kindOf(address) === 'tor' || resolvesToPublic(new URL(address).hostname);
 }
 
+/** What the checks need of the contacts core (core.ts), which holds the trust and adopts what passes it. */
+export interface AddressTrustHost {
+  readonly ctx: PluginContext;
+  readonly store: ContactStore;
+  isOwnAddress(normalized: string): boolean;
+  bindKey(c: ContactRow, hello: PeerHello): ContactRow;
+  placeAddresses(c: ContactRow, addresses: Partial<NodeAddresses>, replace: boolean): ContactRow;
+}
+
 export class AddressTrust {
   /** `pubkey_hash address` → when it was last checked. */
   readonly #checked = new Map<string, number>();
 
-  constructor(private readonly core: ContactsCore) {}
+  constructor(private readonly core: AddressTrustHost) {}
 
   /**
    * Checks each address the contact's peer claims that the contact does not hold yet, after the current

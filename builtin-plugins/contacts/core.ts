@@ -10,7 +10,7 @@ import type { BalanceProvider, BalanceTotals, ChainProvider, HistoryProver } fro
 import { CONTACT_EVENTS } from './api.js';
 import { MSG, type AcceptPayload, type AddressesPayload, type CurrencyDeclinePayload, type DeclinePayload, type RequestPayload } from './protocol.js';
 import { addressesOf } from './present.js';
-import { AddressTrust } from './address-trust.js';
+import { AddressTrust, type AddressTrustHost } from './address-trust.js';
 import { ADDRESS_COLUMN, type ContactRow, type ContactStore, type CurrencyRow } from './store.js';
 import { allowedMatch, checkAddress, checkCredit, checkFee, kindOf, settingCredit } from './validate.js';
 import { Decimal } from 'decimal.js';
@@ -38,7 +38,7 @@ const b64u = (b: Buffer): string => b.toString('base64url');
 /** Pending contacts unknown keys may have created at once (docs/security.md). */
 export const MAX_STRANGERS = 500;
 
-export class ContactsCore {
+export class ContactsCore implements AddressTrustHost {
   balanceProvider: BalanceProvider | null = null;
   chainProvider: ChainProvider | null = null;
   readonly historyProvers: HistoryProver[] = [];

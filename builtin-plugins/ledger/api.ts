@@ -10,13 +10,6 @@
  * after the creating transaction commits; the REST layer answers at once ("accepted into the pipeline").
  */
 import type { ApiError, Minor, PeerSender } from '../../sdk/index.js';
-import type { ChainAudit } from './audit.js';
-import type { ImportResult, SignedRow } from './sync.js';
-import type { ArchiveResult } from './archive.js';
-
-export type { ChainAudit, ChainGap, ForkRelink, RowFinding } from './audit.js';
-export type { ImportResult, SignedRow } from './sync.js';
-export type { ArchiveResult, CheckpointStatus } from './archive.js';
 
 /** Every status a transaction row can hold (Document 1). Direct payments never persist `sent` or `accepted`. */
 export type TxStatus = 'pending' | 'sending' | 'sent' | 'accepted' | 'rejected' | 'cancelled' | 'completed' | 'failed';
@@ -195,6 +188,82 @@ export interface BalanceRecord {
   currency: string;
   received: Minor;
   sent: Minor;
+}
+
+// ---- what the chain audit, archival and chain sync answer (audit.ts, archive.ts, sync.ts)
+
+export interface ChainGap {
+  /** The txid a settled row names as its previous one, held by no settled row here. */
+  missing: string;
+  /** The settled row whose link is broken. */
+  broken: string;
+  /** The settled row before the gap in chain order (null: the gap is at the start). */
+  before: string | null;
+}
+
+/**
+ * How a fork is made linear by the one rule both sides apply: siblings in txid order, each after the first re-linked
+ * onto the row before it in chain order (the end of the lower sibling's branch: chains are ordered lower txid first).
+ */
+export interface ForkRelink {
+  /** The previous txid the siblings share (null: both start the chain). */
+  shared: string | null;
+  /** The sibling to re-link. */
+  txid: string;
+  /** The row it goes after (null only for a chain whose order is not yet relinked). */
+  before: string | null;
+}
+
+export interface RowFinding {
+  txid: string;
+  /** content (unreadable or disagreeing with the row), sender_signature, recipient_signature, key (no usable key). */
+  problem: 'content' | 'sender_signature' | 'recipient_signature' | 'key';
+  detail: string;
+}
+
+export interface ChainAudit {
+  contactHash: string;
+  currency: string;
+  /** Settled (completed) rows. */
+  settled: number;
+  gaps: ChainGap[];
+  /** Txids of rows that share a previous txid with another row. */
+  forks: string[][];
+  /** The re-links that make the forks linear, in chain order. */
+  forkRelinks: ForkRelink[];
+  rows: RowFinding[];
+  /** Stored totals that differ from the sums of the settled rows: what is stored and what the rows add up to. */
+  balance: { stored: { received: Minor; sent: Minor }; computed: { received: Minor; sent: Minor } } | null;
+  /** The archived rows against the chain's archive checkpoint (archive-checkpoint.ts). */
+  checkpoint: CheckpointStatus;
+  ok: boolean;
+}
+
+export type CheckpointStatus = 'none' | 'matched' | 'mismatch';
+
+export interface ArchiveResult {
+  /** Rows moved to the archive. */
+  moved: number;
+  /** Database transactions it took (a batch of at most the batch size each, an empty one ending each chain). */
+  batches: number;
+  chains: { contactHash: string; currency: string; moved: number }[];
+  /** Chains left as they are: their audit found a gap or a fork. */
+  skipped: { contactHash: string; currency: string; reason: string }[];
+}
+
+/** One settled row as it travels: the signed content and the two signatures over it. */
+export interface SignedRow {
+  content: string;
+  sender_signature: string;
+  recipient_signature: string;
+}
+
+export interface ImportResult {
+  imported: string[];
+  /** Rows this node already held. */
+  present: number;
+  /** Rows refused, with why (nothing of them was stored). */
+  refused: { txid: string | null; reason: string }[];
 }
 
 export interface LedgerService {

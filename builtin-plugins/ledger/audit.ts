@@ -14,61 +14,15 @@
 import { createHash } from 'node:crypto';
 import { fromParts, type Minor } from '../../sdk/money.js';
 import { ContentError, parseContent, signedBytes } from './content.js';
+import type { ChainAudit, ChainGap, RowFinding } from './api.js';
+import { checkpointStatus } from './archive-checkpoint.js';
 import type { LedgerCore } from './core.js';
-import type { AuditRow } from './store.js';
-import { checkpointStatus, type CheckpointStatus } from './archive.js';
-
-export interface ChainGap {
-  /** The txid a settled row names as its previous one, held by no settled row here. */
-  missing: string;
-  /** The settled row whose link is broken. */
-  broken: string;
-  /** The settled row before the gap in chain order (null: the gap is at the start). */
-  before: string | null;
-}
-
-/**
- * How a fork is made linear by the one rule both sides apply: siblings in txid order, each after the first re-linked
- * onto the row before it in chain order (the end of the lower sibling's branch: chains are ordered lower txid first).
- */
-export interface ForkRelink {
-  /** The previous txid the siblings share (null: both start the chain). */
-  shared: string | null;
-  /** The sibling to re-link. */
-  txid: string;
-  /** The row it goes after (null only for a chain whose order is not yet relinked). */
-  before: string | null;
-}
-
-export interface RowFinding {
-  txid: string;
-  /** content (unreadable or disagreeing with the row), sender_signature, recipient_signature, key (no usable key). */
-  problem: 'content' | 'sender_signature' | 'recipient_signature' | 'key';
-  detail: string;
-}
-
-export interface ChainAudit {
-  contactHash: string;
-  currency: string;
-  /** Settled (completed) rows. */
-  settled: number;
-  gaps: ChainGap[];
-  /** Txids of rows that share a previous txid with another row. */
-  forks: string[][];
-  /** The re-links that make the forks linear, in chain order. */
-  forkRelinks: ForkRelink[];
-  rows: RowFinding[];
-  /** Stored totals that differ from the sums of the settled rows: what is stored and what the rows add up to. */
-  balance: { stored: { received: Minor; sent: Minor }; computed: { received: Minor; sent: Minor } } | null;
-  /** The archived rows against the chain's archive checkpoint (archive.ts). */
-  checkpoint: CheckpointStatus;
-  ok: boolean;
-}
+import type { AuditRow } from './store/chains.js';
 
 const keyHash = (raw: Buffer): string => createHash('sha256').update(raw).digest('hex');
 
 export function auditChain(core: LedgerCore, contactHash: string, currency: string): ChainAudit {
-  const rows = core.store.auditRows(contactHash, currency);
+  const rows = core.store.chains.auditRows(contactHash, currency);
   const own = core.ctx.identity;
   const settled = new Set(rows.map((r) => r.txid));
   const gaps: ChainGap[] = [];
@@ -92,8 +46,8 @@ export function auditChain(core: LedgerCore, contactHash: string, currency: stri
     before = row.txid;
   }
   // Legs this node completed when it fulfilled them count in the totals before their chain entries place them.
-  computed.received += core.store.settledAwaitingEntry(contactHash, currency);
-  const stored = core.store.balanceOf(contactHash, currency);
+  computed.received += core.store.balances.settledAwaitingEntry(contactHash, currency);
+  const stored = core.store.balances.of(contactHash, currency);
   const balance = stored.received !== computed.received || stored.sent !== computed.sent ? { stored: { received: stored.received, sent: stored.sent }, computed } : null;
   const forks = [...byPrev.entries()].filter(([, txids]) => txids.length > 1);
   const forkRelinks = forks.flatMap(([shared, txids]) =>

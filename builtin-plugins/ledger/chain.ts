@@ -5,7 +5,7 @@
 import type { BalanceProvider, BalanceTotals, ChainProvider } from '../contacts/api.js';
 import type { LedgerCore } from './core.js';
 import type { SendQueue } from './sender.js';
-import { currencyKey } from './store.js';
+import { currencyKey } from './store/rows.js';
 
 /** Whether the completed chain is one unbroken line: each row's prev is the row before it, the first's is null. */
 export function chainIsLinear(rows: readonly { txid: string; prev_txid: string | null }[]): boolean {
@@ -21,8 +21,8 @@ export function balanceProvider(core: LedgerCore): BalanceProvider {
   return {
     balances: (hash) => {
       const out: Record<string, BalanceTotals> = {};
-      for (const b of core.store.balances(hash)) {
-        const held = core.store.lockedIncoming(hash, b.currency) + core.heldCredit(hash, b.currency);
+      for (const b of core.store.balances.list(hash)) {
+        const held = core.store.balances.lockedIncoming(hash, b.currency) + core.heldCredit(hash, b.currency);
         out[b.currency] = { received: b.received, sent: b.sent, held };
       }
       return out;
@@ -31,11 +31,11 @@ export function balanceProvider(core: LedgerCore): BalanceProvider {
 }
 
 export function chainProvider(core: LedgerCore, queue: SendQueue): ChainProvider {
-  const currenciesWith = (hash: string): string[] => core.store.chainCurrencies(hash);
+  const currenciesWith = (hash: string): string[] => core.store.chains.chainCurrencies(hash);
   return {
     heads: (hash) => {
       const out: Record<string, string | null> = {};
-      for (const currency of currenciesWith(hash)) out[currency] = core.store.head(hash, currency);
+      for (const currency of currenciesWith(hash)) out[currency] = core.store.chains.head(hash, currency);
       return out;
     },
     verify: (hash, remoteHeads) => {
@@ -49,7 +49,7 @@ export function chainProvider(core: LedgerCore, queue: SendQueue): ChainProvider
       for (const [key, r] of remote) if (!seen.has(key)) out[r.currency] = judge(hash, r.currency, r.head);
       return out;
     },
-    hasSharedHistory: (hash) => core.store.chainCurrencies(hash).length > 0,
+    hasSharedHistory: (hash) => core.store.chains.chainCurrencies(hash).length > 0,
   };
 
   /**
@@ -59,23 +59,23 @@ export function chainProvider(core: LedgerCore, queue: SendQueue): ChainProvider
    * on revives that payment: the contact holds it, so the resend completes it here too.
    */
   function judge(hash: string, currency: string, remoteHead: string | null): boolean {
-    const rows = core.store.chain(hash, currency);
+    const rows = core.store.chains.chain(hash, currency);
     if (!chainIsLinear(rows)) return false;
     const local = rows.length ? rows[rows.length - 1]!.txid : null;
     if (remoteHead === local) return true;
     if (remoteHead === null) {
       // The contact has no chain in this currency: fine only while its single payment to us is settling there.
-      return rows.length === 1 && core.store.get(rows[0]!.txid)?.type === 'received';
+      return rows.length === 1 && core.store.transactions.get(rows[0]!.txid)?.type === 'received';
     }
-    const known = core.store.get(remoteHead);
+    const known = core.store.transactions.get(remoteHead);
     if (!known || known.contactHash !== hash) return false;
     if (known.status === 'completed') {
       // The contact is behind us: only our completion of its latest payment may be missing there.
-      return rows.length >= 2 && rows[rows.length - 2]!.txid === remoteHead && core.store.get(local!)?.type === 'received';
+      return rows.length >= 2 && rows[rows.length - 2]!.txid === remoteHead && core.store.transactions.get(local!)?.type === 'received';
     }
     if (known.type === 'sent' && (known.status === 'sending' || known.status === 'pending')) return true;
     if (known.type === 'sent' && (known.status === 'failed' || known.status === 'cancelled')) {
-      return core.ctx.db.tx(() => queue.revive(core.store.get(remoteHead)!, 'the contact reports it as its chain head'));
+      return core.ctx.db.tx(() => queue.revive(core.store.transactions.get(remoteHead)!, 'the contact reports it as its chain head'));
     }
     return false;
   }

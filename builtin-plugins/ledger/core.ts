@@ -6,7 +6,9 @@ import type { ApiError, Minor, NodeAddresses, PluginContext } from '../../sdk/in
 import type { ContactsService } from '../contacts/api.js';
 import { sameCurrency } from '../../sdk/currency.js';
 import { FINAL_STATUSES, LEDGER_EVENTS, type ChainBlock, type CreditHold, type IncomingPayment, type LedgerTx, type TxStatus } from './api.js';
-import type { LedgerStore, TxPatch, TxRow } from './store.js';
+import type { LedgerStore } from './store.js';
+import type { TxRow } from './store/rows.js';
+import type { TxPatch } from './store/transactions.js';
 
 /** The address a peer is best reached at, in the house preference: tor > https > http. */
 export function preferredAddress(a: Partial<NodeAddresses> | null | undefined): string | null {
@@ -112,7 +114,7 @@ export class LedgerCore {
    */
   update(row: TxRow, patch: TxPatch): TxRow {
     const now = this.now();
-    this.store.patch(row.seq, patch, now);
+    this.store.transactions.patch(row.seq, patch, now);
     // The patch names TxRow fields: the updated row is the old one with the patch applied (no re-read).
     const updated = applyPatch(row, patch, now);
     if (patch.status && FINAL_STATUSES.includes(patch.status) && patch.status !== 'completed') this.#final(updated);
@@ -121,7 +123,7 @@ export class LedgerCore {
 
   /** Completes a row: chain position, balances and listeners in the caller's transaction. */
   complete(row: TxRow, patch: TxPatch = {}): TxRow {
-    return this.#completeAs(row, patch, (patched, now) => this.store.complete(patched, now));
+    return this.#completeAs(row, patch, (patched, now) => this.store.chains.complete(patched, now));
   }
 
   /**
@@ -130,14 +132,14 @@ export class LedgerCore {
    */
   settle(row: TxRow, patch: TxPatch = {}): TxRow {
     return this.#completeAs(row, patch, (patched, now) => {
-      this.store.settle(patched, now);
+      this.store.chains.settle(patched, now);
       return null;
     });
   }
 
   #completeAs(row: TxRow, patch: TxPatch, store: (patched: TxRow, now: number) => number | null): TxRow {
     const now = this.now();
-    if (Object.keys(patch).length) this.store.patch(row.seq, patch, now);
+    if (Object.keys(patch).length) this.store.transactions.patch(row.seq, patch, now);
     const patched = applyPatch(row, patch, now);
     const chainPos = store(patched, now);
     const updated: TxRow = {
@@ -157,8 +159,8 @@ export class LedgerCore {
   /** A row completed by `settle` takes its place in the chain with its signed entry (in the caller's transaction). */
   chainIn(row: TxRow, patch: TxPatch): TxRow {
     const now = this.now();
-    this.store.patch(row.seq, patch, now);
-    const chainPos = this.store.chainIn(row, now);
+    this.store.transactions.patch(row.seq, patch, now);
+    const chainPos = this.store.chains.chainIn(row, now);
     return { ...applyPatch(row, patch, now), chainPos };
   }
 

@@ -17,14 +17,20 @@ import { PeerDeliveryError, type DeadLetterOutcome, type PeerPayload, type Queue
 import type { LedgerTx } from './api.js';
 import type { LedgerCore } from './core.js';
 import { MSG, type SendPayload } from './protocol.js';
-import type { SendQueue } from './sender.js';
-import type { TxRow } from './store.js';
+import type { TxRow } from './store/rows.js';
 
 /** The dead letter queue's message type of a payment. */
 export const DLQ_LABEL = 'transaction';
 /** Failure reasons (their code) of payments whose delivery was never confirmed: they may still be delivered. */
 export const DELIVERY_FAILED = 'delivery_failed';
 export const RECOVERY_EXHAUSTED = 'recovery_exhausted';
+
+/** What an operator retry asks of the send queue (sender.ts), which parks its undelivered payments here. */
+export interface RetryQueue {
+  running(): boolean;
+  retryFailed(row: TxRow, why: string): void;
+  expedite(row: TxRow): void;
+}
 
 interface Waiter {
   resolve(outcome: DeadLetterOutcome): void;
@@ -51,7 +57,7 @@ function outcomeOf(tx: LedgerTx): DeadLetterOutcome | null {
 export class LedgerDeadLetters {
   /** Operator retries waiting for their payment's outcome, by txid. */
   readonly #waiting = new Map<string, Waiter[]>();
-  #queue: SendQueue | null = null;
+  #queue: RetryQueue | null = null;
 
   constructor(private readonly core: LedgerCore) {}
 
@@ -59,7 +65,7 @@ export class LedgerDeadLetters {
     return this.core.ctx;
   }
 
-  register(queue: SendQueue): void {
+  register(queue: RetryQueue): void {
     this.#queue = queue;
     this.#ctx.peer.outcomes(MSG.send, { label: DLQ_LABEL, retryable: true, retry: (message) => this.#retry(message) });
     this.core.onFinal((tx) => {
@@ -101,7 +107,7 @@ export class LedgerDeadLetters {
     if (!queue.running()) throw new PeerDeliveryError('not_sending', 'the node is not sending payments (stopping, or retired)');
     const txid = message.id;
     const now = this.#ctx.db.tx((): DeadLetterOutcome | null => {
-      const row = this.core.store.get(txid);
+      const row = this.core.store.transactions.get(txid);
       if (!row) return { ok: false, refusal: 'unknown_transaction' };
       const outcome = outcomeOf(row);
       if (!outcome && row.status === 'failed') queue.retryFailed(row, 'from the dead letter queue');

@@ -10,7 +10,8 @@ import { MSG } from './protocol.js';
 import { Receiver } from './receiver.js';
 import { SendQueue } from './sender.js';
 import { createLedgerService } from './service.js';
-import { LedgerStore, migrations } from './store.js';
+import { LedgerStore } from './store.js';
+import { migrations } from './store/tables.js';
 
 export default definePlugin({
   setup(ctx) {
@@ -36,7 +37,7 @@ export default definePlugin({
     // node-cli sync balances / POST /system/sync {type: balances}: totals recomputed from the settled rows.
     const system = ctx.services.use<SystemService>('system');
     system.registerSyncHandler('balances', () => {
-      const changed = ctx.db.tx(() => store.rebuildBalances(core.now()));
+      const changed = ctx.db.tx(() => store.balances.rebuild(core.now()));
       return {
         rebuilt: true,
         corrected: changed.map((c) => ({
@@ -47,7 +48,7 @@ export default definePlugin({
         })),
       };
     });
-    system.registerMetrics('ledger', () => ({ transactions_by_status: store.counts() }));
+    system.registerMetrics('ledger', () => ({ transactions_by_status: store.listings.counts() }));
     ctx.onStop(async () => {
       await queue.stop();
       deadLetters.stop();

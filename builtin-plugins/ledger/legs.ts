@@ -17,7 +17,7 @@ import { buildLeg, ContentError, deriveTxid, KIND_CLEARING, legSignedBytes, newS
 import { preferredAddress, publicTx, type LedgerCore } from './core.js';
 import { REFUSAL } from './protocol.js';
 import type { SendQueue } from './sender.js';
-import { currencyKey } from './store.js';
+import { currencyKey } from './store/rows.js';
 
 type LegApi = Pick<
   LedgerService,
@@ -43,16 +43,17 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
 
   const creditAvailable = (contactHash: string, currency: string, reserved: Minor = 0n): Minor => {
     const limit = core.contacts.line(contactHash, currency)?.creditLimit ?? 0n;
-    const balance = store.balanceOf(contactHash, currency);
-    const free = limit - (balance.received - balance.sent) - store.lockedIncoming(contactHash, currency) - core.heldCredit(contactHash, currency) - reserved;
+    const balance = store.balances.of(contactHash, currency);
+    const free =
+      limit - (balance.received - balance.sent) - store.balances.lockedIncoming(contactHash, currency) - core.heldCredit(contactHash, currency) - reserved;
     return free > 0n ? free : 0n;
   };
 
   // Counted at the lock with every leg already locked from the contact (clearings or not), so that two clearings
   // through one line, or a clearing beside a payment, never cancel more than the debt there is.
   const clearable = (contactHash: string, currency: string, reserved: Minor = 0n): Minor => {
-    const balance = store.balanceOf(contactHash, currency);
-    const left = balance.sent - balance.received - store.lockedIncoming(contactHash, currency) - core.heldCredit(contactHash, currency) - reserved;
+    const balance = store.balances.of(contactHash, currency);
+    const left = balance.sent - balance.received - store.balances.lockedIncoming(contactHash, currency) - core.heldCredit(contactHash, currency) - reserved;
     return left > 0n ? left : 0n;
   };
 
@@ -77,7 +78,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
         ...(leg.clearing ? { kind: KIND_CLEARING } : {}),
       });
       const signature = ctx.identity.sign(legSignedBytes(content)).toString('base64url');
-      const row = store.insert({
+      const row = store.transactions.insert({
         txid,
         type: 'sent',
         status: 'sent',
@@ -122,7 +123,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
         throw new PeerRefusal(REFUSAL.badSignature, 'the payer signature of the leg does not verify');
       }
       const recipientSignature = ctx.identity.sign(bytes).toString('base64url');
-      const existing = store.get(leg.txid);
+      const existing = store.transactions.get(leg.txid);
       if (existing) {
         // A prepare sent again (its answer was lost): the leg as this node holds it.
         if (existing.type === 'received' && existing.condition === leg.condition && existing.contactHash === sender.pubkeyHash) {
@@ -153,7 +154,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
           });
         }
       }
-      const row = store.insert({
+      const row = store.transactions.insert({
         txid: leg.txid,
         type: 'received',
         status: 'accepted',
@@ -184,13 +185,13 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
     },
 
     legLocked(txid) {
-      const row = store.get(txid);
+      const row = store.transactions.get(txid);
       if (!row || row.type !== 'sent' || !row.condition) return null;
       return publicTx(row.status === 'sent' ? core.update(row, { status: 'accepted' }) : row);
     },
 
     fulfilLeg(txid, fulfillment) {
-      const row = store.get(txid);
+      const row = store.transactions.get(txid);
       if (!row || !row.condition) return null;
       if (row.status !== 'sent' && row.status !== 'accepted') return publicTx(row);
       if (row.type === 'received') return publicTx(core.update(row, { fulfillment }));
@@ -201,13 +202,13 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
     },
 
     settleLeg(txid, fulfillment) {
-      const row = store.get(txid);
+      const row = store.transactions.get(txid);
       if (!row || row.type !== 'received' || !row.condition || row.status !== 'accepted' || !(fulfillment ?? row.fulfillment)) return row ? publicTx(row) : null;
       return publicTx(core.settle(row, fulfillment ? { fulfillment } : {}));
     },
 
     cancelLeg(txid, reason) {
-      const row = store.get(txid);
+      const row = store.transactions.get(txid);
       if (!row || !row.condition) return null;
       if (row.status !== 'sent' && row.status !== 'accepted') return publicTx(row);
       if (row.fulfillment) throw new Error(`leg ${txid} is fulfilled and cannot be released`);
@@ -215,15 +216,15 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
     },
 
     describe(txid, description) {
-      const row = store.get(txid);
+      const row = store.transactions.get(txid);
       if (row && row.type === 'received' && row.description !== description) core.update(row, { description });
     },
 
-    legsOf: (routeHash): LedgerTx[] => store.legsOf(routeHash).map(publicTx),
+    legsOf: (routeHash): LedgerTx[] => store.listings.legsOf(routeHash).map(publicTx),
     creditAvailable: (contactHash, currency) => creditAvailable(contactHash, currency),
     clearable: (contactHash, currency) => clearable(contactHash, currency),
-    feeEarnings: () => store.feeEarnings(),
-    feeEarningsByDay: (f) => store.feeEarningsByDay(f),
+    feeEarnings: () => store.listings.feeEarnings(),
+    feeEarningsByDay: (f) => store.listings.feeEarningsByDay(f),
 
     registerRouter(r) {
       router = r;

@@ -10,7 +10,7 @@ import { ContentError, parseContent, signedBytes, signedColumns, type TxContent 
 import { preferredAddress, type LedgerCore } from './core.js';
 import { MAX_FOLLOWING, REFUSAL, type FollowingResult, type SendReply } from './protocol.js';
 import type { SendQueue } from './sender.js';
-import { currencyKey, type TxRow } from './store.js';
+import { currencyKey, type TxRow } from './store/rows.js';
 
 type Decision = { reply: SendReply } | { refusal: PeerRefusal; expedite?: TxRow };
 type Checked = { content: TxContent & { amountMinor: bigint }; text: string; signature: string };
@@ -79,7 +79,7 @@ export class Receiver {
   #decide({ content, text, signature }: Checked, heldOnly: boolean, sender: PeerSender): Decision {
     const ctx = this.core.ctx;
     const store = this.core.store;
-    const existing = store.get(content.txid);
+    const existing = store.transactions.get(content.txid);
     if (existing) {
       if (existing.type === 'received' && existing.status === 'completed' && existing.content && existing.recipientSignature) {
         return { reply: this.#reply(existing, this.core.contacts.line(existing.contactHash, existing.currency)?.creditLimit ?? 0n) };
@@ -113,11 +113,11 @@ export class Receiver {
     const chain = this.#chainRule(content, sender.pubkeyHash, currency);
     if (chain) return chain;
     const limit = line.creditLimit ?? 0n;
-    const balance = store.balanceOf(sender.pubkeyHash, currency);
+    const balance = store.balances.of(sender.pubkeyHash, currency);
     // Legs locked to a route, and credit other plugins extended on the line, count as debt already: the credit
     // they hold is not available twice.
     const held = this.core.heldCredit(sender.pubkeyHash, currency, { amount: content.amountMinor, description: content.description ?? null });
-    const debtAfter = balance.received - balance.sent + store.lockedIncoming(sender.pubkeyHash, currency) + held + content.amountMinor;
+    const debtAfter = balance.received - balance.sent + store.balances.lockedIncoming(sender.pubkeyHash, currency) + held + content.amountMinor;
     if (debtAfter > limit) {
       const available = limit - (debtAfter - content.amountMinor);
       return {
@@ -126,7 +126,7 @@ export class Receiver {
         }),
       };
     }
-    const row = store.insert({
+    const row = store.transactions.insert({
       ...signedColumns(content, text),
       type: 'received',
       status: 'accepted',
@@ -148,12 +148,12 @@ export class Receiver {
    */
   #chainRule(content: TxContent, contactHash: string, currency: string): Decision | null {
     const store = this.core.store;
-    const head = store.head(contactHash, currency);
-    const mine = store.unresolvedOutgoing(contactHash, currency);
+    const head = store.chains.head(contactHash, currency);
+    const mine = store.queue.unresolvedOutgoing(contactHash, currency);
     if (mine) {
       // The peer already holds our payment (its head is it, or a later one of the same batch) but we have not seen
       // the answer yet: a lag, not a fork, so busy rather than a re-pointing the peer would count against itself.
-      const held = content.prev === mine.txid ? mine : content.prev !== null && content.prev !== head ? store.get(content.prev) : null;
+      const held = content.prev === mine.txid ? mine : content.prev !== null && content.prev !== head ? store.transactions.get(content.prev) : null;
       if (held && isUnresolvedOutgoing(held, contactHash)) {
         return { refusal: busy('this node is still settling its payment that your chain head is'), expedite: mine };
       }
@@ -205,9 +205,12 @@ export class Receiver {
   }
 
   #reply(row: TxRow, limit: bigint): SendReply {
-    const balance = this.core.store.balanceOf(row.contactHash, row.currency);
+    const balance = this.core.store.balances.of(row.contactHash, row.currency);
     const available =
-      limit - (balance.received - balance.sent) - this.core.store.lockedIncoming(row.contactHash, row.currency) - this.core.heldCredit(row.contactHash, row.currency);
+      limit -
+      (balance.received - balance.sent) -
+      this.core.store.balances.lockedIncoming(row.contactHash, row.currency) -
+      this.core.heldCredit(row.contactHash, row.currency);
     return {
       status: 'completed',
       txid: row.txid,

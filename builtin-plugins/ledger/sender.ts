@@ -16,8 +16,9 @@ import { PeerDeliveryError, storageFault, type PeerReply } from '../../sdk/index
 import { backoffMs } from '../../sdk/retry.js';
 import { buildContent, parseContent, signedBytes, ContentError, KIND_CLEARING, MEMO_STANDARD } from './content.js';
 import type { LedgerCore } from './core.js';
-import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters } from './dead-letters.js';
-import { currencyKey, type TxPatch, type TxRow } from './store.js';
+import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters, type RetryQueue } from './dead-letters.js';
+import type { TxPatch } from './store/transactions.js';
+import { currencyKey, type TxRow } from './store/rows.js';
 import { LEDGER_EVENTS } from './api.js';
 import { MAX_FOLLOWING, MSG, REFUSAL, type FollowingResult, type SendPayload, type SendReply } from './protocol.js';
 
@@ -64,7 +65,7 @@ const NEVER_CONNECTED = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_FAIL|EHOSTUNREA
 
 const busyDelay = (n: number): number => Math.min(10 * 2 ** Math.min(n, 8), 1000) + Math.floor(Math.random() * 10);
 
-export class SendQueue {
+export class SendQueue implements RetryQueue {
   readonly #workers = new Map<string, Promise<void>>();
   /** Chains with new work since the last flush (wake): started without scanning every pending row. */
   readonly #woken = new Map<string, { contactHash: string; ckey: string }>();
@@ -153,11 +154,11 @@ export class SendQueue {
    * towards MAX_RECOVERIES, as a full disk says nothing about the payment.
    */
   recoverStuck(olderThan: number, startup: boolean, diskFault = false): number {
-    const rows = this.core.store.sendingRows(olderThan).filter((r) => startup || !this.#workers.has(chainKey(r.contactHash, r.currencyKey)));
+    const rows = this.core.store.queue.sendingRows(olderThan).filter((r) => startup || !this.#workers.has(chainKey(r.contactHash, r.currencyKey)));
     if (rows.length === 0) return 0;
     this.#ctx.db.tx(() => {
       for (const r of rows) {
-        const fresh = this.core.store.get(r.txid)!;
+        const fresh = this.core.store.transactions.get(r.txid)!;
         if (fresh.status !== 'sending') continue;
         // A fulfilled routed leg is owed whatever happens: it is resent, never given up.
         if (!diskFault && fresh.recoveryCount >= MAX_RECOVERIES && !fresh.condition) {
@@ -200,7 +201,7 @@ export class SendQueue {
   expedite(row: TxRow): void {
     if (row.status !== 'pending' || row.nextAttemptAt <= this.core.now()) return;
     this.#ctx.db.tx(() => {
-      const fresh = this.core.store.get(row.txid);
+      const fresh = this.core.store.transactions.get(row.txid);
       if (fresh && fresh.status === 'pending') this.core.update(fresh, { nextAttemptAt: this.core.now() });
     });
     this.wake(row.contactHash, row.currencyKey);
@@ -254,12 +255,12 @@ export class SendQueue {
     const now = this.core.now();
     this.#expireUnsent(now);
     let nextAt = Infinity;
-    for (const chain of this.core.store.pendingChains()) {
+    for (const chain of this.core.store.queue.pendingChains()) {
       if (this.#workers.has(chainKey(chain.contact_hash, chain.currency_key))) continue;
       if (chain.next_attempt_at > now) nextAt = Math.min(nextAt, chain.next_attempt_at);
       else this.#start(chain.contact_hash, chain.currency_key);
     }
-    const expiry = this.core.store.nextExpiry();
+    const expiry = this.core.store.queue.nextExpiry();
     if (expiry !== null) nextAt = Math.min(nextAt, expiry);
     this.arm(nextAt);
   }
@@ -280,24 +281,24 @@ export class SendQueue {
   }
 
   #expireUnsent(now: number): void {
-    const rows = this.core.store.expiredUnsent(now);
+    const rows = this.core.store.queue.expiredUnsent(now);
     if (rows.length === 0) return;
     this.#ctx.db.tx(() => {
       for (const r of rows) {
-        const fresh = this.core.store.get(r.txid)!;
+        const fresh = this.core.store.transactions.get(r.txid)!;
         if (fresh.status === 'pending' && !fresh.inDoubt) this.core.finalize(fresh, 'cancelled', 'expired: not delivered within directTxExpiration');
       }
     });
   }
 
   /**
-   * Sends the chain's pending payments oldest first, one in doubt before any other (store.nextPending); stops at the
+   * Sends the chain's pending payments oldest first, one in doubt before any other (store.queue.nextPending); stops at the
    * first one not due yet (and arms the timer).
    */
   async #work(contactHash: string, ckey: string): Promise<void> {
     for (;;) {
       if (!this.running()) return;
-      const row = this.core.store.nextPending(contactHash, ckey);
+      const row = this.core.store.queue.nextPending(contactHash, ckey);
       if (!row) return;
       if (row.nextAttemptAt > this.core.now()) {
         this.arm(row.nextAttemptAt);
@@ -329,7 +330,7 @@ export class SendQueue {
     if (!pipelined(row)) return [row];
     const now = this.core.now();
     const batch = [row];
-    for (const next of this.core.store.pendingAfter(row.contactHash, row.currencyKey, row.seq, MAX_FOLLOWING)) {
+    for (const next of this.core.store.queue.pendingAfter(row.contactHash, row.currencyKey, row.seq, MAX_FOLLOWING)) {
       if (!pipelined(next) || next.nextAttemptAt > now) break;
       batch.push(next);
     }
@@ -388,7 +389,7 @@ export class SendQueue {
       const sending: TxRow[] = [];
       let prev: string | null | undefined;
       for (const row of rows) {
-        const r = this.core.store.get(row.txid);
+        const r = this.core.store.transactions.get(row.txid);
         if (!r || r.status !== 'pending') continue;
         if (r.inDoubt) {
           // Only ever alone (#batchOf): resent as signed.
@@ -403,7 +404,7 @@ export class SendQueue {
           this.core.finalize(r, 'rejected', 'contact_not_accepted: the contact or its line in this currency is not accepted');
           continue;
         }
-        prev = prev === undefined ? this.core.store.head(r.contactHash, r.currency) : prev;
+        prev = prev === undefined ? this.core.store.chains.head(r.contactHash, r.currency) : prev;
         const content = buildContent({
           txid: r.txid,
           prev,
@@ -441,7 +442,7 @@ export class SendQueue {
 
   /** A following payment the peer did not look at (a refusal before it): back to the queue, to be signed again. */
   #notAttempted(row: TxRow): void {
-    const r = this.core.store.get(row.txid);
+    const r = this.core.store.transactions.get(row.txid);
     if (!r || r.status !== 'sending') return;
     this.core.update(r, { status: 'pending', inDoubt: false, sendingStartedAt: null, nextAttemptAt: this.core.now() });
   }
@@ -472,7 +473,7 @@ export class SendQueue {
     const inDoubt = wasInDoubt || delivered;
     const permanent = !failure.transient;
     this.#ctx.db.tx(() => {
-      const r = this.core.store.get(row.txid);
+      const r = this.core.store.transactions.get(row.txid);
       if (!r || r.status !== 'sending') return;
       const attempts = r.attempts + 1;
       if (r.condition && (permanent || attempts >= MAX_TRANSPORT_FAILURES)) {
@@ -525,9 +526,9 @@ export class SendQueue {
       return null;
     }
     return this.#ctx.db.tx(() => {
-      const r = this.core.store.get(row.txid);
+      const r = this.core.store.transactions.get(row.txid);
       if (!r || r.status === 'completed') return null;
-      const head = this.core.store.head(r.contactHash, r.currency);
+      const head = this.core.store.chains.head(r.contactHash, r.currency);
       const anomaly = head !== content.prev;
       if (anomaly) {
         this.#ctx.log.error('completed payment does not extend the local chain head', { txid: r.txid, head, prev: content.prev });
@@ -548,7 +549,7 @@ export class SendQueue {
     const { code, message } = refusal;
     let kick = false;
     this.#ctx.db.tx(() => {
-      const r = this.core.store.get(row.txid);
+      const r = this.core.store.transactions.get(row.txid);
       if (!r || r.status !== 'sending') return;
       const now = this.core.now();
       if (r.condition && !RETRIED_REFUSALS.has(code)) {
@@ -575,7 +576,7 @@ export class SendQueue {
           // As with re-pointings below: the contact's own payments landing here while ours waits is progress, not a
           // stuck chain. Under a backlog both ways a high txid loses every tie and met 61 busy answers in a row
           // (issue 27's soak: 10 of 20,000 failed, every txid from fb to ff). Only answers while our head stands still count.
-          const progressed = this.core.store.head(r.contactHash, r.currency) !== r.prevTxid;
+          const progressed = this.core.store.chains.head(r.contactHash, r.currency) !== r.prevTxid;
           const busy = progressed ? r.busyRetries : r.busyRetries + 1;
           if (busy > MAX_BUSY_RETRIES) {
             giveUp(`chain_busy: the contact kept settling its own payments (${busy} tries)`, false);
@@ -587,7 +588,7 @@ export class SendQueue {
         }
         case REFUSAL.invalidPrevious: {
           const expected = typeof refusal.data.expected_txid === 'string' ? refusal.data.expected_txid : null;
-          const head = this.core.store.head(r.contactHash, r.currency);
+          const head = this.core.store.chains.head(r.contactHash, r.currency);
           // The chain moved on since we signed (the contact's own payments landed here meanwhile): that is progress,
           // however often it happens under traffic both ways, whichever link the contact named: its refusal was
           // written before its next payment, which may overtake the answer and land here first (then `expected` is
@@ -605,7 +606,7 @@ export class SendQueue {
             kick = true;
             return;
           }
-          const known = expected ? this.core.store.get(expected) : null;
+          const known = expected ? this.core.store.transactions.get(expected) : null;
           if (known && known.contactHash === r.contactHash && known.status === 'completed') {
             // The contact's head is an earlier link of our chain: the links after it are its own payments, settled
             // here and not yet there (their answers are on the way). A lag, not a fork: re-sign onto our head; the

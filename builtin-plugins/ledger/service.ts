@@ -32,7 +32,7 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
         const salt = newSalt();
         const from = core.ownHash();
         const txid = deriveTxid({ from, to: payment.contactHash, amount: payment.amount, currency: payment.currency, time, salt });
-        const row = store.insert({
+        const row = store.transactions.insert({
           txid,
           type: 'sent',
           status: 'pending',
@@ -61,36 +61,36 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
       });
     },
     get(txid) {
-      const row = store.get(txid);
+      const row = store.transactions.get(txid);
       return row ? publicTx(row) : null;
     },
     list(filter: TxFilter) {
-      const { rows, total } = store.list(filter);
+      const { rows, total } = store.listings.list(filter);
       return { rows: rows.map(publicTx), total };
     },
-    exportTransactions: (filter) => store.exportRows(filter),
-    balances: (contactHash) => store.balances(contactHash),
-    balance: (contactHash, currency) => store.balanceOf(contactHash, currency),
-    refunded: (txid): Minor => store.refunded(txid),
+    exportTransactions: (filter) => store.exports.rows(filter),
+    balances: (contactHash) => store.balances.list(contactHash),
+    balance: (contactHash, currency) => store.balances.of(contactHash, currency),
+    refunded: (txid): Minor => store.transactions.refunded(txid),
     resend(txid, why) {
-      const row = store.get(txid);
+      const row = store.transactions.get(txid);
       if (!row || row.type !== 'sent' || !unconfirmed(publicTx(row))) return null;
       queue.retryFailed(row, why);
-      return publicTx(store.get(txid)!);
+      return publicTx(store.transactions.get(txid)!);
     },
     auditChains: (filter = {}) =>
-      store
+      store.chains
         .chainPairs()
         .filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)))
         .map((p) => auditChain(core, p.contactHash, p.currency)),
-    chainPairs: () => store.chainPairs(),
+    chainPairs: () => store.chains.chainPairs(),
     settledRows: (contactHash, currency, offset, limit) => settledRows(core, contactHash, currency, offset, limit),
     importSettled: (contactHash, contactKey, currency, rows) => importRows(core, contactHash, contactKey, currency, rows),
     relinkDraft: (txid, prev) => relinkDraft(core, txid, prev),
     archiveSettled: (olderThan, batchSize) => archiveSettled(core, olderThan, batchSize),
     applyRelink: (contactKey, txid, content, senderSignature, recipientSignature) => applyRelink(core, contactKey, txid, content, senderSignature, recipientSignature),
-    head: (contactHash, currency) => store.head(contactHash, currency),
-    activity: (from, to) => store.activity(from, to),
+    head: (contactHash, currency) => store.chains.head(contactHash, currency),
+    activity: (from, to) => store.listings.activity(from, to),
     onFinal: (listener) => core.onFinal(listener),
     holdCredit: (hold) => core.holdCredit(hold),
     blockChain: (block) => core.blockChain(block),

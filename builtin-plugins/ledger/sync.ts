@@ -12,26 +12,12 @@
  */
 import { createHash } from 'node:crypto';
 import { buildContent, ContentError, parseContent, signedBytes, signedColumns, type TxContent } from './content.js';
+import type { ImportResult, SignedRow } from './api.js';
 import type { LedgerCore } from './core.js';
-import { currencyKey } from './store.js';
-
-/** One settled row as it travels: the signed content and the two signatures over it. */
-export interface SignedRow {
-  content: string;
-  sender_signature: string;
-  recipient_signature: string;
-}
-
-export interface ImportResult {
-  imported: string[];
-  /** Rows this node already held. */
-  present: number;
-  /** Rows refused, with why (nothing of them was stored). */
-  refused: { txid: string | null; reason: string }[];
-}
+import { currencyKey } from './store/rows.js';
 
 export function settledRows(core: LedgerCore, contactHash: string, currency: string, offset: number, limit: number): { rows: SignedRow[]; total: number } {
-  const rows = core.store.auditRows(contactHash, currency);
+  const rows = core.store.chains.auditRows(contactHash, currency);
   const page = rows.slice(offset, offset + limit).filter((r) => r.content && r.senderSignature && r.recipientSignature);
   return {
     rows: page.map((r) => ({ content: r.content!, sender_signature: r.senderSignature!, recipient_signature: r.recipientSignature! })),
@@ -77,7 +63,7 @@ export function importRows(core: LedgerCore, contactHash: string, contactKey: Bu
         refuse('the recipient signature does not verify');
         continue;
       }
-      const held = core.store.get(content.txid);
+      const held = core.store.transactions.get(content.txid);
       if (held?.status === 'completed' && held.chainPos === null && held.condition !== null && held.condition === (content.condition ?? null)) {
         // A leg completed here when it was fulfilled whose chain entry never came: the contact's signed entry places it.
         core.chainIn(held, {
@@ -95,7 +81,7 @@ export function importRows(core: LedgerCore, contactHash: string, contactKey: Bu
         result.present++;
         continue;
       }
-      const row = core.store.insert({
+      const row = core.store.transactions.insert({
         ...signedColumns(content, r!.content!),
         type: content.from === own.pubkeyHash ? 'sent' : 'received',
         status: 'accepted',
@@ -114,9 +100,9 @@ export function importRows(core: LedgerCore, contactHash: string, contactKey: Bu
       result.imported.push(content.txid);
     }
     if (result.imported.length) {
-      core.store.relinkChain(contactHash, currency);
+      core.store.chains.relinkChain(contactHash, currency);
       // The totals are kept incrementally; rows that come back after a loss may already be counted in them.
-      core.store.rebuildBalances(core.now(), { contactHash, currency });
+      core.store.balances.rebuild(core.now(), { contactHash, currency });
     }
   });
   return result;
@@ -128,7 +114,7 @@ export function importRows(core: LedgerCore, contactHash: string, contactKey: Bu
  * link) and this node's signature of it, in the role it has in the row.
  */
 export function relinkDraft(core: LedgerCore, txid: string, prev: string | null): { content: string; signature: string; role: 'sender' | 'recipient' } | null {
-  const row = core.store.get(txid);
+  const row = core.store.transactions.get(txid);
   if (!row || row.status !== 'completed' || row.content === null) return null;
   const content = buildContent({ ...stripped(parseContent(row.content)), prev });
   const own = core.ctx.identity;
@@ -140,7 +126,7 @@ export function relinkDraft(core: LedgerCore, txid: string, prev: string | null)
  * puts the chain's positions back in link order and recomputes the totals. False when anything does not check.
  */
 export function applyRelink(core: LedgerCore, contactKey: Buffer, txid: string, content: string, senderSignature: string, recipientSignature: string): boolean {
-  const row = core.store.get(txid);
+  const row = core.store.transactions.get(txid);
   if (!row || row.status !== 'completed' || row.content === null) return false;
   let fresh: ReturnType<typeof parseContent>;
   try {
@@ -158,9 +144,9 @@ export function applyRelink(core: LedgerCore, contactKey: Buffer, txid: string, 
     /^[A-Za-z0-9_-]{86}$/.test(signature) && own.verify(keyOf(hash), bytes, Buffer.from(signature, 'base64url'));
   if (!verifies(fresh.from, senderSignature) || !verifies(fresh.to, recipientSignature)) return false;
   core.ctx.db.tx(() => {
-    core.store.relink(row.seq, fresh.prev, content, senderSignature, recipientSignature, core.now());
-    core.store.relinkChain(row.contactHash, row.currency);
-    core.store.rebuildBalances(core.now(), { contactHash: row.contactHash, currency: row.currency });
+    core.store.chains.relink(row.seq, fresh.prev, content, senderSignature, recipientSignature, core.now());
+    core.store.chains.relinkChain(row.contactHash, row.currency);
+    core.store.balances.rebuild(core.now(), { contactHash: row.contactHash, currency: row.currency });
   });
   return true;
 }

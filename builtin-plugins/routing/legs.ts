@@ -11,7 +11,6 @@ import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { Discovery, RouteState } from './discovery.js';
 import { conditionOf, MSG, parseFulfil, parsePrepare, parseReject, REFUSAL } from './protocol.js';
-import type { SplitReceiver } from './split-receive.js';
 import type { LegRow, RoutingStore } from './store.js';
 
 /** What the originator's side hears about its own first leg. */
@@ -20,6 +19,14 @@ export interface OriginHooks {
   rejected(hash: string, txid: string, reason: string): void;
   /** The originator's note of a payment (its description) onto the destination's leg; false while no note came. */
   describe(hash: string, txid: string): boolean;
+}
+
+/** What the destination of split payments (split-receive.ts) hears about the legs of their parts. */
+export interface SplitHooks {
+  /** Refuses a part's leg once its group is over (inside the transaction that would lock it). */
+  admit(group: string): void;
+  /** A part's leg `txid` is locked here (inside that transaction). */
+  held(group: string, txid: string): void;
 }
 
 const DEFAULT_LEG_WINDOW_MS = 120_000;
@@ -45,7 +52,7 @@ export class Legs {
     private readonly contacts: ContactsService,
     private readonly discovery: Discovery,
     private readonly origin: OriginHooks,
-    private readonly splits: SplitReceiver,
+    private readonly splits: SplitHooks,
   ) {}
 
   /**

@@ -8,14 +8,14 @@
  */
 import { PeerRefusal, type InboundPeerMessage, type PluginContext } from '../../sdk/index.js';
 import type { LedgerService } from '../ledger/api.js';
-import type { Legs } from './legs.js';
+import type { Legs, SplitHooks } from './legs.js';
 import { parseSplitAbort, randomHex, REFUSAL, sha256Hex, type SplitNote } from './protocol.js';
 import type { RoutingStore } from './store.js';
 
 /** The group id a split secret opens: hex SHA-256 of its bytes. */
 export const splitGroupOf = (secret: string): string => sha256Hex(Buffer.from(secret, 'hex'));
 
-export class SplitReceiver {
+export class SplitReceiver implements SplitHooks {
   #legs: Legs | null = null;
 
   constructor(

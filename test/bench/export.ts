@@ -78,7 +78,7 @@ export function seedTransactions(dataDir: string, rows: number): number {
       const txid = ids[i]!;
       const amount = BigInt(1 + (i % 5000)) * 1_000_000n + BigInt(i % 97);
       const createdAt = now - (rows - i) * 30_000;
-      store.insert({
+      store.transactions.insert({
         txid,
         type: sent ? 'sent' : 'received',
         status: statuses[i % statuses.length]!,

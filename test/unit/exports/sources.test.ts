@@ -4,7 +4,8 @@
  * so a damaged row stops the iteration exactly there.
  */
 import { describe, expect, it } from 'vitest';
-import { LedgerStore, migrations as ledgerMigrations } from '../../../builtin-plugins/ledger/store.js';
+import { LedgerStore } from '../../../builtin-plugins/ledger/store.js';
+import { migrations as ledgerMigrations } from '../../../builtin-plugins/ledger/store/tables.js';
 import { ContactStore, migrations as contactMigrations } from '../../../builtin-plugins/contacts/store.js';
 import { RequestStore, migrations as requestMigrations } from '../../../builtin-plugins/payment-requests/store.js';
 import { migratedDatabase } from '../../support/db.js';
@@ -12,11 +13,11 @@ import { migratedDatabase } from '../../support/db.js';
 
 const hash = (c: string): string => c.repeat(64);
 
-describe('ledger: exportRows', () => {
+describe('ledger: exports.rows', () => {
   const db = migratedDatabase(ledgerMigrations);
   const store = new LedgerStore(db);
   const rows = Array.from({ length: 9 }, (_, i) =>
-    store.insert({
+    store.transactions.insert({
       txid: i.toString(16).padStart(64, '0'),
       type: i % 3 === 0 ? 'received' : 'sent',
       status: i % 2 === 0 ? 'completed' : 'failed',
@@ -43,8 +44,8 @@ describe('ledger: exportRows', () => {
   const ids = (it: Iterable<{ txid: string }>): string[] => [...it].map((r) => r.txid);
 
   it('every page size gives every row once, oldest first, with its fields; detail only when asked', () => {
-    for (const size of [1, 2, 3, 4, 1000]) expect(ids(store.exportRows({}, size))).toEqual(rows.map((r) => r.txid));
-    const [first] = store.exportRows({ detail: true }, 2);
+    for (const size of [1, 2, 3, 4, 1000]) expect(ids(store.exports.rows({}, size))).toEqual(rows.map((r) => r.txid));
+    const [first] = store.exports.rows({ detail: true }, 2);
     expect(first).toEqual({
       seq: rows[0]!.seq,
       source: 'live',
@@ -58,15 +59,15 @@ describe('ledger: exportRows', () => {
       createdAt: 0,
       detail: { txType: 'standard', memo: 'standard', senderAddress: 'http://a', receiverAddress: 'http://b', senderSignature: 'sig', recipientSignature: null, content: '{"n":0}', prevTxid: null, recoveryCount: 0, expiresAt: null },
     });
-    expect([...store.exportRows({}, 4)].every((r) => r.detail === null)).toBe(true);
+    expect([...store.exports.rows({}, 4)].every((r) => r.detail === null)).toBe(true);
   });
 
   it('filters apply at the source, across page boundaries', () => {
     const match = (f: (r: (typeof rows)[number]) => boolean): string[] => rows.filter(f).map((r) => r.txid);
     for (const size of [1, 2, 3]) {
-      expect(ids(store.exportRows({ contactHash: hash('c') }, size))).toEqual(match((r) => r.contactHash === hash('c')));
-      expect(ids(store.exportRows({ type: 'sent', status: 'completed' }, size))).toEqual(match((r) => r.type === 'sent' && r.status === 'completed'));
-      expect(ids(store.exportRows({ from: 2_000, to: 6_000 }, size))).toEqual(match((r) => r.createdAt >= 2_000 && r.createdAt < 6_000));
+      expect(ids(store.exports.rows({ contactHash: hash('c') }, size))).toEqual(match((r) => r.contactHash === hash('c')));
+      expect(ids(store.exports.rows({ type: 'sent', status: 'completed' }, size))).toEqual(match((r) => r.type === 'sent' && r.status === 'completed'));
+      expect(ids(store.exports.rows({ from: 2_000, to: 6_000 }, size))).toEqual(match((r) => r.createdAt >= 2_000 && r.createdAt < 6_000));
     }
   });
 
@@ -74,13 +75,13 @@ describe('ledger: exportRows', () => {
     db.prepare(`UPDATE ledger_tx SET amount_frac = 100000000 WHERE seq = ?`).run(rows[3]!.seq);
     const seen: string[] = [];
     expect(() => {
-      for (const r of store.exportRows({}, 2)) seen.push(r.txid);
+      for (const r of store.exports.rows({}, 2)) seen.push(r.txid);
     }).toThrow(/ledger_tx row \d+ \(live\): the amount is not a whole and fraction pair/);
     expect(seen).toEqual(rows.slice(0, 3).map((r) => r.txid));
   });
 
   it('a suspended iteration holds no read open: the node can write between two pages', () => {
-    const it = store.exportRows({}, 2)[Symbol.iterator]();
+    const it = store.exports.rows({}, 2)[Symbol.iterator]();
     it.next();
     expect(() => db.prepare(`UPDATE ledger_tx SET memo = 'x' WHERE seq = ?`).run(rows[8]!.seq)).not.toThrow();
     it.return?.(undefined);

@@ -1,0 +1,188 @@
+/**
+ * Chain entries: where completed rows stand in the chain of their contact and currency, the head the next payment
+ * links to, the links an audit and chain sync walk, and the re-linking that imports and tx drops need.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import type { PreparedStatements } from '../../../sdk/index.js';
+import type { Balances } from './balances.js';
+import { currencyKey, type TxRow } from './rows.js';
+
+/**
+ * The links of a chain: completed rows with their place in it. A leg this node completed when it fulfilled it has none
+ * until the payer's chain entry places it; it counts in the totals, but the chain walks go without it.
+ */
+export const CHAINED = `status = 'completed' AND chain_pos IS NOT NULL`;
+
+/** A settled row as an audit reads it. */
+export interface AuditRow {
+  txid: string;
+  prevTxid: string | null;
+  fromHash: string;
+  toHash: string;
+  amountWhole: bigint;
+  amountFrac: bigint;
+  content: string | null;
+  senderSignature: string | null;
+  recipientSignature: string | null;
+  counterpartyPublicKey: string | null;
+}
+
+export class Chains {
+  readonly #head: Statement;
+  readonly #nextPos: Statement;
+  readonly #complete: Statement;
+  readonly #chainRows: Statement;
+  #pos: number | null = null;
+
+  constructor(
+    db: Database,
+    private readonly statements: PreparedStatements,
+    private readonly balances: Balances,
+  ) {
+    this.#head = db.prepare(
+      `SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos DESC LIMIT 1`,
+    );
+    this.#nextPos = db.prepare('SELECT chain_pos AS pos FROM ledger_tx INDEXED BY ledger_tx_pos WHERE chain_pos IS NOT NULL ORDER BY chain_pos DESC LIMIT 1');
+    this.#complete = db.prepare(
+      `UPDATE ledger_tx SET status = 'completed', chain_pos = ?, completed_at = ?, updated_at = ?, in_doubt = 0, next_attempt_at = 0,
+        sending_started_at = NULL, failure_reason = NULL WHERE seq = ?`,
+    );
+    this.#chainRows = db.prepare(
+      `SELECT txid, prev_txid FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos`,
+    );
+  }
+
+  /** Marks a row completed at the end of its chain and adds it to the balances; returns its chain position. Call inside a transaction. */
+  complete(row: TxRow, now: number): number {
+    const pos = this.#nextPosition();
+    this.#completeAt(row, pos, now);
+    return pos;
+  }
+
+  /**
+   * Marks a row completed and adds it to the balances before it has a place in the chain (a leg this node, its payee,
+   * fulfilled: its chain entry follows from the payer, and `chainIn` places it then). Call inside a transaction.
+   */
+  settle(row: TxRow, now: number): void {
+    this.#completeAt(row, null, now);
+  }
+
+  #completeAt(row: TxRow, pos: number | null, now: number): void {
+    this.#complete.run(pos, now, now, row.seq);
+    this.balances.add(row.contactHash, row.currency, row.type === 'received' ? 'received' : 'sent', row.amount, now);
+  }
+
+  /** Places a settled row at the end of its chain; returns its position. Call inside a transaction. */
+  chainIn(row: TxRow, now: number): number {
+    const pos = this.#nextPosition();
+    this.statements.get('UPDATE ledger_tx SET chain_pos = ?, updated_at = ? WHERE seq = ?').run(pos, now, row.seq);
+    return pos;
+  }
+
+  #nextPosition(): number {
+    // Chain positions only order completed rows; a gap (a rolled-back transaction) is harmless.
+    this.#pos ??= (this.#nextPos.get() as { pos: number } | undefined)?.pos ?? 0;
+    return ++this.#pos;
+  }
+
+  head(contactHash: string, currency: string): string | null {
+    return (this.#head.get(contactHash, currencyKey(currency)) as { txid: string } | undefined)?.txid ?? null;
+  }
+
+  /** The completed chain in completion order: [txid, prev]. */
+  chain(contactHash: string, currency: string): { txid: string; prev_txid: string | null }[] {
+    return this.#chainRows.all(contactHash, currencyKey(currency)) as { txid: string; prev_txid: string | null }[];
+  }
+
+  /** The settled rows of a chain in chain order, with what an audit checks (audit.ts). */
+  auditRows(contactHash: string, currency: string): AuditRow[] {
+    const rows = this.statements.get(
+      `SELECT txid, prev_txid, from_hash, to_hash, amount_whole, amount_frac, content, sender_sig, recipient_sig, counterparty_pubkey
+         FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos, seq`,
+      true,
+    ).all(contactHash, currencyKey(currency)) as {
+      txid: string;
+      prev_txid: string | null;
+      from_hash: string;
+      to_hash: string;
+      amount_whole: bigint;
+      amount_frac: bigint;
+      content: string | null;
+      sender_sig: string | null;
+      recipient_sig: string | null;
+      counterparty_pubkey: string | null;
+    }[];
+    return rows.map((r) => ({
+      txid: r.txid,
+      prevTxid: r.prev_txid,
+      fromHash: r.from_hash,
+      toHash: r.to_hash,
+      amountWhole: r.amount_whole,
+      amountFrac: r.amount_frac,
+      content: r.content,
+      senderSignature: r.sender_sig,
+      recipientSignature: r.recipient_sig,
+      counterpartyPublicKey: r.counterparty_pubkey,
+    }));
+  }
+
+  /**
+   * Puts a chain's positions back in link order (after rows were imported into its middle): the positions it holds
+   * are handed out again, from the first row (no previous one held) along the links; at a fork, the lower txid first.
+   */
+  relinkChain(contactHash: string, currency: string): void {
+    const rows = this.statements.get(
+      `SELECT seq, txid, prev_txid AS prev, chain_pos AS pos FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED}`,
+    ).all(contactHash, currencyKey(currency)) as { seq: number; txid: string; prev: string | null; pos: number }[];
+    const held = new Set(rows.map((r) => r.txid));
+    const next = new Map<string, typeof rows>();
+    for (const r of rows) {
+      const key = r.prev !== null && held.has(r.prev) ? r.prev : '';
+      next.set(key, [...(next.get(key) ?? []), r]);
+    }
+    const ordered: typeof rows = [];
+    const byTxidDesc = (a: { txid: string }, b: { txid: string }): number => (a.txid < b.txid ? 1 : -1);
+    // Depth first without recursion (a chain may hold many thousands of rows): the lowest txid is popped first.
+    const stack = [...(next.get('') ?? [])].sort(byTxidDesc);
+    while (stack.length) {
+      const r = stack.pop()!;
+      ordered.push(r);
+      stack.push(...[...(next.get(r.txid) ?? [])].sort(byTxidDesc));
+    }
+    const positions = rows.map((r) => r.pos).sort((a, b) => a - b);
+    const update = this.statements.get('UPDATE ledger_tx SET chain_pos = ? WHERE seq = ?');
+    ordered.forEach((r, i) => update.run(positions[i], r.seq));
+  }
+
+  /** A settled row re-linked by a tx drop: its new previous txid, signed content and signatures. */
+  relink(seq: number, prev: string | null, content: string, senderSignature: string, recipientSignature: string, now: number): void {
+    this.statements.get('UPDATE ledger_tx SET prev_txid = ?, content = ?, sender_sig = ?, recipient_sig = ?, updated_at = ? WHERE seq = ?').run(
+      prev,
+      content,
+      senderSignature,
+      recipientSignature,
+      now,
+      seq,
+    );
+  }
+
+  /** Every contact and currency with settled rows: the chains there are to audit. */
+  chainPairs(): { contactHash: string; currency: string }[] {
+    return this.statements.get(
+      `SELECT contact_hash AS contactHash, MIN(currency) AS currency FROM ledger_tx_all WHERE ${CHAINED}
+         GROUP BY contact_hash, currency_key
+         ORDER BY contact_hash, currency_key`,
+    ).all() as { contactHash: string; currency: string }[];
+  }
+
+  /** Currencies in which this node has a completed chain with the contact. */
+  chainCurrencies(contactHash: string): string[] {
+    return (
+      this.statements.get(
+        `SELECT MIN(currency) AS currency FROM ledger_tx_all WHERE contact_hash = ? AND ${CHAINED} GROUP BY currency_key`,
+      ).all(
+        contactHash,
+      ) as { currency: string }[]
+    ).map((r) => r.currency);
+  }
+}

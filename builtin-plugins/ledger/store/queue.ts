@@ -1,0 +1,101 @@
+/**
+ * What the send queue (sender.ts) reads: a chain's next pending payments, the chains that hold some and when they are
+ * due, the earliest expiry, and the rows stuck in `sending` or expired before they left.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import type { PreparedStatements } from '../../../sdk/index.js';
+import { currencyKey, toRow, type RawRow, type TxRow } from './rows.js';
+
+export class QueueRows {
+  readonly #unresolvedOut: Statement;
+  readonly #nextPending: Statement;
+  readonly #pendingAfter: Statement;
+  readonly #dueChains: Statement;
+  readonly #nextExpiry: Statement;
+
+  constructor(
+    db: Database,
+    private readonly statements: PreparedStatements,
+  ) {
+    // The hot queries name their index: without statistics the planner may prefer a scan of a whole contact's rows.
+    this.#unresolvedOut = db
+      .prepare(
+        `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = ? AND contact_hash = ? AND currency_key = ? AND type = 'sent'
+           AND (status = 'sending' OR in_doubt = 1) ORDER BY seq LIMIT 1`,
+      )
+      .safeIntegers(true);
+    // A payment in doubt goes first: the contact may hold it as its chain head, so nothing is signed after it until
+    // its resend settles it (a later payment signed onto our head meanwhile would be refused with it as the head).
+    this.#nextPending = db
+      .prepare(
+        `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND contact_hash = ? AND currency_key = ? AND type = 'sent'
+           ORDER BY in_doubt DESC, seq LIMIT 1`,
+      )
+      .safeIntegers(true);
+    this.#pendingAfter = db
+      .prepare(
+        `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND contact_hash = ? AND currency_key = ? AND type = 'sent'
+           AND seq > ? ORDER BY seq LIMIT ?`,
+      )
+      .safeIntegers(true);
+    this.#dueChains = db.prepare(
+      `SELECT t.contact_hash, t.currency_key, t.next_attempt_at FROM ledger_tx t WHERE t.seq IN (
+         SELECT MIN(seq) FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND type = 'sent' GROUP BY contact_hash, currency_key)
+       ORDER BY t.seq`,
+    );
+    this.#nextExpiry = db.prepare(
+      `SELECT MIN(expires_at) AS at FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND type = 'sent' AND in_doubt = 0
+         AND expires_at IS NOT NULL`,
+    );
+  }
+
+  /** Our outgoing payment on this chain whose fate is open at the peer (in flight or in doubt), if any. */
+  unresolvedOutgoing(contactHash: string, currency: string): TxRow | null {
+    const key = currencyKey(currency);
+    const sending = this.#unresolvedOut.get('sending', contactHash, key) as RawRow | undefined;
+    const pending = this.#unresolvedOut.get('pending', contactHash, key) as RawRow | undefined;
+    const r = sending && pending ? (sending.seq < pending.seq ? sending : pending) : (sending ?? pending);
+    return r ? toRow(r) : null;
+  }
+
+  nextPending(contactHash: string, currencyKeyValue: string): TxRow | null {
+    const r = this.#nextPending.get(contactHash, currencyKeyValue) as RawRow | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  /** The chain's pending outgoing payments queued after `seq`, oldest first. */
+  pendingAfter(contactHash: string, currencyKeyValue: string, seq: number, limit: number): TxRow[] {
+    return (this.#pendingAfter.all(contactHash, currencyKeyValue, seq, limit) as RawRow[]).map(toRow);
+  }
+
+  /** Chains holding pending outgoing payments with the retry time of their oldest one, oldest first. */
+  pendingChains(): { contact_hash: string; currency_key: string; next_attempt_at: number }[] {
+    return this.#dueChains.all() as { contact_hash: string; currency_key: string; next_attempt_at: number }[];
+  }
+
+  /** The earliest expiry of a pending payment that never reached the network, or null. */
+  nextExpiry(): number | null {
+    return (this.#nextExpiry.get() as { at: number | null }).at;
+  }
+
+  /** Rows stuck in `sending` (startup: every one of them; at run time: older than the threshold). */
+  sendingRows(olderThan: number): TxRow[] {
+    const rows = this.statements.get(
+      `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'sending' AND COALESCE(sending_started_at, 0) <= ? ORDER BY seq`,
+      true,
+    ).all(
+      olderThan,
+    ) as RawRow[];
+    return rows.map(toRow);
+  }
+
+  /** Pending outgoing rows whose expiry passed and that never reached the network (safe to cancel locally). */
+  expiredUnsent(now: number): TxRow[] {
+    const rows = this.statements.get(
+      `SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'pending' AND type = 'sent' AND in_doubt = 0
+        AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY seq`,
+      true,
+    ).all(now) as RawRow[];
+    return rows.map(toRow);
+  }
+}

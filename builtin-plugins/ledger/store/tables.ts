@@ -1,0 +1,120 @@
+/**
+ * The ledger's tables, as the migrations build them:
+ *
+ *   ledger_tx        one row per transaction this node is party to. Amounts as whole + frac INTEGER columns.
+ *                    `chain_pos` orders the completed rows (the chain order); a fulfilled routed leg the payee
+ *                    completed before its chain entry arrived has none until then; `in_doubt` marks an outgoing
+ *                    payment that was handed to the network without a definitive answer yet (its signed content
+ *                    must not change until the peer answers).
+ *   ledger_balances  running totals per (contact, currency), changed only when a row becomes completed, in the
+ *                    same transaction.
+ */
+import type { Migration } from '../../../sdk/index.js';
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    up: `
+      CREATE TABLE ledger_tx (
+        seq INTEGER PRIMARY KEY,
+        txid TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL CHECK (type IN ('sent', 'received', 'relay')),
+        tx_type TEXT NOT NULL DEFAULT 'standard',
+        status TEXT NOT NULL CHECK (status IN ('pending', 'sending', 'sent', 'accepted', 'rejected', 'cancelled', 'completed', 'failed')),
+        contact_hash TEXT NOT NULL,
+        counterparty_pubkey TEXT,
+        from_hash TEXT NOT NULL,
+        to_hash TEXT NOT NULL,
+        amount_whole INTEGER NOT NULL,
+        amount_frac INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        currency_key TEXT NOT NULL,
+        time_us INTEGER NOT NULL,
+        salt TEXT NOT NULL,
+        prev_txid TEXT,
+        memo TEXT NOT NULL DEFAULT 'standard',
+        description TEXT,
+        expires_at INTEGER,
+        content TEXT,
+        sender_sig TEXT,
+        recipient_sig TEXT,
+        sender_address TEXT,
+        receiver_address TEXT,
+        refund_of TEXT,
+        in_doubt INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        repoints INTEGER NOT NULL DEFAULT 0,
+        busy_retries INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0,
+        sending_started_at INTEGER,
+        recovery_count INTEGER NOT NULL DEFAULT 0,
+        needs_review INTEGER NOT NULL DEFAULT 0,
+        failure_reason TEXT,
+        chain_pos INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        completed_at INTEGER
+      );
+      CREATE INDEX ledger_tx_queue ON ledger_tx (status, contact_hash, currency_key, seq);
+      CREATE INDEX ledger_tx_chain ON ledger_tx (contact_hash, currency_key, chain_pos);
+      CREATE INDEX ledger_tx_pos ON ledger_tx (chain_pos) WHERE chain_pos IS NOT NULL;
+      CREATE INDEX ledger_tx_listing ON ledger_tx (type, seq);
+      CREATE INDEX ledger_tx_contact ON ledger_tx (contact_hash, seq);
+      CREATE INDEX ledger_tx_refund ON ledger_tx (refund_of) WHERE refund_of IS NOT NULL;
+      CREATE TABLE ledger_balances (
+        contact_hash TEXT NOT NULL,
+        currency_key TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        received_whole INTEGER NOT NULL DEFAULT 0,
+        received_frac INTEGER NOT NULL DEFAULT 0,
+        sent_whole INTEGER NOT NULL DEFAULT 0,
+        sent_frac INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (contact_hash, currency_key)
+      ) WITHOUT ROWID;
+    `,
+  },
+  {
+    // A payment we had given up on, sent again only to collect the contact's record of it (docs/security.md).
+    version: 2,
+    up: `ALTER TABLE ledger_tx ADD COLUMN held_only INTEGER NOT NULL DEFAULT 0;`,
+  },
+  {
+    // Legs of routed payments: `type` keeps the direction (sent/received) that balances and the send queue read,
+    // `relay` marks a relay's two legs (shown as type relay). A leg is locked to `lock_condition` while `accepted`
+    // (the payee counts it against the credit it extends) and becomes a chain entry with its `lock_fulfillment`.
+    version: 3,
+    up: `
+      ALTER TABLE ledger_tx ADD COLUMN relay INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE ledger_tx ADD COLUMN lock_condition TEXT;
+      ALTER TABLE ledger_tx ADD COLUMN lock_fulfillment TEXT;
+      CREATE INDEX ledger_tx_locks ON ledger_tx (contact_hash, currency_key) WHERE status = 'accepted' AND lock_condition IS NOT NULL;
+      CREATE INDEX ledger_tx_memo ON ledger_tx (memo) WHERE memo <> 'standard';
+    `,
+  },
+  {
+    // Archival (archive.ts): settled rows past the retention move to ledger_tx_archive, same columns in the same order
+    // (a migration that adds a column to ledger_tx adds it here too), and every read that must see them goes through
+    // ledger_tx_all. A checkpoint per chain: how many rows were archived and a digest over them in chain order.
+    version: 4,
+    up: `
+      CREATE TABLE ledger_tx_archive AS SELECT * FROM ledger_tx WHERE 0;
+      CREATE UNIQUE INDEX ledger_tx_archive_seq ON ledger_tx_archive (seq);
+      CREATE UNIQUE INDEX ledger_tx_archive_txid ON ledger_tx_archive (txid);
+      CREATE INDEX ledger_tx_archive_chain ON ledger_tx_archive (contact_hash, currency_key, chain_pos);
+      CREATE INDEX ledger_tx_archive_refund ON ledger_tx_archive (refund_of) WHERE refund_of IS NOT NULL;
+      CREATE INDEX ledger_tx_archive_memo ON ledger_tx_archive (memo) WHERE memo <> 'standard';
+      CREATE VIEW ledger_tx_all AS SELECT *, 'live' AS source FROM ledger_tx UNION ALL SELECT *, 'archive' AS source FROM ledger_tx_archive;
+      CREATE TABLE ledger_archive_checkpoints (
+        contact_hash TEXT NOT NULL,
+        currency_key TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        archived INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        last_pos INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (contact_hash, currency_key)
+      ) WITHOUT ROWID;
+    `,
+  },
+];
