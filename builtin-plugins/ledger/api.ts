@@ -414,17 +414,17 @@ export interface IncomingPayment {
 }
 
 /**
- * Credit that another plugin has extended to a contact on this node's line with it, outside the ledger (for example
- * metered services billed on credit): what it holds in `currency`, after `incoming` when that payment is given (a
- * payment may pay such a debt down, turning it into ledger debt). The ledger counts it as debt wherever it checks
- * the line. Synchronous and cheap: it runs inside the ledger's transactions.
- */
-/**
  * Why the chain with a contact in a currency takes no transactions now (the error a send fails with), or null. Cheap
  * and synchronous: it runs inside the ledger's transactions.
  */
 export type ChainBlock = (contactHash: string, currency: string) => ApiError | null;
 
+/**
+ * Credit that another plugin has extended to a contact on this node's line with it, outside the ledger (for example
+ * metered services billed on credit): what it holds in `currency`, after `incoming` when that payment is given (a
+ * payment may pay such a debt down, turning it into ledger debt). The ledger counts it as debt wherever it checks
+ * the line. Synchronous and cheap: it runs inside the ledger's transactions.
+ */
 export type CreditHold = (contactHash: string, currency: string, incoming?: IncomingPayment) => Minor;
 
 /** A routed payment as a sender asks for it (wallet send, refunds, payment requests). */
@@ -456,13 +456,13 @@ export interface RoutedPart {
   status: string;
 }
 
-/** A split payment a transaction belongs to (GET /wallet/transactions/:txid): its parts, as this node knows them. */
 /** The route a routed payment of this node took (its first leg here), with the chosen route's length. */
 export interface RouteDetail extends RoutedPart {
   /** Hops of the chosen route (null until one was chosen). */
   hops: number | null;
 }
 
+/** A split payment a transaction belongs to (GET /wallet/transactions/:txid): its parts, as this node knows them. */
 export interface SplitDetail {
   /** The split's id (every part's route request names it). */
   group: string;
