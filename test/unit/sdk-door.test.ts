@@ -44,4 +44,44 @@ describe('the SDK is the one door', () => {
     );
     expect(offending).toEqual([]);
   });
+
+  it('no import circles: the modules of the kernel, the SDK and the plugins depend one way (type imports included)', () => {
+    const files = ['kernel', 'sdk', 'builtin-plugins', 'app'].flatMap((d) => sources(join(ROOT, d)).map((f) => relative(ROOT, f).split(sep).join('/')));
+    const known = new Set(files);
+    const edges = new Map(files.map((f) => [f, imports(join(ROOT, f)).map((t) => t.replace(/\.js$/, '.ts')).filter((t) => known.has(t))]));
+    expect(circles(edges)).toEqual([]);
+  });
 });
+
+/** The strongly connected groups of more than one module (Tarjan): each is an import circle. */
+function circles(edges: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
