@@ -12,6 +12,7 @@ import { buildEnvelope, type WireEnvelope } from '../../kernel/peers/envelope.js
 import { MAX_STORED_REPLIES_PER_SENDER } from '../../kernel/peers/inbound.js';
 import { definePlugin, type PeerApi } from '../../sdk/index.js';
 import { ok, waitFor } from '../support/api.js';
+import { postPeerMessage } from '../support/peers.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
 /** Each node's peer API, by its key hash: lets a test make a node send, as a plugin would. */
@@ -37,23 +38,7 @@ interface Answer {
  */
 let from = '127.0.0.1';
 
-function post(to: TestNode, wire: unknown): Promise<{ status: number; body: unknown }> {
-  const body = typeof wire === 'string' ? wire : JSON.stringify(wire);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${to.node.baseUrl}/peer/v1/message`,
-      { method: 'POST', localAddress: from, agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const post = (to: TestNode, wire: unknown): Promise<{ status: number; body: unknown }> => postPeerMessage(to.node.baseUrl, wire, { agent, localAddress: from });
 
 const agent = new http.Agent({ keepAlive: true });
 const sessions = new SealingSessions();

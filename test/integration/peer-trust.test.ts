@@ -12,6 +12,7 @@ import { SealingSessions } from '../../kernel/crypto/seal.js';
 import { Identity } from '../../kernel/identity.js';
 import { buildEnvelope } from '../../kernel/peers/envelope.js';
 import { startTestNode, type TestNode } from '../support/node.js';
+import { postPeerMessage } from '../support/peers.js';
 import { call, connect, hashOf, nodeCli, ok, waitFor } from './ledger-support.js';
 
 async function freePort(): Promise<number> {
@@ -47,16 +48,9 @@ function requestEnvelope(from: Identity, to: TestNode, currency: string, session
  * outbox retries such a send; this test asserts the node's answers, not the client's reuse of connections.
  */
 async function postBatch(to: TestNode, envelopes: unknown[]): Promise<{ status: number }[]> {
-  const body = JSON.stringify(envelopes);
-  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = http.request(`${to.node.baseUrl}/peer/v1/message`, { method: 'POST', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: res.statusCode ?? 0, text })).on('error', reject);
-    });
-    req.on('error', reject).end(body);
-  });
-  expect(status).toBe(200);
-  return JSON.parse(text) as { status: number }[];
+  const res = await postPeerMessage(to.node.baseUrl, envelopes, { agent: false });
+  expect(res.status).toBe(200);
+  return res.body as { status: number }[];
 }
 
 describe('peer trust', () => {

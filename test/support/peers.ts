@@ -1,4 +1,5 @@
 /** Fixtures for tests of the peer layer: a message handler that answers who it is, and listeners on loopback. */
+import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { definePlugin, type BuiltinPlugin, type PluginContext } from '../../sdk/index.js';
 import type { DualListener } from '../../kernel/net/listener.js';
@@ -70,4 +71,31 @@ export async function rawStream(baseUrl: string): Promise<{ socket: net.Socket; 
   });
   const closed = new Promise<void>((r) => socket.once('close', () => r()));
   return { socket, answers, closed };
+}
+
+/**
+ * POSTs `wire` (an envelope, a batch of them, or text as it is) to a node's `/peer/v1/message` as a peer's HTTP
+ * transport does, through node:http: `agent` decides whether connections are reused (false: one of its own),
+ * `localAddress` which loopback address it comes from.
+ */
+export function postPeerMessage(
+  baseUrl: string,
+  wire: unknown,
+  options: { agent: http.Agent | false; localAddress?: string },
+): Promise<{ status: number; body: unknown }> {
+  const body = typeof wire === 'string' ? wire : JSON.stringify(wire);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${baseUrl}/peer/v1/message`,
+      { method: 'POST', ...options, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
