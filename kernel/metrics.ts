@@ -134,11 +134,12 @@ export class MetricsRegistry {
     }
     const { series } = entry;
     const max = family.maxSeries ?? DEFAULT_MAX_SERIES;
+    const overflow: MetricLabels = Object.freeze(Object.fromEntries(labelNames.map((l) => [l, OVERFLOW])));
     const bound = (labels: MetricLabels | undefined): MetricLabels => {
       const key = seriesKey(labelNames, labels);
       const known = series.get(key);
       if (known) return known;
-      if (series.size >= max) return Object.fromEntries(labelNames.map((l) => [l, OVERFLOW]));
+      if (series.size >= max) return overflow;
       // prom-client keeps this object as the series' labels: shared by every later update, so never changed.
       const values = Object.freeze(labelValues(labelNames, labels));
       series.set(key, values);
