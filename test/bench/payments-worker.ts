@@ -8,9 +8,11 @@ import type { BuiltinPlugin } from '../../sdk/index.js';
 import { definePlugin } from '../../sdk/index.js';
 import { LEDGER_EVENTS, type LedgerService } from '../../builtin-plugins/ledger/api.js';
 import { AS_OPERATORS_RUN, startTestNode } from '../support/node.js';
+import { epochMs } from './clock.js';
 
 /** What the worker posts when a payment becomes final here. */
 export interface FinalNotice {
+  /** When the event fired, in epoch milliseconds with a fraction (epochMs): comparable across threads and processes. */
   final: { txid: string; memo: string; status: string; at: number };
 }
 
@@ -24,7 +26,7 @@ const finals: BuiltinPlugin = {
     setup(ctx) {
       const ledger = ctx.services.use<LedgerService>('ledger');
       ctx.events.subscribe<{ txid: string; status: string }>(LEDGER_EVENTS.final, (e) => {
-        const notice: FinalNotice = { final: { txid: e.txid, memo: ledger.get(e.txid)?.memo ?? '', status: e.status, at: Date.now() } };
+        const notice: FinalNotice = { final: { txid: e.txid, memo: ledger.get(e.txid)?.memo ?? '', status: e.status, at: epochMs() } };
         post(notice);
       });
     },

@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Agent, request as httpRequest } from 'node:http';
 import type { FinalNotice } from './payments-worker.js';
+import { epochMs, ms } from './clock.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -258,10 +259,9 @@ async function latency(n: number): Promise<void> {
         cpu0 = process.cpuUsage();
         nodes0 = A.cpuMicros() + B.cpuMicros();
       }
-      const t0 = Date.now();
-      const p0 = performance.now();
+      const t0 = epochMs();
       const { txid } = await A.ok('POST', '/api/v1/wallet/send', { address: 'Bob', amount: '0.01', currency: 'VWL' });
-      const restMs = performance.now() - p0;
+      const restMs = epochMs() - t0;
       // Each node tells its own final event (stamped on its thread): no polling loads the nodes.
       const [onA, onB] = await Promise.all([A.whenFinal(txid), B.whenFinal(txid)]);
       if (onA.status !== 'completed' || onB.status !== 'completed') throw new Error(`payment ended ${onA.status} / ${onB.status}`);
@@ -277,7 +277,7 @@ async function latency(n: number): Promise<void> {
     const mean = samples.reduce((s, x) => s + x, 0) / samples.length;
     console.log(
       `  direct payment A → B, from the REST call to completed on both sides (${n} one after another, ${warmup} warm-up; ms, the nodes' final events):\n` +
-        `    p50 ${pct(samples, 50)} ms   p90 ${pct(samples, 90)} ms   p99 ${pct(samples, 99)} ms   mean ${mean.toFixed(1)} ms   min ${samples[0]} ms` +
+        `    p50 ${ms(pct(samples, 50))} ms   p90 ${ms(pct(samples, 90))} ms   p99 ${ms(pct(samples, 99))} ms   mean ${ms(mean)} ms   min ${ms(samples[0]!)} ms` +
         `   (the REST answer itself: p50 ${pct(rest, 50).toFixed(2)} ms; target p50 <= 2 ms)\n` +
         `    CPU (every thread: REST client, both nodes): ${((cpu.user + cpu.system + nodesCpu) / 1000 / n).toFixed(2)} ms per payment`,
     );
