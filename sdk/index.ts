@@ -29,3 +29,4 @@ export * from './sandbox-bridge.js';
 export * from './kernel-api.js';
 export * from './outbound.js';
 export * from './snapshots.js';
+export type { ResponseData } from './responses.js';

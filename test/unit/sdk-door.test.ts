@@ -8,7 +8,7 @@ function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sources(path);
-    return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [path] : [];
+    return /\.tsx?$/.test(path) && !path.endsWith('.d.ts') ? [path] : [];
   });
 }
 
