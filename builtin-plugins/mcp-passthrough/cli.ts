@@ -15,10 +15,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { CliError, cliDisplay, defineCliCommands, parseIntOption, type CliContext } from '../../sdk/cli.js';
+import type { ResponseData } from '../../sdk/index.js';
 
 const BASE = '/api/v1/plugins/mcp-passthrough';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 function readText(path: string, what: string): string {
   try {
@@ -28,12 +27,12 @@ function readText(path: string, what: string): string {
   }
 }
 
-function warnAll(ctx: CliContext, warnings: unknown): void {
-  if (Array.isArray(warnings)) for (const w of warnings) ctx.out.warn(`warning: ${String(w)}`);
+function warnAll(ctx: CliContext, warnings: readonly string[] | undefined): void {
+  for (const w of warnings ?? []) ctx.out.warn(`warning: ${w}`);
 }
 
 async function status(ctx: CliContext): Promise<void> {
-  const s = await ctx.api.get<any>(`${BASE}/status`);
+  const s = await ctx.api.get<ResponseData['GET /api/v1/plugins/mcp-passthrough/status']>(`${BASE}/status`);
   ctx.out.success(s, () => {
     ctx.out.kv(
       [
@@ -55,7 +54,7 @@ async function status(ctx: CliContext): Promise<void> {
         { key: 'preset', header: 'PRESET' },
         { key: 'endpoint', header: 'ENDPOINT', maxWidth: 40 },
         { key: 'has_token', header: 'TOKEN', format: (v) => (v ? 'yes' : 'no') },
-        { key: 'enabled_models', header: 'ENABLED MODELS', maxWidth: 40, format: (v) => (v as string[]).join(' ') || '-' },
+        { key: 'enabled_models', header: 'ENABLED MODELS', maxWidth: 40, format: (_v, p) => p.enabled_models.join(' ') || '-' },
       ],
       { title: 'Providers', empty: 'No provider yet: node-cli mcp provider <id> --preset <preset> ...' },
     );
@@ -63,7 +62,7 @@ async function status(ctx: CliContext): Promise<void> {
 }
 
 async function configureWith(ctx: CliContext, body: Record<string, unknown>, message: string): Promise<void> {
-  const data = await ctx.api.post<any>(`${BASE}/configure`, body);
+  const data = await ctx.api.post<ResponseData['POST /api/v1/plugins/mcp-passthrough/configure']>(`${BASE}/configure`, body);
   warnAll(ctx, data.warnings);
   ctx.out.success(data, message);
 }
@@ -110,7 +109,7 @@ function limitFields(o: LimitOptions): Record<string, unknown> {
   return out;
 }
 
-function limitRows(l: any): [string, unknown][] {
+function limitRows(l: ResponseData['POST /api/v1/plugins/mcp-passthrough/key-update']['limits']): [string, unknown][] {
   const own = (v: unknown, effective: unknown): string => (v === null ? `${String(effective)} (default)` : String(v));
   return [
     ['requests per minute', own(l.requests_per_minute, l.effective.requests_per_minute)],
@@ -136,10 +135,10 @@ export default defineCliCommands({
       .command('config')
       .summary('the stored configuration (settings, providers, models, active)')
       .action(async () => {
-        const c = await ctx.api.get<any>(`${BASE}/config`);
+        const c = await ctx.api.get<ResponseData['GET /api/v1/plugins/mcp-passthrough/config']>(`${BASE}/config`);
         ctx.out.success(c, () => {
-          ctx.out.kv(Object.entries(c.settings as Record<string, string>), { title: 'Settings' });
-          for (const p of c.providers as any[]) {
+          ctx.out.kv(Object.entries(c.settings), { title: 'Settings' });
+          for (const p of c.providers) {
             ctx.out.line();
             ctx.out.line(`${p.id} (${p.preset}) ${p.endpoint} token: ${p.has_token ? 'stored' : 'none'}`);
             ctx.out.table(
@@ -206,7 +205,7 @@ export default defineCliCommands({
       .command('keys')
       .summary('customer keys (tokens are never shown again)')
       .action(async () => {
-        const data = await ctx.api.get<{ keys: any[] }>(`${BASE}/keys`);
+        const data = await ctx.api.get<ResponseData['GET /api/v1/plugins/mcp-passthrough/keys']>(`${BASE}/keys`);
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () =>
           ctx.out.table(
@@ -215,9 +214,9 @@ export default defineCliCommands({
               { key: 'key_id', header: 'ID', align: 'right' },
               { key: 'label', header: 'LABEL', maxWidth: 24 },
               { key: 'status', header: 'STATUS' },
-              { key: 'contact', header: 'CONTACT', format: (v) => ((v as any)?.name ?? ((v as any)?.pubkey_hash ? `${(v as any).pubkey_hash.slice(0, 12)}…` : '-')) },
+              { key: 'contact', header: 'CONTACT', format: (_v, k) => k.contact?.name ?? (k.contact ? `${k.contact.pubkey_hash.slice(0, 12)}…` : '-') },
               { key: 'funding', header: 'FUNDING' },
-              { key: 'balance', header: 'BALANCE', align: 'right', format: (v, r) => `${show.amount(v)} ${(r as any).currency}` },
+              { key: 'balance', header: 'BALANCE', align: 'right', format: (v, k) => `${show.amount(v)} ${k.currency}` },
               { key: 'debt', header: 'DEBT', align: 'right', format: (v) => show.amount(v) },
               { key: 'last_used_at', header: 'LAST USED', format: (v) => show.date(v) },
             ],
@@ -243,7 +242,7 @@ export default defineCliCommands({
       if (o.currency) body.currency = o.currency;
       if (o.pubkey) body.registered_pubkey = o.pubkey;
       if (o.funding) body.funding = o.funding;
-      const data = await ctx.api.post<any>(`${BASE}/key-create`, body);
+      const data = await ctx.api.post<ResponseData['POST /api/v1/plugins/mcp-passthrough/key-create']>(`${BASE}/key-create`, body);
       warnAll(ctx, data.warnings);
       const show = await cliDisplay(ctx);
       ctx.out.success(data, () => {
@@ -269,7 +268,7 @@ export default defineCliCommands({
       .summary("change a key's limits, budget or allowed models ('default' returns one to the operator's default)")
       .argument('<id>', 'numeric key id', parseIntOption('<id>', 1));
     limitOptions(update).action(async (id: number, o: LimitOptions) => {
-      const data = await ctx.api.post<any>(`${BASE}/key-update`, { id, ...limitFields(o) });
+      const data = await ctx.api.post<ResponseData['POST /api/v1/plugins/mcp-passthrough/key-update']>(`${BASE}/key-update`, { id, ...limitFields(o) });
       ctx.out.success(data, () => ctx.out.kv(limitRows(data.limits), { title: `Key ${id} limits` }));
     });
     key
@@ -277,7 +276,7 @@ export default defineCliCommands({
       .summary('revoke a customer key (its balance is not refunded)')
       .argument('<id>', 'numeric key id', parseIntOption('<id>', 1))
       .action(async (id: number) => {
-        const data = await ctx.api.post<any>(`${BASE}/key-revoke`, { id });
+        const data = await ctx.api.post<ResponseData['POST /api/v1/plugins/mcp-passthrough/key-revoke']>(`${BASE}/key-revoke`, { id });
         warnAll(ctx, data.warnings);
         ctx.out.success(data, `Key ${id} revoked.`);
       });
@@ -288,7 +287,7 @@ export default defineCliCommands({
       .option('--limit <n>', '1 to 500 (default 50)', parseIntOption('--limit', 1))
       .option('--key <id>', 'one key only', parseIntOption('--key', 1))
       .action(async (o: { limit?: number; key?: number }) => {
-        const data = await ctx.api.get<any>(`${BASE}/usage`, { limit: o.limit, key_id: o.key });
+        const data = await ctx.api.get<ResponseData['GET /api/v1/plugins/mcp-passthrough/usage']>(`${BASE}/usage`, { limit: o.limit, key_id: o.key });
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => {
           ctx.out.table(
@@ -299,9 +298,9 @@ export default defineCliCommands({
               { key: 'model', header: 'MODEL', maxWidth: 24 },
               { key: 'status', header: 'STATUS' },
               { key: 'input_tokens', header: 'IN', align: 'right' },
-              { key: 'output_tokens', header: 'OUT', align: 'right', format: (v, r) => `${String(v)}${(r as any).estimated ? '~' : ''}` },
-              { key: 'charge', header: 'CHARGE', align: 'right', format: (v, r) => `${show.amount(v)} ${(r as any).currency}` },
-              { key: 'cost', header: 'COST', align: 'right', format: (v, r) => `${show.amount(v)} ${(r as any).cost_currency ?? ''}`.trim() },
+              { key: 'output_tokens', header: 'OUT', align: 'right', format: (v, u) => `${String(v)}${u.estimated ? '~' : ''}` },
+              { key: 'charge', header: 'CHARGE', align: 'right', format: (v, u) => `${show.amount(v)} ${u.currency}` },
+              { key: 'cost', header: 'COST', align: 'right', format: (v, u) => `${show.amount(v)} ${u.cost_currency ?? ''}`.trim() },
             ],
             { title: 'Usage (~ estimated)', empty: 'No usage yet.' },
           );
@@ -311,7 +310,7 @@ export default defineCliCommands({
             [
               { key: 'at', header: 'TIME', format: (v) => show.date(v) },
               { key: 'key_id', header: 'KEY', align: 'right' },
-              { key: 'amount', header: 'AMOUNT', align: 'right', format: (v, r) => `${show.amount(v)} ${(r as any).currency}` },
+              { key: 'amount', header: 'AMOUNT', align: 'right', format: (v, t) => `${show.amount(v)} ${t.currency}` },
               { key: 'status', header: 'STATUS' },
               { key: 'reason', header: 'REASON' },
             ],

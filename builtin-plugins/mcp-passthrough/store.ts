@@ -270,8 +270,115 @@ const sumOf = (r: unknown): Minor => {
   return BigInt(w) * 100_000_000n + BigInt(f);
 };
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-function providerOf(r: any): ProviderRow {
+// The tables' rows as SQLite returns them (columns by name; whole/frac pairs of amounts as stored).
+interface RawProvider {
+  id: string;
+  preset: string;
+  endpoint: string;
+  label: string;
+  token_enc: string | null;
+  position: number;
+  created_at: number;
+  updated_at: number;
+}
+
+interface RawModel {
+  provider_id: string;
+  model_id: string;
+  label: string;
+  enabled: number;
+  pricing_mode: PricingMode;
+  markup_pct: string;
+  cost_in_per_1m: string;
+  cost_out_per_1m: string;
+  cost_xfer_per_gb: string;
+  cost_currency: string | null;
+  manual_in_per_1m: string;
+  manual_out_per_1m: string;
+  manual_xfer_per_gb: string;
+  max_output_tokens: number | null;
+}
+
+type Whole = number | bigint;
+
+interface RawKey {
+  id: number;
+  label: string;
+  token_hash: string;
+  token_hint: string;
+  kind: KeyKind;
+  contact_hash: string | null;
+  funding: Funding;
+  registered_pubkey: string | null;
+  currency: string;
+  balance_whole: Whole;
+  balance_frac: Whole;
+  debt_whole: Whole;
+  debt_frac: Whole;
+  allowed_origins: string | null;
+  created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+  parallel_calls: number | null;
+  sessions: number | null;
+  budget_whole: Whole | null;
+  budget_frac: Whole | null;
+  budget_period: BudgetPeriod | null;
+  allowed_models: string | null;
+}
+
+interface RawUsage {
+  id: number;
+  key_id: number;
+  call_id: string;
+  tool: string;
+  status: UsageStatus;
+  model: string;
+  provider_id: string | null;
+  route: string;
+  hops: number;
+  seller_hash: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  transfer_bytes: number;
+  estimated: number;
+  charge_whole: Whole;
+  charge_frac: Whole;
+  from_balance_whole: Whole;
+  from_balance_frac: Whole;
+  from_credit_whole: Whole;
+  from_credit_frac: Whole;
+  currency: string;
+  cost_whole: Whole;
+  cost_frac: Whole;
+  cost_currency: string | null;
+  error: string | null;
+  started_at: number;
+  finished_at: number;
+}
+
+interface RawTopup {
+  id: number;
+  txid: string;
+  key_id: number | null;
+  contact_hash: string;
+  amount_whole: Whole;
+  amount_frac: Whole;
+  currency: string;
+  to_debt_whole: Whole;
+  to_debt_frac: Whole;
+  to_balance_whole: Whole;
+  to_balance_frac: Whole;
+  status: TopupRow['status'];
+  reason: string | null;
+  at: number;
+}
+
+function providerOf(row: unknown): ProviderRow {
+  const r = row as RawProvider;
   return {
     id: r.id,
     preset: r.preset,
@@ -284,7 +391,8 @@ function providerOf(r: any): ProviderRow {
   };
 }
 
-function modelOf(r: any): ModelRow {
+function modelOf(row: unknown): ModelRow {
+  const r = row as RawModel;
   return {
     providerId: r.provider_id,
     id: r.model_id,
@@ -303,7 +411,8 @@ function modelOf(r: any): ModelRow {
   };
 }
 
-function keyOf(r: any): KeyRow {
+function keyOf(row: unknown): KeyRow {
+  const r = row as RawKey;
   return {
     id: r.id,
     label: r.label,
@@ -326,13 +435,14 @@ function keyOf(r: any): KeyRow {
       tokensPerMinute: r.tokens_per_minute,
       parallelCalls: r.parallel_calls,
       sessions: r.sessions,
-      budget: r.budget_period ? { amount: money(r.budget_whole, r.budget_frac), period: r.budget_period } : null,
+      budget: r.budget_period ? { amount: money(r.budget_whole ?? 0, r.budget_frac ?? 0), period: r.budget_period } : null,
       allowedModels: r.allowed_models ? (JSON.parse(r.allowed_models) as string[]) : null,
     },
   };
 }
 
-function usageOf(r: any): UsageRow {
+function usageOf(row: unknown): UsageRow {
+  const r = row as RawUsage;
   return {
     id: r.id,
     keyId: r.key_id,
@@ -360,7 +470,8 @@ function usageOf(r: any): UsageRow {
   };
 }
 
-function topupOf(r: any): TopupRow {
+function topupOf(row: unknown): TopupRow {
+  const r = row as RawTopup;
   return {
     id: r.id,
     txid: r.txid,
@@ -375,7 +486,6 @@ function topupOf(r: any): TopupRow {
     at: r.at,
   };
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export interface NewKey {
   label: string;

@@ -105,21 +105,37 @@ export interface SellerKeyRow {
   createdAt: number;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-const offerOf = (r: any): OfferRow => ({
-  sellerHash: r.seller_hash,
-  origin: r.origin,
-  torAddress: r.tor_address,
-  model: r.model,
-  inPer1m: r.in_per_1m,
-  outPer1m: r.out_per_1m,
-  xferPerGb: r.xfer_per_gb,
-  maxOutputTokens: r.max_output_tokens,
-  currency: r.currency,
-  hops: r.hops,
-  fetchedAt: r.fetched_at,
-});
-/* eslint-enable @typescript-eslint/no-explicit-any */
+/** An mcp_offers row as SQLite returns it. */
+interface RawOffer {
+  seller_hash: string;
+  origin: string;
+  tor_address: string | null;
+  model: string;
+  in_per_1m: string;
+  out_per_1m: string;
+  xfer_per_gb: string;
+  max_output_tokens: number | null;
+  currency: string;
+  hops: number;
+  fetched_at: number;
+}
+
+const offerOf = (row: unknown): OfferRow => {
+  const r = row as RawOffer;
+  return {
+    sellerHash: r.seller_hash,
+    origin: r.origin,
+    torAddress: r.tor_address,
+    model: r.model,
+    inPer1m: r.in_per_1m,
+    outPer1m: r.out_per_1m,
+    xferPerGb: r.xfer_per_gb,
+    maxOutputTokens: r.max_output_tokens,
+    currency: r.currency,
+    hops: r.hops,
+    fetchedAt: r.fetched_at,
+  };
+};
 
 export class FederationStore {
   readonly #s: Record<string, Statement>;
