@@ -92,16 +92,12 @@ export class WebhooksCore {
 
   /** Whether any webhook is subscribed to `event`. */
   wants(event: string): boolean {
-    return this.#subscribed(event).length > 0;
-  }
-
-  #subscribed(event: string): WebhookRow[] {
-    return this.store.hooks().filter((h) => (JSON.parse(h.events) as string[]).includes(event));
+    return this.store.subscribers(event).length > 0;
   }
 
   /** Owes `event` to every webhook subscribed to it; delivery starts once the rows are committed. */
   emit(event: string, data: Record<string, unknown>): void {
-    const hooks = this.#subscribed(event);
+    const hooks = this.store.subscribers(event);
     if (hooks.length === 0) return;
     this.ctx.db.tx(() => {
       for (const h of hooks) this.#owe(h.id, event, data);

@@ -126,6 +126,11 @@ export class WebhookStore {
     return this.#kept.read('hooks', () => Object.freeze((this.#hooks.all() as WebhookRow[]).map((r) => Object.freeze(r))));
   }
 
+  /** The webhooks subscribed to `event`, kept as `hooks` is: a payment's end asks this on both sides. */
+  subscribers(event: string): readonly Readonly<WebhookRow>[] {
+    return this.#kept.read(`event ${event}`, () => Object.freeze(this.hooks().filter((h) => (JSON.parse(h.events) as string[]).includes(event))));
+  }
+
   hook(id: string): WebhookRow | null {
     return (this.#hook.get(id) as WebhookRow | undefined) ?? null;
   }

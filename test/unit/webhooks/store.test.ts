@@ -35,4 +35,21 @@ describe('webhook deliveries store', () => {
     expect(store.hooks()).toEqual([]);
     expect(Object.isFrozen(store.hooks())).toBe(true);
   });
+
+  it("an event's subscribers are kept per event and follow every write", () => {
+    const store = new WebhookStore(migratedDatabase(migrations));
+    const hook = (id: string, events: string[]) => ({ id, url: `https://example.com/${id}`, events: JSON.stringify(events), secret: 's', created_at: 0 });
+    const ids = (event: string) => store.subscribers(event).map((h) => h.id);
+    store.addHook(hook('a', ['payment.received']));
+    store.addHook(hook('b', ['payment.received', 'payment.sent']));
+    expect(ids('payment.received')).toEqual(['a', 'b']);
+    expect(ids('payment.sent')).toEqual(['b']);
+    expect(ids('contact.request')).toEqual([]);
+    expect(store.subscribers('payment.sent')).toBe(store.subscribers('payment.sent'));
+    store.addHook(hook('c', ['contact.request']));
+    expect(ids('contact.request')).toEqual(['c']);
+    store.removeHook('b');
+    expect(ids('payment.received')).toEqual(['a']);
+    expect(ids('payment.sent')).toEqual([]);
+  });
 });
