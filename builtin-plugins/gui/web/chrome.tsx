@@ -93,7 +93,7 @@ export function useLiveEvents(active: boolean, onEvent: (data: LiveEvent) => voi
         setOnline(false);
         if (events?.readyState === EventSource.CLOSED) retry();
       };
-      for (const name of EVENTS) events.addEventListener(name, (e) => handler.current(JSON.parse((e as MessageEvent).data)));
+      for (const name of EVENTS) events.addEventListener(name, (e) => handler.current(JSON.parse((e as MessageEvent<string>).data) as LiveEvent));
     };
     connect();
     return () => {
