@@ -39,7 +39,7 @@ export const whenConfirmationNeeded = (fn: () => Promise<boolean>): void => {
  * answers 403 `confirmation_required` until the auth code was entered again: the operator is asked, and the call made
  * once more when they confirmed.
  */
-export async function api<T = any>(method: string, path: string, body?: unknown, query?: Record<string, string | number | undefined>): Promise<T> {
+export async function api<T = unknown>(method: string, path: string, body?: unknown, query?: Record<string, string | number | undefined>): Promise<T> {
   try {
     return await call<T>(method, path, body, query);
   } catch (err) {
@@ -50,6 +50,14 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   }
 }
 
+/** What the node answers: `{success: true, data}` (data: the route's answer), or an error in one of the two shapes `call` reads. */
+interface Envelope {
+  success?: boolean;
+  data?: { errors?: unknown };
+  error?: string | { code?: string; message?: string };
+  message?: string;
+}
+
 async function call<T>(method: string, path: string, body?: unknown, query?: Record<string, string | number | undefined>): Promise<T> {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
@@ -57,15 +65,17 @@ async function call<T>(method: string, path: string, body?: unknown, query?: Rec
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET') headers['X-CSRF-Token'] = csrf;
   const res = await fetch(url, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  const envelope = await res.json().catch(() => null);
+  const envelope: Envelope | null = await res.json().catch(() => null);
   if (!res.ok || !envelope?.success) {
     // Two error shapes: {error: {code, message}}, and the field-level {error: 'validation_error', message, data: {errors}}.
-    const flat = typeof envelope?.error === 'string';
+    const error = envelope?.error;
+    const flat = typeof error === 'string';
+    const fields = envelope?.data?.errors;
     const failure: ApiFailure = {
-      code: (flat ? envelope.error : envelope?.error?.code) ?? 'error',
-      message: (flat ? envelope.message : envelope?.error?.message) ?? res.statusText,
+      code: (flat ? error : error?.code) ?? 'error',
+      message: (flat ? envelope?.message : error?.message) ?? res.statusText,
       status: res.status,
-      ...(Array.isArray(envelope?.data?.errors) ? { fields: envelope.data.errors } : {}),
+      ...(Array.isArray(fields) ? { fields: fields as NonNullable<ApiFailure['fields']> } : {}),
     };
     if (failure.code === 'session_expired' || failure.code === 'unauthenticated') onUnauthenticated();
     throw new ApiError(failure);

@@ -2,9 +2,13 @@
  * Money at a glance: each contact's lines as bars (credit given and taken, used, available, fee), and the balance of
  * each currency over time as a step chart (uPlot: docs/decisions.md). Every chart has its numbers beside it in text.
  */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api } from './api.js';
+import { addressesOf } from './chrome.js';
+import type { TxRow } from './page-history.js';
 import { Table, useLoad, when } from './ui.js';
 
 /** How far back the balance history reads: five pages of the REST listing (its cap is 100 a page). */
@@ -21,15 +25,18 @@ interface Step {
  * last point is what the overview shows). A relay leg counts by its direction: paid to one of our addresses or by us.
  */
 async function balanceSteps(): Promise<Record<string, Step[]>> {
-  const [overview, info] = await Promise.all([api('GET', '/api/v1/wallet/overview', undefined, { transaction_limit: 0 }), api('GET', '/api/v1/wallet/info')]);
-  const own = new Set(Object.values(info.addresses as Record<string, string | null>).filter(Boolean));
-  const rows: any[] = [];
+  const [overview, info] = await Promise.all([
+    api<ResponseData['GET /api/v1/wallet/overview']>('GET', '/api/v1/wallet/overview', undefined, { transaction_limit: 0 }),
+    api<ResponseData['GET /api/v1/wallet/info']>('GET', '/api/v1/wallet/info'),
+  ]);
+  const own = new Set<string | null>(addressesOf(info));
+  const rows: TxRow[] = [];
   for (let page = 0; page < HISTORY_PAGES; page++) {
-    const r = await api('GET', '/api/v1/wallet/transactions', undefined, { limit: 100, offset: page * 100, status: 'completed' });
+    const r = await api<ResponseData['GET /api/v1/wallet/transactions']>('GET', '/api/v1/wallet/transactions', undefined, { limit: 100, offset: page * 100, status: 'completed' });
     rows.push(...r.transactions);
     if (rows.length >= r.pagination.total) break;
   }
-  const balance: Record<string, number> = Object.fromEntries(overview.balances.map((b: any) => [b.currency, Number(b.total_balance)]));
+  const balance: Record<string, number> = Object.fromEntries(overview.balances.map((b) => [b.currency, Number(b.total_balance)]));
   const steps: Record<string, Step[]> = {};
   for (const t of rows) {
     const incoming = t.type === 'received' || (t.type === 'relay' && own.has(t.receiver_address));
@@ -48,7 +55,7 @@ const PALETTE = ['#0b5cad', '#c2410c', '#15803d', '#7e22ce', '#b91c1c', '#0e7490
 
 /** A uPlot chart in `el` that follows its width; returns what removes it. */
 function plotIn(el: HTMLElement, options: Omit<uPlot.Options, 'width' | 'height'>, data: uPlot.AlignedData): () => void {
-  const axis = { stroke: ink(), grid: { stroke: 'rgba(128,128,128,.25)' }, ticks: { stroke: 'rgba(128,128,128,.4)' } };
+  const axis: uPlot.Axis = { stroke: ink(), grid: { stroke: 'rgba(128,128,128,.25)' }, ticks: { stroke: 'rgba(128,128,128,.4)' } };
   const plot = new uPlot({ width: Math.max(240, el.clientWidth), height: 200, legend: { show: false }, axes: [axis, { ...axis, size: 60 }], ...options }, data, el);
   const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(240, el.clientWidth), height: 200 }));
   resize.observe(el);
@@ -66,7 +73,7 @@ function StepChart(props: { currency: string; steps: Step[] }) {
     const ys = [first.balance - first.change, ...props.steps.map((s) => s.balance)];
     return plotIn(
       el,
-      { series: [{}, { label: `Balance ${props.currency}`, stroke: PALETTE[0], width: 2, fill: 'rgba(11,92,173,.08)', paths: uPlot.paths.stepped!({ align: 1 }) }] },
+      { series: [{}, { label: `Balance ${props.currency}`, stroke: PALETTE[0], width: 2, fill: 'rgba(11,92,173,.08)', paths: uPlot.paths.stepped?.({ align: 1 }) }] },
       [xs, ys],
     );
   }, [props.steps]);
@@ -125,19 +132,26 @@ function Bar(props: { label: string; used: number; limit: number }) {
  * and what we may still send (their report). Net balance per contact comes from /wallet/balances.
  */
 export function LineBars({ version }: { version: number }) {
-  const { data } = useLoad(() => Promise.all([api('GET', '/api/v1/contacts', undefined, { limit: 100 }), api('GET', '/api/v1/wallet/balances')]), version);
+  const { data } = useLoad(
+    () =>
+      Promise.all([
+        api<ResponseData['GET /api/v1/contacts']>('GET', '/api/v1/contacts', undefined, { limit: 100 }),
+        api<ResponseData['GET /api/v1/wallet/balances']>('GET', '/api/v1/wallet/balances'),
+      ]),
+    version,
+  );
   if (!data) return null;
   const [contacts, balances] = data;
-  const net = new Map<string, number>(balances.balances.map((b: any) => [`${b.pubkey_hash}|${b.currency}`, Number(b.net_balance)]));
-  const lines = contacts.contacts.flatMap((c: any) =>
-    c.currencies.filter((l: any) => l.status === 'accepted').map((l: any) => ({ c, l, net: net.get(`${c.pubkey_hash}|${l.currency}`) ?? 0 })),
+  const net = new Map(balances.balances.map((b) => [`${b.pubkey_hash}|${b.currency}`, Number(b.net_balance)]));
+  const lines = contacts.contacts.flatMap((c) =>
+    c.currencies.filter((l) => l.status === 'accepted').map((l) => ({ c, l, net: net.get(`${c.pubkey_hash}|${l.currency}`) ?? 0 })),
   );
   return (
     <>
       <h2>Lines</h2>
       {lines.length === 0 && <p class="empty">No accepted line yet: add a contact on the Contacts page.</p>}
       <div class="lines">
-        {lines.map(({ c, l, net: n }: any) => (
+        {lines.map(({ c, l, net: n }) => (
           <article class="line" data-testid={`line-${c.name}-${l.currency}`} aria-label={`${c.name} ${l.currency}`}>
             <h3>
               {c.name} · {l.currency}
@@ -153,6 +167,9 @@ export function LineBars({ version }: { version: number }) {
     </>
   );
 }
+
+/** A column of a daily chart's table, whose rows are the days, each with its index into the series' values. */
+type DayColumn = [string, (r: { d: string; i: number }) => ComponentChildren];
 
 /** Values per day for several named series (models, keys): one line each, and the same numbers as a table. */
 export function DailyChart(props: { title: string; testid: string; days: readonly string[]; series: readonly { label: string; values: readonly number[] }[] }) {
@@ -185,7 +202,7 @@ export function DailyChart(props: { title: string; testid: string; days: readonl
           caption={props.title}
           rows={props.days.map((d, i) => ({ d, i }))}
           empty=""
-          columns={[['Day', (r: { d: string }) => r.d], ...props.series.map((s) => [s.label, (r: { i: number }) => String(s.values[r.i])] as [string, (r: any) => string])]}
+          columns={[['Day', (r) => r.d], ...props.series.map((s): DayColumn => [s.label, (r) => String(s.values[r.i])])]}
         />
       </details>
     </figure>
@@ -194,11 +211,11 @@ export function DailyChart(props: { title: string; testid: string; days: readonl
 
 /** Fees earned relaying, per day and currency (GET /wallet/fee-earnings): one line per currency. */
 export function FeeEarnings({ version }: { version: number }) {
-  const { data } = useLoad(() => api('GET', '/api/v1/wallet/fee-earnings'), version);
+  const { data } = useLoad(() => api<ResponseData['GET /api/v1/wallet/fee-earnings']>('GET', '/api/v1/wallet/fee-earnings'), version);
   if (!data) return null;
-  const days: string[] = [...new Set<string>(data.days.map((d: any) => d.day))].sort();
-  const currencies: string[] = [...new Set<string>(data.days.map((d: any) => d.currency))].sort();
-  const series = currencies.map((c) => ({ label: `Fees ${c}`, values: days.map((day) => Number(data.days.find((d: any) => d.day === day && d.currency === c)?.amount ?? 0)) }));
+  const days = [...new Set(data.days.map((d) => d.day))].sort();
+  const currencies = [...new Set(data.days.map((d) => d.currency))].sort();
+  const series = currencies.map((c) => ({ label: `Fees ${c}`, values: days.map((day) => Number(data.days.find((d) => d.day === day && d.currency === c)?.amount ?? 0)) }));
   return (
     <>
       <h2>Fees earned</h2>

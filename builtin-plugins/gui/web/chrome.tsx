@@ -1,16 +1,15 @@
 /** What surrounds every page: which node this is (key hash, addresses), and the live event stream kept open. */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api, ApiError } from './api.js';
 import { Copyable } from './ui.js';
 
-export interface NodeInfo {
-  public_key_hash: string;
-  addresses: Record<string, string | null | undefined>;
+export type NodeInfo = Pick<ResponseData['GET /api/v1/wallet/info'], 'public_key_hash' | 'addresses'> & {
   /** The operator's name for the node (the `name` setting), empty when unset. */
   name: string;
-}
+};
 
-export const addressesOf = (info: NodeInfo): string[] => Object.values(info.addresses).filter((a): a is string => typeof a === 'string' && a !== '');
+export const addressesOf = (info: Pick<NodeInfo, 'addresses'>): string[] => Object.values(info.addresses).filter((a): a is string => typeof a === 'string' && a !== '');
 
 /** The short name of a node: its key hash's first 8 hex (what node-cli and the contacts pages show). */
 const shortHash = (hash: string): string => hash.slice(0, 8);
@@ -45,11 +44,21 @@ export function Identity(props: { info: NodeInfo }) {
 const EVENTS = ['hello', 'transaction', 'contact', 'request', 'p2p', 'dlq', 'inference'];
 
 /**
+ * What an event of the stream carries (gui/events.ts): the dead letters waiting, and the bus event it forwards with
+ * that event's payload (`hello` has the count only). A stream, not a REST answer: ResponseData does not describe it.
+ */
+export interface LiveEvent {
+  dlq: number;
+  event?: string;
+  payload?: unknown;
+}
+
+/**
  * The node's events while logged in; false while the stream is down. The browser retries a dropped connection by
  * itself, but not one the node answered with an error (a restart, a lost session): then the session is checked
  * (logging out when it ended) and the stream opened again, waiting longer each time up to 30 s.
  */
-export function useLiveEvents(active: boolean, onEvent: (data: any) => void): boolean {
+export function useLiveEvents(active: boolean, onEvent: (data: LiveEvent) => void): boolean {
   const [online, setOnline] = useState(true);
   const handler = useRef(onEvent);
   handler.current = onEvent;
@@ -84,7 +93,7 @@ export function useLiveEvents(active: boolean, onEvent: (data: any) => void): bo
         setOnline(false);
         if (events?.readyState === EventSource.CLOSED) retry();
       };
-      for (const name of EVENTS) events.addEventListener(name, (e) => handler.current(JSON.parse((e as MessageEvent).data)));
+      for (const name of EVENTS) events.addEventListener(name, (e) => handler.current(JSON.parse((e as MessageEvent<string>).data) as LiveEvent));
     };
     connect();
     return () => {

@@ -4,6 +4,7 @@
  * a drawer, and the plugin's settings beyond mode and currency.
  */
 import { useState } from 'preact/hooks';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api } from './api.js';
 import { DailyChart } from './charts.js';
 import { Choice, Copyable, Drawer, Field, Pager, Row, Status, Table, useAction, useLoad, when } from './ui.js';
@@ -11,16 +12,10 @@ import { Choice, Copyable, Drawer, Field, Pager, Row, Status, Table, useAction, 
 export const BASE = '/api/v1/plugins/mcp-passthrough';
 const PAGE = 20;
 
-interface UsageDay {
-  day: string;
-  key_id: number;
-  model: string;
-  currency: string;
-  calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  charge: string;
-}
+type UsageSummary = ResponseData[`GET ${typeof BASE}/usage-summary`];
+type UsageDay = UsageSummary['days'][number];
+/** A customer key as the plugin lists it (GET keys). */
+export type KeyRow = ResponseData[`GET ${typeof BASE}/keys`]['keys'][number];
 
 /** Per day, one value per group (a model, a key): zero where the group had no call that day. */
 function pivot(days: UsageDay[], group: (d: UsageDay) => string, value: (d: UsageDay) => number): { days: string[]; series: { label: string; values: number[] }[] } {
@@ -35,7 +30,7 @@ function pivot(days: UsageDay[], group: (d: UsageDay) => string, value: (d: Usag
 
 /** Spend per model and tokens per key, per day, from the summary (all pages of it, up to its cap of 1000 groups). */
 export function UsageCharts(props: { version: number; keyId?: number }) {
-  const { data } = useLoad(() => api('GET', `${BASE}/usage-summary`, undefined, { key_id: props.keyId }), `${props.version}|${props.keyId ?? ''}`);
+  const { data } = useLoad(() => api<UsageSummary>('GET', `${BASE}/usage-summary`, undefined, { key_id: props.keyId }), `${props.version}|${props.keyId ?? ''}`);
   if (!data) return null;
   if (data.days.length === 0) return <p class="empty">No call yet: the charts of spend and tokens start with the first call a customer makes.</p>;
   const keyLabel = (d: UsageDay) => `key ${d.key_id}`;
@@ -52,11 +47,11 @@ export function UsageCharts(props: { version: number; keyId?: number }) {
 }
 
 /** The usage rows, newest first, as the plugin's `usage` route pages and filters them. */
-export function UsageTable(props: { version: number; keys: any[]; keyId?: number }) {
+export function UsageTable(props: { version: number; keys: readonly KeyRow[]; keyId?: number }) {
   const [filter, setFilter] = useState({ key_id: props.keyId === undefined ? '' : String(props.keyId), model: '' });
   const [offset, setOffset] = useState(0);
   const query = { limit: PAGE, offset, key_id: filter.key_id || undefined, model: filter.model || undefined };
-  const { data, error } = useLoad(() => api('GET', `${BASE}/usage`, undefined, query), `${props.version}|${JSON.stringify(query)}`);
+  const { data, error } = useLoad(() => api<ResponseData[`GET ${typeof BASE}/usage`]>('GET', `${BASE}/usage`, undefined, query), `${props.version}|${JSON.stringify(query)}`);
   const change = (next: Partial<typeof filter>) => (setFilter({ ...filter, ...next }), setOffset(0));
   return (
     <>
@@ -74,12 +69,12 @@ export function UsageTable(props: { version: number; keys: any[]; keyId?: number
             rows={data.usage}
             empty={filter.model || filter.key_id ? 'No call matches: change the filter.' : 'No call yet: give a customer a key (above) and its endpoint.'}
             columns={[
-              ['When', (u: any) => when(u.started_at)],
-              ['Key', (u: any) => String(u.key_id ?? '-')],
-              ['Model', (u: any) => u.model ?? '-'],
-              ['Tokens in / out', (u: any) => `${u.input_tokens ?? '-'} / ${u.output_tokens ?? '-'}`],
-              ['Charge', (u: any) => `${u.charge ?? '-'}`],
-              ['Status', (u: any) => u.status ?? '-'],
+              ['When', (u) => when(u.started_at)],
+              ['Key', (u) => String(u.key_id ?? '-')],
+              ['Model', (u) => u.model ?? '-'],
+              ['Tokens in / out', (u) => `${u.input_tokens ?? '-'} / ${u.output_tokens ?? '-'}`],
+              ['Charge', (u) => `${u.charge ?? '-'}`],
+              ['Status', (u) => u.status ?? '-'],
             ]}
           />
           <Pager label="Pages of usage" offset={offset} size={PAGE} shown={data.usage.length} total={data.total} go={setOffset} />
@@ -90,7 +85,7 @@ export function UsageTable(props: { version: number; keys: any[]; keyId?: number
 }
 
 /** One customer key: its funding, balance and debt, its contact, and its own charts and usage. */
-export function KeyDrawer(props: { k: any; version: number; close: () => void }) {
+export function KeyDrawer(props: { k: KeyRow; version: number; close: () => void }) {
   const k = props.k;
   return (
     <Drawer title={`Customer key ${k.label}`} id="key-title" close={props.close} focusKey={String(k.key_id)}>
@@ -124,7 +119,7 @@ export function InferenceSettings(props: { settings: Record<string, string>; sav
     void act.run(async () => {
       const set = Object.fromEntries(Object.entries(edits).filter(([n, v]) => v !== props.settings[n]));
       if (Object.keys(set).length === 0) return 'Nothing changed';
-      const r = await api('POST', `${BASE}/configure`, { set });
+      const r = await api<ResponseData[`POST ${typeof BASE}/configure`]>('POST', `${BASE}/configure`, { set });
       setEdits({});
       props.saved();
       return `Saved ${Object.keys(set).join(', ')}${r.warnings?.length ? ` (${r.warnings.join('; ')})` : ''}`;

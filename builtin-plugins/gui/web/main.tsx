@@ -4,6 +4,7 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api, problemOf, type Problem, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
 import { Overview, Send } from './pages.js';
 import { Requests } from './page-requests.js';
@@ -12,12 +13,21 @@ import { Contacts } from './page-contacts.js';
 import { Approvals, Backups, DeadLetters, Keys, Payback, Plugins, Settings } from './pages-admin.js';
 import { Inference } from './page-inference.js';
 import { Field, Status, SureHost, setDisplayDecimals } from './ui.js';
-import { Identity, nodeLabel, useLiveEvents, type NodeInfo } from './chrome.js';
+import { Identity, nodeLabel, useLiveEvents, type LiveEvent, type NodeInfo } from './chrome.js';
 
-interface SessionInfo {
-  csrf_token: string;
-  consent_required: boolean;
+/** POST's answer; GET /gui/api/session answers the same and `authenticated`. */
+type SessionInfo = ResponseData['POST /gui/api/session'];
+
+/** The payload of mcp-passthrough's budget.soft_limit bus event (mcp-passthrough/budget.ts), as far as the notice reads it. */
+interface SoftLimit {
+  key_id: number;
+  label: string;
+  spent: string;
+  budget: string;
+  currency: string;
+  period: string;
 }
+const softLimit = (e: LiveEvent): SoftLimit | null => (e.event === 'mcp-passthrough.budget.soft_limit' ? (e.payload as SoftLimit) : null);
 
 const PAGES = [
   ['overview', 'Overview', Overview],
@@ -150,17 +160,17 @@ function App() {
   const [budgetNotice, setBudgetNotice] = useState<string | null>(null);
   const online = useLiveEvents(session !== null, (data) => {
     if (typeof data.dlq === 'number') setDlq(data.dlq);
-    const b = data.event === 'mcp-passthrough.budget.soft_limit' ? data.payload : null;
+    const b = softLimit(data);
     if (b) setBudgetNotice(`Customer key ${b.label} (${b.key_id}) spent ${b.spent} of its budget of ${b.budget} ${b.currency} per ${b.period}.`);
     setVersion((v) => v + 1);
   });
   const [info, setInfo] = useState<NodeInfo | null>(null);
   useEffect(() => {
     if (!session) return;
-    Promise.all([api<Omit<NodeInfo, 'name'>>('GET', '/api/v1/wallet/info'), api<{ settings: { name?: string; display_decimals?: number } }>('GET', '/api/v1/system/settings')]).then(
+    Promise.all([api<ResponseData['GET /api/v1/wallet/info']>('GET', '/api/v1/wallet/info'), api<ResponseData['GET /api/v1/system/settings']>('GET', '/api/v1/system/settings')]).then(
       ([wallet, { settings }]) => {
         setDisplayDecimals(settings.display_decimals);
-        setInfo({ ...wallet, name: settings.name ?? '' });
+        setInfo({ ...wallet, name: typeof settings.name === 'string' ? settings.name : '' });
       },
       () => undefined,
     );

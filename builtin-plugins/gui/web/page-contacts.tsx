@@ -4,18 +4,33 @@
  * their terms, ping, block, delete.
  */
 import { useState } from 'preact/hooks';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api } from './api.js';
 import { Choice, Copyable, Drawer, Field, Pager, Row, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
 
 type Page = { version: number };
 
-const addressOf = (c: any): string => c.addresses?.https ?? c.addresses?.http ?? c.addresses?.tor ?? '';
+type Contacts = ResponseData['GET /api/v1/contacts'];
+type ContactRow = Contacts['contacts'][number];
+type ContactDetail = ResponseData['GET /api/v1/contacts/{address}'];
+/** A line of the detail with its balance, named: the detail's `currencies` is an intersection of two array types, whose map sees lines without it. */
+type DetailLine = ContactDetail['contact']['currencies'][number];
+type Pending = ResponseData['GET /api/v1/contacts/pending'];
+type Asking = Pending['pending']['incoming'][number];
+/** A contact request waiting for our answer: it came signed by a key, so its hash is known (nullable in the schema, for contacts added by address). */
+type Requester = Asking & { pubkey_hash: string };
+/** The node sends a requested line's warning too (contacts/present.ts, pendingView); the pending answer's schema omits it. */
+type RequestedLine = Requester['currencies'][number] & { warning?: string | null };
+
+const fromKey = (c: Asking): c is Requester => c.pubkey_hash !== null;
+
+const addressOf = (c: Pick<ContactRow, 'addresses'>): string => c.addresses?.https ?? c.addresses?.http ?? c.addresses?.tor ?? '';
 const PAGE = 20;
 
 /** One contact in full (GET /contacts/:address): who, where, how it answered last, and each line with its balance. */
-function ContactDrawer(props: { contact: any; close: () => void }) {
+function ContactDrawer(props: { contact: ContactRow; close: () => void }) {
   const key = props.contact.pubkey_hash ?? addressOf(props.contact);
-  const { data, error } = useLoad(() => api('GET', `/api/v1/contacts/${encodeURIComponent(key)}`), key);
+  const { data, error } = useLoad(() => api<ContactDetail>('GET', `/api/v1/contacts/${encodeURIComponent(key)}`), key);
   const c = data?.contact;
   return (
     <Drawer title={`Contact ${props.contact.name ?? ''}`.trim()} id="contact-title" close={props.close} focusKey={key}>
@@ -33,7 +48,7 @@ function ContactDrawer(props: { contact: any; close: () => void }) {
           <Row term="Online">{`${c.online_status}${c.last_ping_at ? `, pinged ${when(c.last_ping_at)}` : ''}`}</Row>
           <Row term="Chains">{c.chain_valid === null ? 'not checked yet' : c.chain_valid ? 'valid' : 'need repair'}</Row>
           <Row term="Since">{when(c.created_at)}</Row>
-          {c.currencies.map((l: any) => (
+          {c.currencies.map((l: DetailLine) => (
             <Row term={`Line ${l.currency}`}>
               {`${l.status}; you extend ${l.credit_limit ?? '-'}, they extend ${l.peer_credit_limit ?? '-'}, available to send ${l.my_available_credit ?? '-'}, fee ${l.fee_percent ?? 0}%; balance ${l.balance?.net ?? '0'} (received ${l.balance?.received ?? '0'}, sent ${l.balance?.sent ?? '0'})`}
             </Row>
@@ -48,7 +63,7 @@ function ContactDrawer(props: { contact: any; close: () => void }) {
 }
 
 /** One request waiting: who asks (the full key hash, their message), and the terms of the answer. */
-function IncomingRequest(props: { request: any; done: () => void }) {
+function IncomingRequest(props: { request: Requester; done: () => void }) {
   const c = props.request;
   const decide = useAction();
   const [answer, setAnswer] = useState({ name: c.name ?? c.suggested_name ?? '', credit: '100', address: addressOf(c) });
@@ -70,7 +85,7 @@ function IncomingRequest(props: { request: any; done: () => void }) {
       <p>
         Key hash: <Copyable value={c.pubkey_hash} label={`the key hash of ${shown}`} />
       </p>
-      {c.currencies.map((cur: any) => (
+      {c.currencies.map((cur: RequestedLine) => (
         <div class="request-line">
           <p>
             Asks to connect in <strong>{cur.currency}</strong>
@@ -93,7 +108,7 @@ function IncomingRequest(props: { request: any; done: () => void }) {
           />
         )}
       </div>
-      {c.currencies.map((cur: any) => (
+      {c.currencies.map((cur) => (
         <span class="actions">
           <button type="button" disabled={decide.busy} onClick={() => answerWith(cur.currency, 'accept')}>Accept {cur.currency}</button>
           <button type="button" class="secondary" disabled={decide.busy} onClick={() => answerWith(cur.currency, 'decline')}>Decline {cur.currency}</button>
@@ -109,10 +124,10 @@ export function Contacts({ version }: Page) {
   const [filter, setFilter] = useState({ status: 'all', q: '' });
   const [typed, setTyped] = useState('');
   const [offset, setOffset] = useState(0);
-  const [open, setOpen] = useState<any | null>(null);
+  const [open, setOpen] = useState<ContactRow | null>(null);
   const query = { limit: PAGE, offset, status: filter.status, q: filter.q };
   const { data, error, reload } = useLoad(
-    () => Promise.all([api('GET', '/api/v1/contacts', undefined, query), api('GET', '/api/v1/contacts/pending')]),
+    () => Promise.all([api<Contacts>('GET', '/api/v1/contacts', undefined, query), api<Pending>('GET', '/api/v1/contacts/pending')]),
     `${version}|${JSON.stringify(query)}`,
   );
   const [contacts, pending] = data ?? [null, null];
@@ -133,23 +148,24 @@ export function Contacts({ version }: Page) {
   };
   const [terms, setTerms] = useState({ contact: '', currency: 'VWL', credit_limit: '', fee_percent: '' });
   const change = useAction();
-  const contactAction = (c: any, action: 'ping' | 'block' | 'unblock') =>
+  const contactAction = (c: ContactRow, action: 'ping' | 'block' | 'unblock') =>
     change.run(async () => {
-      const r = await api('POST', `/api/v1/contacts/${action}/${c.pubkey_hash}`);
+      const r = await api<ResponseData[`POST /api/v1/contacts/${typeof action}/{address}`]>('POST', `/api/v1/contacts/${action}/${c.pubkey_hash}`);
       reload();
-      return action === 'ping' ? `${c.name}: ${r.online_status ?? 'answered'}${r.chain_valid === false ? ', chain needs repair' : ''}` : `${c.name} ${action}ed`;
+      // Only a ping's answer says how the contact answered.
+      return 'online_status' in r ? `${c.name}: ${r.online_status}${r.chain_valid === false ? ', chain needs repair' : ''}` : `${c.name} ${action}ed`;
     });
-  const remove = (c: any) =>
+  const remove = (c: ContactRow) =>
     change.run(async () => {
       if (!(await askSure(`Delete ${c.name}?`, `Every line with ${c.name} and its local history go; ${c.name} is not told. Adding them again needs a new request.`, `Delete ${c.name}`))) return 'Nothing deleted';
-      const r = await api('DELETE', `/api/v1/contacts/${encodeURIComponent(c.pubkey_hash ?? addressOf(c))}`);
+      const r = await api<ResponseData['DELETE /api/v1/contacts/{address}']>('DELETE', `/api/v1/contacts/${encodeURIComponent(c.pubkey_hash ?? addressOf(c))}`);
       reload();
       return r.message;
     });
-  const removeLine = (c: any, currency: string) =>
+  const removeLine = (c: ContactRow, currency: string) =>
     change.run(async () => {
       if (!(await askSure(`Remove the ${currency} line with ${c.name}?`, `The ${currency} line goes on this node only; ${c.name} is not told.`, `Remove ${currency}`))) return 'Nothing removed';
-      const r = await api('POST', `/api/v1/contacts/${c.pubkey_hash}/currency-remove`, { currency });
+      const r = await api<ResponseData['POST /api/v1/contacts/{hash}/currency-remove']>('POST', `/api/v1/contacts/${c.pubkey_hash}/currency-remove`, { currency });
       reload();
       return r.message;
     });
@@ -163,8 +179,9 @@ export function Contacts({ version }: Page) {
     });
   };
   // A requester is a pending contact without a name of yours yet: it is shown where it waits, not among your contacts.
-  const waiting = new Set<string>((pending?.pending.incoming ?? []).filter((c: any) => c.status === 'pending').map((c: any) => c.pubkey_hash));
-  const yours = (contacts?.contacts ?? []).filter((c: any) => !waiting.has(c.pubkey_hash));
+  const requesters = (pending?.pending.incoming ?? []).filter(fromKey);
+  const waiting = new Set<string | null>(requesters.filter((c) => c.status === 'pending').map((c) => c.pubkey_hash));
+  const yours = (contacts?.contacts ?? []).filter((c) => !waiting.has(c.pubkey_hash));
   return (
     <section aria-labelledby="h-contacts">
       <h1 id="h-contacts">Contacts</h1>
@@ -181,8 +198,8 @@ export function Contacts({ version }: Page) {
         <Status ok={add.ok} error={add.error} />
       </form>
       <h2>Waiting for your answer</h2>
-      {pending && pending.pending.incoming.length === 0 && <p class="empty">No contact request waits. When someone adds this node, their request appears here.</p>}
-      {pending?.pending.incoming.map((c: any) => <IncomingRequest key={c.pubkey_hash} request={c} done={reload} />)}
+      {pending && requesters.length === 0 && <p class="empty">No contact request waits. When someone adds this node, their request appears here.</p>}
+      {requesters.map((c) => <IncomingRequest key={c.pubkey_hash} request={c} done={reload} />)}
       <h2>Your contacts</h2>
       <form class="filters" aria-label="Search the contacts" onSubmit={(e) => (e.preventDefault(), search({ q: typed.trim() }))}>
         <Choice label="Contact status" id="c-status" value={filter.status} options={['all', 'accepted', 'pending', 'blocked']} onChange={(status) => search({ status })} />
@@ -199,13 +216,13 @@ export function Contacts({ version }: Page) {
           rows={yours}
           empty={filtered ? 'No contact matches: change the search.' : 'No contacts yet: add one above with its address.'}
           columns={[
-            ['Name', (c: any) => c.name],
-            ['Status', (c: any) => c.status],
-            ['Address', (c: any) => addressOf(c) || '-'],
+            ['Name', (c) => c.name],
+            ['Status', (c) => c.status],
+            ['Address', (c) => addressOf(c) || '-'],
             [
               'Lines',
-              (c: any) =>
-                c.currencies.map((l: any) => (
+              (c) =>
+                c.currencies.map((l) => (
                   <span class="actions">
                     {l.currency} {l.status}
                     {c.pubkey_hash && (
@@ -218,7 +235,7 @@ export function Contacts({ version }: Page) {
             ],
             [
               'Actions',
-              (c: any) => (
+              (c) => (
                 <span class="actions">
                   <button type="button" class="secondary" onClick={() => contactAction(c, 'ping')}>Ping {c.name}</button>
                   <button type="button" class="secondary" onClick={() => contactAction(c, c.status === 'blocked' ? 'unblock' : 'block')}>

@@ -4,11 +4,18 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api } from './api.js';
 import { Amount, Choice, Copyable, Drawer, Pager, Row, Status, Table, askSure, useAction, useLoad, when } from './ui.js';
 
+type Transactions = ResponseData['GET /api/v1/wallet/transactions'];
+/** A transaction of the listing (GET /wallet/transactions). */
+export type TxRow = Transactions['transactions'][number];
+/** What the overview's recent transactions and the listing's rows both carry. */
+type TxSummary = ResponseData['GET /api/v1/wallet/overview']['recent_transactions'][number];
+
 /** A transaction row as the overview and the history show it. */
-export const TX_COLUMNS: readonly [string, (t: any) => ComponentChildren][] = [
+export const TX_COLUMNS: readonly [string, (t: TxSummary) => ComponentChildren][] = [
   ['When', (t) => when(t.timestamp)],
   ['Type', (t) => t.type],
   ['Contact', (t) => t.counterparty_name ?? '-'],
@@ -21,16 +28,21 @@ const PAGE_SIZES = [10, 20, 50, 100] as const;
 
 /** One transaction in full: its chain position (the previous txid opens in turn), signatures, refund. */
 function TxDrawer(props: { txid: string; open: (txid: string) => void; close: () => void }) {
-  const { data, error, reload } = useLoad(() => api('GET', `/api/v1/wallet/transactions/${props.txid}`), props.txid);
+  const { data, error, reload } = useLoad(() => api<ResponseData['GET /api/v1/wallet/transactions/{txid}']>('GET', `/api/v1/wallet/transactions/${props.txid}`), props.txid);
   const refund = useAction();
   const t = data?.transaction;
-  const doRefund = () =>
+  const doRefund = (t: TxRow) =>
     refund.run(async () => {
       if (!(await askSure(`Refund ${t.amount} ${t.currency}?`, `The whole remainder goes back to ${t.counterparty_name ?? t.sender_address} as a new payment.`, 'Refund'))) return 'Nothing refunded';
-      const r = await api('POST', '/api/v1/wallet/refund', { txid: t.txid });
+      const r = await api<ResponseData['POST /api/v1/wallet/refund']>('POST', '/api/v1/wallet/refund', { txid: t.txid });
       reload();
       return r.message;
     });
+  const link = (txid: string) => (
+    <button type="button" class="link" onClick={() => props.open(txid)}>
+      {txid}
+    </button>
+  );
   return (
     <Drawer title="Transaction" id="tx-title" close={props.close} focusKey={props.txid}>
       <Status error={error} />
@@ -51,25 +63,14 @@ function TxDrawer(props: { txid: string; open: (txid: string) => void; close: ()
           <Row term="Completed">{when(t.completed_at)}</Row>
           <Row term="Chain position">
             {t.previous_txid ? (
-              <>
-                after{' '}
-                <button type="button" class="link" onClick={() => props.open(t.previous_txid)}>
-                  {t.previous_txid}
-                </button>
-              </>
+              <>after {link(t.previous_txid)}</>
             ) : (
               'first of this contact and currency'
             )}
           </Row>
           <Row term="Sender's signature">{data.signatures?.sender && <code class="long">{data.signatures.sender}</code>}</Row>
           <Row term="Recipient's signature">{data.signatures?.recipient && <code class="long">{data.signatures.recipient}</code>}</Row>
-          {t.refund_of && (
-            <Row term="Refund of">
-              <button type="button" class="link" onClick={() => props.open(t.refund_of)}>
-                {t.refund_of}
-              </button>
-            </Row>
-          )}
+          {t.refund_of && <Row term="Refund of">{link(t.refund_of)}</Row>}
           {t.failure_reason && <Row term="Why it failed">{t.failure_reason}</Row>}
           {t.needs_review && <Row term="Review">the outcome may differ on the other side (docs/protocol.md, crash recovery)</Row>}
           {data.route ? (
@@ -83,7 +84,7 @@ function TxDrawer(props: { txid: string; open: (txid: string) => void; close: ()
         </dl>
       )}
       {t?.type === 'received' && t.status === 'completed' && (
-        <button type="button" disabled={refund.busy} onClick={doRefund}>
+        <button type="button" disabled={refund.busy} onClick={() => doRefund(t)}>
           Refund
         </button>
       )}
@@ -119,7 +120,7 @@ export function History({ version }: { version: number }) {
   const [open, setOpen] = useState<string | null>(null);
   const { sort, ...rest } = filter;
   const query = { limit: size, offset, ...rest, sort: SORTS[sort][0], order: SORTS[sort][1] };
-  const { data, error } = useLoad(() => api('GET', '/api/v1/wallet/transactions', undefined, query), `${version}|${JSON.stringify(query)}`);
+  const { data, error } = useLoad(() => api<Transactions>('GET', '/api/v1/wallet/transactions', undefined, query), `${version}|${JSON.stringify(query)}`);
   const change = (next: Partial<typeof filter>) => (setFilter({ ...filter, ...next }), setOffset(0));
   const trimmed = (): typeof NO_SEARCH => Object.fromEntries(Object.entries(typed).map(([k, v]) => [k, v.trim()])) as typeof NO_SEARCH;
   const filtered = Object.entries(rest).some(([, v]) => v !== '');
@@ -129,7 +130,7 @@ export function History({ version }: { version: number }) {
       <input id={`h-${key}`} type={type} value={typed[key]} onInput={(e) => setTyped({ ...typed, [key]: (e.target as HTMLInputElement).value })} />
     </div>
   );
-  const total: number = data?.pagination.total ?? 0;
+  const total = data?.pagination.total ?? 0;
   const shown = data?.transactions.length ?? 0;
   return (
     <section aria-labelledby="h-history">
@@ -174,7 +175,7 @@ export function History({ version }: { version: number }) {
               ...TX_COLUMNS,
               [
                 'Detail',
-                (t: any) => (
+                (t: TxRow) => (
                   <button type="button" class="secondary" data-txid={t.txid} aria-label={`Details of ${t.txid.slice(0, 8)}`} onClick={() => setOpen(t.txid)}>
                     Details
                   </button>

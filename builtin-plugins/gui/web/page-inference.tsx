@@ -4,14 +4,31 @@
  * `/api/v1/plugins/mcp-passthrough/*`.
  */
 import { useState } from 'preact/hooks';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api } from './api.js';
 import { Amount, Choice, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
-import { BASE, InferenceSettings, KeyDrawer, UsageCharts, UsageTable } from './inference-usage.js';
+import { BASE, InferenceSettings, KeyDrawer, UsageCharts, UsageTable, type KeyRow } from './inference-usage.js';
+
+type Config = ResponseData[`GET ${typeof BASE}/config`];
+type Provider = Config['providers'][number];
+type McpStatus = ResponseData[`GET ${typeof BASE}/status`];
+/** The status also says how many calls run at each place (mcp-passthrough/health.ts HealthView); its schema omits in_flight. */
+type Health = McpStatus['providers'][number]['health'][string] & { in_flight?: number };
+/** A row of the providers table: a provider with one of its models, or with none yet. */
+type ProviderModel = { p: Provider; m: Provider['models'][number] | null };
 
 export function Inference({ version }: { version: number }) {
-  const { data, error, reload } = useLoad(() => Promise.all([api('GET', `${BASE}/config`), api('GET', `${BASE}/keys`), api('GET', `${BASE}/status`)]), version);
+  const { data, error, reload } = useLoad(
+    () =>
+      Promise.all([
+        api<Config>('GET', `${BASE}/config`),
+        api<ResponseData[`GET ${typeof BASE}/keys`]>('GET', `${BASE}/keys`),
+        api<McpStatus>('GET', `${BASE}/status`),
+      ]),
+    version,
+  );
   const [config, keys, status] = data ?? [null, null, null];
-  const [openKey, setOpenKey] = useState<any | null>(null);
+  const [openKey, setOpenKey] = useState<KeyRow | null>(null);
   const [provider, setProvider] = useState({ id: '', preset: 'openai-compatible', endpoint: '', token: '', model: '', price_in: '1', price_out: '2' });
   const [keyLabel, setKeyLabel] = useState('');
   const [keyContact, setKeyContact] = useState('');
@@ -35,7 +52,7 @@ export function Inference({ version }: { version: number }) {
   const createKey = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const k = await api('POST', `${BASE}/key-create`, {
+      const k = await api<ResponseData[`POST ${typeof BASE}/key-create`]>('POST', `${BASE}/key-create`, {
         label: keyLabel,
         funding: keyFunding,
         ...(keyContact ? { contact: keyContact } : {}),
@@ -46,7 +63,7 @@ export function Inference({ version }: { version: number }) {
       return `Key ${k.key_id} created: give its token to the customer now, it is shown once`;
     });
   };
-  const revoke = (k: any) =>
+  const revoke = (k: KeyRow) =>
     act.run(async () => {
       if (!(await askSure(`Revoke ${k.label}?`, 'Calls with its token stop at once; its balance is not refunded and its debt stays owed.', `Revoke ${k.label}`))) return 'Nothing revoked';
       await api('POST', `${BASE}/key-revoke`, { id: k.key_id });
@@ -74,22 +91,22 @@ export function Inference({ version }: { version: number }) {
       <Status ok={act.ok} error={act.error} />
       {config && (
         <p>
-          Mode {config.mode}, settled in {config.currency}; active model: {config.active ? `${config.active.provider} / ${config.active.model ?? '-'}` : 'none'}.
+          Mode {config.mode}, settled in {config.currency}; active model: {config.active.provider ? `${config.active.provider} / ${config.active.model ?? '-'}` : 'none'}.
         </p>
       )}
       {config && (
         <Table
           caption="Providers and models"
-          rows={config.providers.flatMap((p: any) => (p.models.length ? p.models.map((m: any) => ({ p, m })) : [{ p, m: null }]))}
+          rows={config.providers.flatMap((p): ProviderModel[] => (p.models.length ? p.models.map((m) => ({ p, m })) : [{ p, m: null }]))}
           empty="No provider yet: add one with its model and prices in the form below."
           columns={[
-            ['Provider', (r: any) => `${r.p.id} (${r.p.preset})`],
-            ['Endpoint', (r: any) => r.p.endpoint],
-            ['Token', (r: any) => (r.p.has_token ? 'stored' : 'none')],
-            ['Model', (r: any) => r.m?.id ?? '-'],
-            ['Enabled', (r: any) => (r.m ? (r.m.enabled ? 'yes' : 'no') : '-')],
-            ['Health', (r: any) => health(status, r.p.id, r.m?.id)],
-            ['Price in / out per 1M', (r: any) => (r.m ? `${r.m.manual_in_per_1m ?? r.m.cost_in_per_1m ?? '-'} / ${r.m.manual_out_per_1m ?? r.m.cost_out_per_1m ?? '-'}` : '-')],
+            ['Provider', (r) => `${r.p.id} (${r.p.preset})`],
+            ['Endpoint', (r) => r.p.endpoint],
+            ['Token', (r) => (r.p.has_token ? 'stored' : 'none')],
+            ['Model', (r) => r.m?.id ?? '-'],
+            ['Enabled', (r) => (r.m ? (r.m.enabled ? 'yes' : 'no') : '-')],
+            ['Health', (r) => health(status, r.p.id, r.m?.id)],
+            ['Price in / out per 1M', (r) => (r.m ? `${r.m.manual_in_per_1m ?? r.m.cost_in_per_1m ?? '-'} / ${r.m.manual_out_per_1m ?? r.m.cost_out_per_1m ?? '-'}` : '-')],
           ]}
         />
       )}
@@ -99,7 +116,7 @@ export function Inference({ version }: { version: number }) {
         <div class="field">
           <label for="mp-preset">Preset</label>
           <select id="mp-preset" value={provider.preset} onChange={(e) => set('preset')((e.target as HTMLSelectElement).value)}>
-            {(status?.presets ?? ['openai-compatible']).map((p: any) => (
+            {(status?.presets ?? ['openai-compatible']).map((p) => (
               <option value={typeof p === 'string' ? p : p.id}>{typeof p === 'string' ? p : (p.label ?? p.id)}</option>
             ))}
           </select>
@@ -126,13 +143,13 @@ export function Inference({ version }: { version: number }) {
           rows={keys.keys}
           empty="No customer key yet: create one below for a contact; its token goes to their app."
           columns={[
-            ['Label', (k: any) => k.label],
-            ['Funding', (k: any) => k.funding ?? '-'],
-            ['Balance', (k: any) => <Amount value={k.balance} currency={k.currency} />],
-            ['Status', (k: any) => k.status],
+            ['Label', (k) => k.label],
+            ['Funding', (k) => k.funding ?? '-'],
+            ['Balance', (k) => <Amount value={k.balance} currency={k.currency} />],
+            ['Status', (k) => k.status],
             [
               '',
-              (k: any) => (
+              (k) => (
                 <span class="actions">
                   {k.status === 'active' && (
                     <button type="button" class="secondary danger" onClick={() => revoke(k)}>
@@ -158,8 +175,8 @@ export function Inference({ version }: { version: number }) {
 }
 
 /** A model's health on a provider from `status`: its state, the calls running there, the last error while it cools down. */
-function health(status: any, provider: string, modelId: string | undefined): string {
-  const h = modelId ? status?.providers?.find((p: any) => p.id === provider)?.health?.[modelId] : null;
+function health(status: McpStatus | null, provider: string, modelId: string | undefined): string {
+  const h: Health | null | undefined = modelId ? status?.providers?.find((p) => p.id === provider)?.health?.[modelId] : null;
   if (!h) return '-';
   const busy = h.in_flight ? `, ${h.in_flight} running` : '';
   return h.state === 'healthy' ? `healthy${busy}` : `${h.state.replace('_', ' ')}${busy} (${h.consecutive_failures} failures: ${h.last_error ?? '?'})`;

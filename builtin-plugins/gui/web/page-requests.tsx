@@ -3,8 +3,13 @@
  * (GET /requests), paged and filtered by the node with the same query; a request opens in a drawer.
  */
 import { useState } from 'preact/hooks';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api } from './api.js';
 import { Amount, Choice, Copyable, Drawer, Field, Pager, Row, Status, Table, askSure, useAction, useLoad } from './ui.js';
+
+type Requests = ResponseData['GET /api/v1/requests'];
+/** A request, asked of us (incoming) or by us (outgoing): both lists have the same rows. */
+type RequestRow = Requests['incoming'][number];
 
 const STATUSES = ['pending', 'sending', 'approved', 'failed', 'declined', 'cancelled', 'expired'] as const;
 const PAGE = 20;
@@ -12,7 +17,7 @@ const PAGE = 20;
 /** A request's timestamps are `YYYY-MM-DD HH:MM:SS` UTC (docs/api/requests.md). */
 const at = (t: string | null | undefined): string => (t ? `${t} UTC` : '-');
 
-function RequestDrawer(props: { request: any; close: () => void }) {
+function RequestDrawer(props: { request: RequestRow; close: () => void }) {
   const r = props.request;
   return (
     <Drawer title="Payment request" id="request-title" close={props.close} focusKey={r.request_id}>
@@ -42,17 +47,17 @@ export function Requests({ version }: { version: number }) {
   const [typed, setTyped] = useState('');
   const [offset, setOffset] = useState(0);
   const query = { limit: PAGE, offset, status: filter.status, q: filter.q };
-  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/requests', undefined, query), `${version}|${JSON.stringify(query)}`);
+  const { data, error, reload } = useLoad(() => api<Requests>('GET', '/api/v1/requests', undefined, query), `${version}|${JSON.stringify(query)}`);
   const [form, setForm] = useState({ contact: '', amount: '', currency: 'VWL', description: '' });
   const [note, setNote] = useState('');
-  const [open, setOpen] = useState<any | null>(null);
+  const [open, setOpen] = useState<RequestRow | null>(null);
   const act = useAction();
   const set = (k: keyof typeof form) => (v: string) => setForm({ ...form, [k]: v });
   const change = (next: Partial<typeof filter>) => (setFilter({ ...filter, ...next }), setOffset(0));
   const create = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const r = await api('POST', '/api/v1/requests', { ...form, ...(form.description ? {} : { description: undefined }) });
+      const r = await api<ResponseData['POST /api/v1/requests']>('POST', '/api/v1/requests', { ...form, ...(form.description ? {} : { description: undefined }) });
       setForm({ ...form, contact: '', amount: '', description: '' });
       reload();
       return `Request ${r.request_id} sent`;
@@ -60,11 +65,11 @@ export function Requests({ version }: { version: number }) {
   };
   // Paying and refusing are asked first: an approval moves money, a decline or cancel cannot be undone.
   const QUESTIONS = {
-    approve: (r: any) => [`Pay ${r.amount} ${r.currency} to ${r.contact_name ?? 'the requester'}?`, 'The payment goes out at once.', `Pay ${r.amount} ${r.currency}`],
-    decline: (r: any) => [`Decline ${r.amount} ${r.currency} from ${r.contact_name ?? 'the requester'}?`, 'They are told; a declined request cannot be approved later.', 'Decline'],
-    cancel: (r: any) => [`Cancel your request for ${r.amount} ${r.currency}?`, `${r.contact_name ?? 'The contact'} is told; it cannot be paid after.`, 'Cancel the request'],
+    approve: (r: RequestRow) => [`Pay ${r.amount} ${r.currency} to ${r.contact_name ?? 'the requester'}?`, 'The payment goes out at once.', `Pay ${r.amount} ${r.currency}`],
+    decline: (r: RequestRow) => [`Decline ${r.amount} ${r.currency} from ${r.contact_name ?? 'the requester'}?`, 'They are told; a declined request cannot be approved later.', 'Decline'],
+    cancel: (r: RequestRow) => [`Cancel your request for ${r.amount} ${r.currency}?`, `${r.contact_name ?? 'The contact'} is told; it cannot be paid after.`, 'Cancel the request'],
   } as const;
-  const decide = (action: 'approve' | 'decline' | 'cancel' | 'retry', r: any) =>
+  const decide = (action: 'approve' | 'decline' | 'cancel' | 'retry', r: RequestRow) =>
     act.run(async () => {
       if (action !== 'retry') {
         const [title, detail, yes] = QUESTIONS[action](r);
@@ -76,7 +81,7 @@ export function Requests({ version }: { version: number }) {
       reload();
       return `${action === 'retry' ? 'Retried' : `${action}d`} ${id.slice(0, 8)}`;
     });
-  const details = (r: any) => (
+  const details = (r: RequestRow) => (
     <button type="button" class="secondary" data-request={r.request_id} aria-label={`Details of request ${r.request_id.slice(0, 8)}`} onClick={() => setOpen(r)}>
       Details
     </button>
@@ -113,13 +118,13 @@ export function Requests({ version }: { version: number }) {
           rows={data.incoming}
           empty={filtered ? 'No request asked of you matches: change the filter.' : 'Nobody asked you to pay. When a contact does, the request waits here for your answer.'}
           columns={[
-            ['From', (r: any) => r.contact_name ?? '-'],
-            ['Amount', (r: any) => <Amount value={r.amount} currency={r.currency} />],
-            ['Description', (r: any) => r.description ?? ''],
-            ['Status', (r: any) => r.status],
+            ['From', (r) => r.contact_name ?? '-'],
+            ['Amount', (r) => <Amount value={r.amount} currency={r.currency} />],
+            ['Description', (r) => r.description ?? ''],
+            ['Status', (r) => r.status],
             [
               'Answer',
-              (r: any) => (
+              (r) => (
                 <span class="actions">
                   {r.status === 'pending' && (
                     <>
@@ -142,13 +147,13 @@ export function Requests({ version }: { version: number }) {
           rows={data.outgoing}
           empty={filtered ? 'No request of yours matches: change the filter.' : 'You asked nobody to pay: ask a contact with the form above.'}
           columns={[
-            ['To', (r: any) => r.contact_name ?? '-'],
-            ['Amount', (r: any) => <Amount value={r.amount} currency={r.currency} />],
-            ['Description', (r: any) => r.description ?? ''],
-            ['Status', (r: any) => r.status],
+            ['To', (r) => r.contact_name ?? '-'],
+            ['Amount', (r) => <Amount value={r.amount} currency={r.currency} />],
+            ['Description', (r) => r.description ?? ''],
+            ['Status', (r) => r.status],
             [
               '',
-              (r: any) => (
+              (r) => (
                 <span class="actions">
                   {r.status === 'pending' && <button type="button" class="secondary" disabled={act.busy} onClick={() => decide('cancel', r)}>Cancel</button>}
                   {details(r)}

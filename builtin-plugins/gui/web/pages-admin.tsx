@@ -3,15 +3,20 @@
  * dead letter queue. Each is the REST API's routes with a form around them.
  */
 import { useState } from 'preact/hooks';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api, sessionEnded } from './api.js';
 import { Field, Status, Table, afterYes, setDisplayDecimals, useAction, useLoad } from './ui.js';
 
 type Page = { version: number };
 
+type RailField = ResponseData['GET /api/v1/payback-methods/types']['types'][number]['fields'][number];
+type Plugin = ResponseData['GET /api/v1/plugins']['plugins'][number];
+type UpdateCheck = ResponseData['POST /api/v1/system/update-check'];
+
 export function Approvals({ version }: Page) {
   const { data, error, reload } = useLoad(async () => {
-    const list = await api('GET', '/api/v1/p2p');
-    return Promise.all(list.transactions.map(async (t: any) => ({ ...t, route: await api('GET', `/api/v1/p2p/candidates/${t.hash}`) })));
+    const list = await api<ResponseData['GET /api/v1/p2p']>('GET', '/api/v1/p2p');
+    return Promise.all(list.transactions.map(async (t) => ({ ...t, route: await api<ResponseData['GET /api/v1/p2p/candidates/{hash}']>('GET', `/api/v1/p2p/candidates/${t.hash}`) })));
   }, version);
   const [chosen, setChosen] = useState<Record<string, string>>({});
   const act = useAction();
@@ -28,12 +33,12 @@ export function Approvals({ version }: Page) {
       <Status error={error} />
       <Status ok={act.ok} error={act.error} />
       {data && data.length === 0 && <p class="empty">No routed payment waits for your approval.</p>}
-      {data?.map((t: any) => (
+      {data?.map((t) => (
         <fieldset class="form">
           <legend>
             To {t.destination_address} ({t.hash.slice(0, 12)})
           </legend>
-          {t.route.candidates.map((c: any) => (
+          {t.route.candidates.map((c) => (
             <div class="field check">
               <input type="radio" id={`c-${c.id}`} name={`route-${t.hash}`} checked={chosen[t.hash] === String(c.id)} onChange={() => setChosen({ ...chosen, [t.hash]: String(c.id) })} />
               <label for={`c-${c.id}`}>
@@ -52,7 +57,7 @@ export function Approvals({ version }: Page) {
 }
 
 /** An input per catalogue field of a rail (a select where the rail lists options). */
-function RailFields(props: { fields: any[]; values: Record<string, string>; onChange: (v: Record<string, string>) => void }) {
+function RailFields(props: { fields: readonly RailField[]; values: Record<string, string>; onChange: (v: Record<string, string>) => void }) {
   return (
     <>
       {props.fields.map((f) =>
@@ -61,8 +66,8 @@ function RailFields(props: { fields: any[]; values: Record<string, string>; onCh
             <label for={`pf-${f.name}`}>{f.label}</label>
             <select id={`pf-${f.name}`} value={props.values[f.name] ?? ''} onChange={(e) => props.onChange({ ...props.values, [f.name]: (e.target as HTMLSelectElement).value })}>
               <option value="">-</option>
-              {f.options.map((o: any) => (
-                <option value={typeof o === 'string' ? o : o.value}>{typeof o === 'string' ? o : (o.label ?? o.value)}</option>
+              {f.options.map((o) => (
+                <option value={o}>{o}</option>
               ))}
             </select>
           </div>
@@ -81,20 +86,27 @@ function RailFields(props: { fields: any[]; values: Record<string, string>; onCh
 }
 
 export function Payback({ version }: Page) {
-  const { data, error, reload } = useLoad(() => Promise.all([api('GET', '/api/v1/payback-methods', undefined, { all: 1 }), api('GET', '/api/v1/payback-methods/types')]), version);
+  const { data, error, reload } = useLoad(
+    () =>
+      Promise.all([
+        api<ResponseData['GET /api/v1/payback-methods']>('GET', '/api/v1/payback-methods', undefined, { all: 1 }),
+        api<ResponseData['GET /api/v1/payback-methods/types']>('GET', '/api/v1/payback-methods/types'),
+      ]),
+    version,
+  );
   const [methods, types] = data ?? [null, null];
   const [form, setForm] = useState({ type: '', label: '', currency: '' });
   const [fields, setFields] = useState<Record<string, string>>({});
   const [revealed, setRevealed] = useState<{ id: string; fields: Record<string, unknown> } | null>(null);
   const act = useAction();
-  const rail = types?.types.find((t: any) => t.id === form.type);
+  const rail = types?.types.find((t) => t.id === form.type);
   const variant = rail?.variants ? fields[rail.variants.discriminator] : undefined;
   const railFields = rail ? [...rail.fields, ...(rail.variants && variant ? (rail.variants.fields[variant] ?? []) : [])] : [];
   const create = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
       const filled = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== ''));
-      const r = await api('POST', '/api/v1/payback-methods', { ...form, fields: filled });
+      const r = await api<ResponseData['POST /api/v1/payback-methods']>('POST', '/api/v1/payback-methods', { ...form, fields: filled });
       reload();
       return `Payback method ${r.method_id} added`;
     });
@@ -102,7 +114,7 @@ export function Payback({ version }: Page) {
   // The node asks for the auth code again first (a confirmation dialog of main.tsx).
   const reveal = (id: string) =>
     void act.run(async () => {
-      const r = await api('GET', `/api/v1/payback-methods/${id}/reveal`);
+      const r = await api<ResponseData['GET /api/v1/payback-methods/{id}/reveal']>('GET', `/api/v1/payback-methods/${id}/reveal`);
       setRevealed({ id, fields: r.method.fields });
       return 'Revealed';
     });
@@ -117,7 +129,7 @@ export function Payback({ version }: Page) {
           <label for="pm-type">Rail</label>
           <select id="pm-type" value={form.type} onChange={(e) => (setForm({ ...form, type: (e.target as HTMLSelectElement).value }), setFields({}))}>
             <option value="">choose…</option>
-            {types?.types.map((t: any) => (
+            {types?.types.map((t) => (
               <option value={t.id}>{t.label}</option>
             ))}
           </select>
@@ -143,11 +155,11 @@ export function Payback({ version }: Page) {
           rows={methods.methods}
           empty="No payback method yet: add one above so contacts know how to settle with you."
           columns={[
-            ['Label', (m: any) => m.label],
-            ['Rail', (m: any) => m.type],
-            ['Currency', (m: any) => m.currency],
-            ['Shown as', (m: any) => m.display ?? m.masked ?? '-'],
-            ['', (m: any) => <button type="button" class="secondary" onClick={() => (setRevealed(null), reveal(m.method_id))}>Reveal {m.label}</button>],
+            ['Label', (m) => m.label],
+            ['Rail', (m) => m.type],
+            ['Currency', (m) => m.currency],
+            ['Shown as', (m) => m.masked_display],
+            ['', (m) => <button type="button" class="secondary" onClick={() => (setRevealed(null), reveal(m.method_id))}>Reveal {m.label}</button>],
           ]}
         />
       )}
@@ -156,7 +168,10 @@ export function Payback({ version }: Page) {
 }
 
 export function Backups({ version }: Page) {
-  const { data, error, reload } = useLoad(() => Promise.all([api('GET', '/api/v1/backup/status'), api('GET', '/api/v1/backup/list')]), version);
+  const { data, error, reload } = useLoad(
+    () => Promise.all([api<ResponseData['GET /api/v1/backup/status']>('GET', '/api/v1/backup/status'), api<ResponseData['GET /api/v1/backup/list']>('GET', '/api/v1/backup/list')]),
+    version,
+  );
   const [status, list] = data ?? [null, null];
   const act = useAction();
   const run = (work: () => Promise<string>) => act.run(async () => (await work().finally(reload)));
@@ -171,14 +186,14 @@ export function Backups({ version }: Page) {
         </p>
       )}
       <span class="actions">
-        <button type="button" onClick={() => run(async () => `Written ${(await api('POST', '/api/v1/backup/create')).filename}`)}>Back up now</button>
-        <button type="button" class="secondary" onClick={() => run(async () => (await api('POST', `/api/v1/backup/${status?.enabled ? 'disable' : 'enable'}`)).message)}>
+        <button type="button" onClick={() => run(async () => `Written ${(await api<ResponseData['POST /api/v1/backup/create']>('POST', '/api/v1/backup/create')).filename}`)}>Back up now</button>
+        <button type="button" class="secondary" onClick={() => run(async () => (await api<ResponseData['POST /api/v1/backup/disable' | 'POST /api/v1/backup/enable']>('POST', `/api/v1/backup/${status?.enabled ? 'disable' : 'enable'}`)).message)}>
           {status?.enabled ? 'Turn daily backups off' : 'Turn daily backups on'}
         </button>
         <button
           type="button"
           class="secondary"
-          onClick={() => run(() => afterYes('Apply retention now?', `Backups beyond the newest ${status?.retention_count ?? ''} are deleted.`, 'Apply retention', async () => (await api('POST', '/api/v1/backup/cleanup')).message))}
+          onClick={() => run(() => afterYes('Apply retention now?', `Backups beyond the newest ${status?.retention_count ?? ''} are deleted.`, 'Apply retention', async () => (await api<ResponseData['POST /api/v1/backup/cleanup']>('POST', '/api/v1/backup/cleanup')).message))}
         >
           Apply retention
         </button>
@@ -189,20 +204,20 @@ export function Backups({ version }: Page) {
           rows={list.backups}
           empty="No backup yet: press Back up now, or turn daily backups on."
           columns={[
-            ['File', (b: any) => b.filename],
-            ['Size', (b: any) => b.size_human],
-            ['Made', (b: any) => b.created_at],
+            ['File', (b) => b.filename],
+            ['Size', (b) => b.size_human],
+            ['Made', (b) => b.created_at],
             [
               '',
-              (b: any) => (
+              (b) => (
                 <span class="actions">
-                  <button type="button" onClick={() => run(async () => { const v = await api('POST', '/api/v1/backup/verify', { filename: b.filename }); return `${b.filename}: ${v.valid ? 'valid' : `not valid (${v.reason})`}`; })}>
+                  <button type="button" onClick={() => run(async () => { const v = await api<ResponseData['POST /api/v1/backup/verify']>('POST', '/api/v1/backup/verify', { filename: b.filename }); return `${b.filename}: ${v.valid ? 'valid' : `not valid (${v.reason})`}`; })}>
                     Verify {b.filename}
                   </button>
                   <button
                     type="button"
                     class="secondary danger"
-                    onClick={() => run(() => afterYes(`Delete ${b.filename}?`, 'The file is gone for good; the other backups stay.', `Delete ${b.filename}`, async () => (await api('DELETE', `/api/v1/backup/${b.filename}`)).message))}
+                    onClick={() => run(() => afterYes(`Delete ${b.filename}?`, 'The file is gone for good; the other backups stay.', `Delete ${b.filename}`, async () => (await api<ResponseData['DELETE /api/v1/backup/{filename}']>('DELETE', `/api/v1/backup/${b.filename}`)).message))}
                   >
                     Delete {b.filename}
                   </button>
@@ -224,7 +239,7 @@ function InstallPlugin(props: { done: () => void }) {
   const install = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const r = await api('POST', '/api/v1/plugins', {
+      const r = await api<ResponseData['POST /api/v1/plugins']>('POST', '/api/v1/plugins', {
         manifest: await files.manifest!.text(),
         entry: await files.entry!.text(),
         signature: files.signature ? (await files.signature.text()).trim() : null,
@@ -257,7 +272,7 @@ function InstallPlugin(props: { done: () => void }) {
 }
 
 /** A third-party plugin's declared settings, saved at once (`POST /plugins/:name/settings`). */
-function PluginSettings(props: { plugin: any; done: () => void }) {
+function PluginSettings(props: { plugin: Plugin; done: () => void }) {
   const current = props.plugin.sandbox?.settings ?? {};
   const [edits, setEdits] = useState<Record<string, string>>({});
   const act = useAction();
@@ -265,7 +280,7 @@ function PluginSettings(props: { plugin: any; done: () => void }) {
     e.preventDefault();
     void act.run(async () => {
       if (Object.keys(edits).length === 0) return 'Nothing changed';
-      const r = await api('POST', `/api/v1/plugins/${props.plugin.name}/settings`, edits);
+      const r = await api<ResponseData['POST /api/v1/plugins/{name}/settings']>('POST', `/api/v1/plugins/${props.plugin.name}/settings`, edits);
       setEdits({});
       props.done();
       return r.message ?? `Settings of ${props.plugin.name} saved`;
@@ -284,20 +299,20 @@ function PluginSettings(props: { plugin: any; done: () => void }) {
 }
 
 export function Plugins({ version }: Page) {
-  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/plugins', undefined, { limit: 100 }), version);
+  const { data, error, reload } = useLoad(() => api<ResponseData['GET /api/v1/plugins']>('GET', '/api/v1/plugins', undefined, { limit: 100 }), version);
   const act = useAction();
-  const publicRoutes = (p: any) =>
+  const publicRoutes = (p: Plugin) =>
     act.run(async () => {
-      const r = await api('POST', `/api/v1/plugins/${p.name}/public-routes`, { enabled: !p.public_routes_enabled });
+      const r = await api<ResponseData['POST /api/v1/plugins/{name}/public-routes']>('POST', `/api/v1/plugins/${p.name}/public-routes`, { enabled: !p.public_routes_enabled });
       reload();
       return `${p.name}: public routes ${r.public_routes_enabled ? 'open' : 'closed'}${r.served === false ? ' (not served: the node-wide ceiling is off)' : ''}`;
     });
-  const flip = async (p: any): Promise<string> => {
-    const r = await api('POST', `/api/v1/plugins/${p.name}/${p.enabled ? 'disable' : 'enable'}`);
+  const flip = async (p: Plugin): Promise<string> => {
+    const r = await api<ResponseData['POST /api/v1/plugins/{name}/disable' | 'POST /api/v1/plugins/{name}/enable']>('POST', `/api/v1/plugins/${p.name}/${p.enabled ? 'disable' : 'enable'}`);
     reload();
     return r.message ?? `${p.name} changed: restart to apply`;
   };
-  const toggle = (p: any) => act.run(() => (p.enabled ? afterYes(`Disable ${p.name}?`, 'It stops at the next restart, with its routes and jobs.', `Disable ${p.name}`, () => flip(p)) : flip(p)));
+  const toggle = (p: Plugin) => act.run(() => (p.enabled ? afterYes(`Disable ${p.name}?`, 'It stops at the next restart, with its routes and jobs.', `Disable ${p.name}`, () => flip(p)) : flip(p)));
   const restart = () =>
     act.run(() =>
       afterYes('Restart the plugins?', 'Every plugin stops and starts again with its enable flag; GUI sessions end, so you log in again.', 'Restart', async () => {
@@ -306,7 +321,7 @@ export function Plugins({ version }: Page) {
         return 'Restarted';
       }),
     );
-  const sandboxed = (data?.plugins ?? []).filter((p: any) => !p.builtin && Object.keys(p.sandbox?.settings ?? {}).length > 0);
+  const sandboxed = (data?.plugins ?? []).filter((p) => !p.builtin && Object.keys(p.sandbox?.settings ?? {}).length > 0);
   return (
     <section aria-labelledby="h-plugins">
       <h1 id="h-plugins">Plugins</h1>
@@ -319,13 +334,13 @@ export function Plugins({ version }: Page) {
           rows={data.plugins}
           empty="No plugin."
           columns={[
-            ['Name', (p: any) => p.name],
-            ['Version', (p: any) => `${p.version}${p.builtin ? '' : ` (${p.sandbox?.signature.status ?? 'third-party'})`}`],
-            ['Status', (p: any) => `${p.status}${p.restart_required ? ', restart to apply' : ''}`],
-            ['Enabled', (p: any) => (p.enabled ? 'yes' : 'no')],
+            ['Name', (p) => p.name],
+            ['Version', (p) => `${p.version}${p.builtin ? '' : ` (${p.sandbox?.signature.status ?? 'third-party'})`}`],
+            ['Status', (p) => `${p.status}${p.restart_required ? ', restart to apply' : ''}`],
+            ['Enabled', (p) => (p.enabled ? 'yes' : 'no')],
             [
               '',
-              (p: any) => (
+              (p) => (
                 <span class="actions">
                   <button type="button" class="secondary" onClick={() => toggle(p)}>{p.enabled ? 'Disable' : 'Enable'} {p.name}</button>
                   {p.public_routes?.length > 0 && (
@@ -339,7 +354,7 @@ export function Plugins({ version }: Page) {
           ]}
         />
       )}
-      {sandboxed.map((p: any) => <PluginSettings key={p.name} plugin={p} done={reload} />)}
+      {sandboxed.map((p) => <PluginSettings key={p.name} plugin={p} done={reload} />)}
       <InstallPlugin done={reload} />
     </section>
   );
@@ -348,19 +363,19 @@ export function Plugins({ version }: Page) {
 /** Update check and debug report: what node-cli's `update-check` and `report` do. */
 function Maintenance() {
   const act = useAction();
-  const [update, setUpdate] = useState<any | null>(null);
+  const [update, setUpdate] = useState<UpdateCheck | null>(null);
   const [report, setReport] = useState<{ url: string; name: string } | null>(null);
   const [description, setDescription] = useState('');
   const check = () =>
     act.run(async () => {
-      const u = await api('POST', '/api/v1/system/update-check', {});
+      const u = await api<UpdateCheck>('POST', '/api/v1/system/update-check', {});
       setUpdate(u);
       if (u.error) return `The update check failed: ${u.error}`;
       return u.available ? `Version ${u.latest_version} is available (this node runs ${u.current_version})` : `Up to date: ${u.current_version} is the latest`;
     });
   const build = () =>
     act.run(async () => {
-      const r = await api('GET', '/api/v1/system/debug-report', undefined, { description: description || undefined });
+      const r = await api<ResponseData['GET /api/v1/system/debug-report']>('GET', '/api/v1/system/debug-report', undefined, { description: description || undefined });
       if (report) URL.revokeObjectURL(report.url);
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
       setReport({ url: URL.createObjectURL(new Blob([JSON.stringify(r.report, null, 2)], { type: 'application/json' })), name: `debug-report-${stamp}.json` });
@@ -369,7 +384,7 @@ function Maintenance() {
   const submit = () =>
     act.run(() =>
       afterYes('Send the debug report?', 'It is scrubbed of addresses and secrets, then sent to the maintainers (3 a day).', 'Send the report', async () => {
-        const r = await api('POST', '/api/v1/system/debug-report', { ...(description ? { description } : {}) });
+        const r = await api<ResponseData['POST /api/v1/system/debug-report']>('POST', '/api/v1/system/debug-report', { ...(description ? { description } : {}) });
         return `Debug report sent; reference ${r.key ?? '-'}`;
       }),
     );
@@ -402,7 +417,7 @@ function Maintenance() {
 }
 
 export function Settings({ version }: Page) {
-  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/system/settings'), version);
+  const { data, error, reload } = useLoad(() => api<ResponseData['GET /api/v1/system/settings']>('GET', '/api/v1/system/settings'), version);
   const [edits, setEdits] = useState<Record<string, string>>({});
   const act = useAction();
   const save = (category: string, names: string[]) =>
@@ -421,7 +436,7 @@ export function Settings({ version }: Page) {
       <Status error={error} />
       <Status ok={act.ok} error={act.error} />
       {data &&
-        Object.entries(data.categories as Record<string, string[]>).map(([category, names]) => (
+        Object.entries(data.categories).map(([category, names]) => (
           <form class="form" aria-label={`${category} settings`} onSubmit={(e) => (e.preventDefault(), save(category, names))}>
             <h2>{category}</h2>
             {names.map((n) => (
@@ -436,14 +451,14 @@ export function Settings({ version }: Page) {
 }
 
 export function Keys({ version }: Page) {
-  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/keys', undefined, { limit: 100 }), version);
+  const { data, error, reload } = useLoad(() => api<ResponseData['GET /api/v1/keys']>('GET', '/api/v1/keys', undefined, { limit: 100 }), version);
   const [form, setForm] = useState({ name: '', permissions: 'wallet:read' });
   const [secret, setSecret] = useState<string | null>(null);
   const act = useAction();
   const create = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const k = await api('POST', '/api/v1/keys', { name: form.name, permissions: form.permissions.split(',').map((p) => p.trim()).filter(Boolean) });
+      const k = await api<ResponseData['POST /api/v1/keys']>('POST', '/api/v1/keys', { name: form.name, permissions: form.permissions.split(',').map((p) => p.trim()).filter(Boolean) });
       setSecret(`${k.key_id} ${k.secret}`);
       reload();
       return `Key ${k.key_id} created: copy its secret now, it is shown once`;
@@ -466,13 +481,13 @@ export function Keys({ version }: Page) {
           rows={data.keys}
           empty="No API key yet: create one above for a script, or for node-cli on another machine."
           columns={[
-            ['Name', (k: any) => k.name],
-            ['Key id', (k: any) => k.key_id],
-            ['Permissions', (k: any) => k.permissions.join(', ')],
-            ['Enabled', (k: any) => (k.enabled ? 'yes' : 'no')],
+            ['Name', (k) => k.name],
+            ['Key id', (k) => k.key_id],
+            ['Permissions', (k) => k.permissions.join(', ')],
+            ['Enabled', (k) => (k.enabled ? 'yes' : 'no')],
             [
               '',
-              (k: any) => (
+              (k) => (
                 <button
                   type="button"
                   class="secondary danger"
@@ -498,10 +513,10 @@ export function Keys({ version }: Page) {
 }
 
 export function DeadLetters({ version }: Page) {
-  const { data, error, reload } = useLoad(() => api('GET', '/api/v1/system/dlq'), version);
+  const { data, error, reload } = useLoad(() => api<ResponseData['GET /api/v1/system/dlq']>('GET', '/api/v1/system/dlq'), version);
   const act = useAction();
   const send = async (id: number, action: 'retry' | 'abandon'): Promise<string> => {
-    const r = await api('POST', `/api/v1/system/dlq/${id}/${action}`);
+    const r = await api<ResponseData[`POST /api/v1/system/dlq/{id}/${typeof action}`]>('POST', `/api/v1/system/dlq/${id}/${action}`);
     reload();
     return r.message;
   };
@@ -518,13 +533,13 @@ export function DeadLetters({ version }: Page) {
           rows={data.items}
           empty="Nothing waits: every message was delivered. A message that fails all its retries appears here to retry or abandon."
           columns={[
-            ['Type', (i: any) => i.message_type],
-            ['To', (i: any) => i.recipient_address],
-            ['Tries', (i: any) => String(i.retry_count)],
-            ['Reason', (i: any) => i.failure_reason],
+            ['Type', (i) => i.message_type],
+            ['To', (i) => i.recipient_address],
+            ['Tries', (i) => String(i.retry_count)],
+            ['Reason', (i) => i.failure_reason],
             [
               '',
-              (i: any) => (
+              (i) => (
                 <span class="actions">
                   {i.retryable && <button type="button" onClick={() => run(i.id, 'retry')}>Retry {i.id}</button>}
                   <button type="button" class="secondary" onClick={() => run(i.id, 'abandon')}>Abandon {i.id}</button>

@@ -1,5 +1,6 @@
 /** The pages: overview and send. Amounts stay the API's decimal strings. */
 import { useState } from 'preact/hooks';
+import type { ResponseData } from '../../../sdk/responses.js';
 import { api } from './api.js';
 import { Amount, Copyable, Field, Status, Table, askSure, useAction, useLoad } from './ui.js';
 import { TX_COLUMNS } from './page-history.js';
@@ -8,8 +9,16 @@ import { BalanceHistory, FeeEarnings, LineBars } from './charts.js';
 type Page = { version: number };
 
 export function Overview({ version }: Page) {
-  const { data, error } = useLoad(() => Promise.all([api('GET', '/api/v1/wallet/overview', undefined, { transaction_limit: 10 }), api('GET', '/api/v1/wallet/balances')]), version);
-  const [overview, balances] = data ?? [null, null];
+  const { data, error } = useLoad(
+    () =>
+      Promise.all([
+        api<ResponseData['GET /api/v1/wallet/overview']>('GET', '/api/v1/wallet/overview', undefined, { transaction_limit: 10 }),
+        // The fees earned are wallet/info's (wallet/balances has the balance per contact only).
+        api<ResponseData['GET /api/v1/wallet/info']>('GET', '/api/v1/wallet/info'),
+      ]),
+    version,
+  );
+  const [overview, info] = data ?? [null, null];
   return (
     <section aria-labelledby="h-overview">
       <h1 id="h-overview">Overview</h1>
@@ -17,19 +26,19 @@ export function Overview({ version }: Page) {
       {overview && (
         <>
           <div class="cards">
-            {overview.balances.map((b: any) => (
+            {overview.balances.map((b) => (
               <div class="card" data-testid={`balance-${b.currency}`}>
                 <span class="label">Balance {b.currency}</span>
                 <span class="amount"><Amount value={b.total_balance} /></span>
               </div>
             ))}
-            {overview.total_available_credit.map((c: any) => (
+            {overview.total_available_credit.map((c) => (
               <div class="card">
                 <span class="label">Available credit {c.currency}</span>
                 <span class="amount"><Amount value={c.total} /></span>
               </div>
             ))}
-            {(balances?.fee_earnings ?? []).map((f: any) => (
+            {(info?.fee_earnings ?? []).map((f) => (
               <div class="card">
                 <span class="label">Fees earned {f.currency}</span>
                 <span class="amount">{f.total_amount}</span>
@@ -65,7 +74,7 @@ export function Send(_: Page) {
       const what = `${form.amount} ${form.currency}`;
       const detail = `${what} to ${form.address}${form.description ? ` for "${form.description}"` : ''}. A routed payment adds the fees of the nodes on its route.`;
       if (!(await askSure(`Send ${what}?`, detail, `Send ${what}`))) return 'Nothing sent';
-      const r = await api('POST', '/api/v1/wallet/send', { ...form, ...(form.description ? {} : { description: undefined }), ...(best ? { best_fee: true } : {}) });
+      const r = await api<ResponseData['POST /api/v1/wallet/send']>('POST', '/api/v1/wallet/send', { ...form, ...(form.description ? {} : { description: undefined }), ...(best ? { best_fee: true } : {}) });
       // A fresh form: a second click cannot pay the same payment again.
       setForm(empty);
       setBest(false);
@@ -75,7 +84,7 @@ export function Send(_: Page) {
   };
   const measure = () =>
     send.run(async () => {
-      const m = await api('GET', '/api/v1/wallet/max-sendable', undefined, { address: form.address, currency: form.currency });
+      const m = await api<ResponseData['GET /api/v1/wallet/max-sendable']>('GET', '/api/v1/wallet/max-sendable', undefined, { address: form.address, currency: form.currency });
       if (m.no_route) return `Nothing can be sent to ${form.address} now: ${m.no_route.message}`;
       return `Up to ${m.max_sendable} ${m.currency} in one payment; ${m.split.amount} over ${m.split.parts.length} route(s)`;
     });
