@@ -384,6 +384,7 @@ export interface ResponseData {
           requested_credit_enforced: boolean;
           description: (string | null);
           requested_at: string;
+          warning: (string | null);
         }>;
       }>;
       outgoing: Array<{
@@ -405,6 +406,10 @@ export interface ResponseData {
           requested_credit_enforced: boolean;
           description: (string | null);
           requested_at: string;
+          fee_percent: (number | null);
+          credit_limit: (string | null);
+          requested_minimum: (string | null);
+          delivered: boolean;
         }>;
       }>;
     };
@@ -1273,6 +1278,7 @@ export interface ResponseData {
       health: {
         [key: string]: {
           state: ("healthy" | "cooling" | "half_open" | "probing");
+          in_flight: number;
           consecutive_failures: number;
           cool_until: (string | null);
           last_error: (string | null);

@@ -4,6 +4,7 @@
  */
 import { formatMinor, type Minor } from '../../sdk/money.js';
 import { amountSchema, arrayOf, booleanSchema, integerSchema, nullable, numberSchema, objectOf, optional, stringSchema } from '../../sdk/schema.js';
+import type { JsonSchema } from '../../sdk/index.js';
 import type { ContactRow, CurrencyRow } from './store.js';
 
 export const fmt = (v: Minor | null): string | null => (v === null ? null : formatMinor(v));
@@ -185,19 +186,27 @@ export const contactResponse = objectOf({
     ],
   },
 });
-const pendingEntry = objectOf({
-  pubkey_hash: hash,
-  name: nullable(stringSchema),
-  suggested_name: optional(nullable(stringSchema)),
-  status: stringSchema,
-  is_new_contact: booleanSchema,
-  restored: booleanSchema,
-  addresses: addressesSchema,
-  created_at: stringSchema,
-  currencies: arrayOf(objectOf({ currency: stringSchema, requested_credit_limit: amountOrNull, requested_credit_enforced: booleanSchema, description: nullable(stringSchema), requested_at: stringSchema })),
-});
+const requestedLine = { currency: stringSchema, requested_credit_limit: amountOrNull, requested_credit_enforced: booleanSchema, description: nullable(stringSchema), requested_at: stringSchema };
+/** A contact in a pending listing, with the lines asked for in the listing's direction (pendingView). */
+const pendingEntry = (line: JsonSchema): JsonSchema =>
+  objectOf({
+    pubkey_hash: hash,
+    name: nullable(stringSchema),
+    suggested_name: optional(nullable(stringSchema)),
+    status: stringSchema,
+    is_new_contact: booleanSchema,
+    restored: booleanSchema,
+    addresses: addressesSchema,
+    created_at: stringSchema,
+    currencies: arrayOf(line),
+  });
 export const pendingResponse = objectOf({
-  pending: objectOf({ incoming: arrayOf(pendingEntry), outgoing: arrayOf(pendingEntry) }),
+  pending: objectOf({
+    incoming: arrayOf(pendingEntry(objectOf({ ...requestedLine, warning: nullable(stringSchema) }))),
+    outgoing: arrayOf(
+      pendingEntry(objectOf({ ...requestedLine, fee_percent: nullable(numberSchema), credit_limit: amountOrNull, requested_minimum: amountOrNull, delivered: booleanSchema })),
+    ),
+  }),
   counts: objectOf({ incoming: integerSchema, outgoing: integerSchema, total: integerSchema }),
   limit: integerSchema,
   offset: integerSchema,

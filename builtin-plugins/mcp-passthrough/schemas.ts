@@ -12,6 +12,7 @@ const decimal = { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' };
 
 const health = objectOf({
   state: { enum: ['healthy', 'cooling', 'half_open', 'probing'] },
+  in_flight: integerSchema,
   consecutive_failures: integerSchema,
   cool_until: when,
   last_error: nullable(stringSchema),

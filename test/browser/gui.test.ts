@@ -142,6 +142,10 @@ describe('the GUI in Chromium', () => {
     await chart.locator('canvas').waitFor();
     await chart.getByText('The numbers').click();
     expect(await chart.getByRole('table').locator('tbody td').allTextContents()).toEqual([fees.days[0].day, fees.days[0].amount]);
+    // And a card with the total, as GET /wallet/info counts it.
+    const info = await ok(B, 'GET', '/api/v1/wallet/info');
+    expect(info.fee_earnings).toEqual([{ currency: 'VWL', total_amount: '0.0125' }]);
+    await expect.poll(() => bob.locator('.card').allTextContents()).toContain('Fees earned VWL0.0125');
   });
 
   it("a payback method is added from its rail's catalogue and revealed only after the auth code again", async () => {
@@ -159,6 +163,10 @@ describe('the GUI in Chromium', () => {
     }
     await alice.getByRole('button', { name: 'Add method' }).click();
     await expect.poll(() => alice.getByRole('status').textContent()).toMatch(/Payback method .+ added/);
+    // Listed as the node masks it: the identifier's tail only (the display name, filled with the same text here, shows whole).
+    const listed = (await ok(A, 'GET', '/api/v1/payback-methods')).methods.find((m: any) => m.label === 'My PayPal');
+    expect(listed.masked_display).toBe('PayPal •••• .com (alice@example.com)');
+    await expect.poll(() => alice.getByRole('row', { name: /My PayPal/ }).textContent()).toContain(listed.masked_display);
     await alice.getByRole('button', { name: 'Reveal My PayPal' }).click();
     await alice.getByLabel('Auth code to confirm').fill('wrong');
     await alice.getByRole('button', { name: 'Confirm', exact: true }).click();
@@ -201,6 +209,7 @@ describe('the GUI in Chromium', () => {
     const page = await open(A);
     await logIn(page, A);
     await page.goto(`${A.node.baseUrl}/#/inference`);
+    await expect.poll(() => page.getByText(/active model:/).textContent()).toContain('active model: none.');
     await page.getByLabel('Provider id').fill('local');
     await page.getByLabel('Endpoint (empty: the preset\'s)').fill('http://127.0.0.1:9/v1');
     await page.getByLabel('Model id').fill('tiny');

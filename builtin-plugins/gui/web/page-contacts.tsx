@@ -19,8 +19,6 @@ type Pending = ResponseData['GET /api/v1/contacts/pending'];
 type Asking = Pending['pending']['incoming'][number];
 /** A contact request waiting for our answer: it came signed by a key, so its hash is known (nullable in the schema, for contacts added by address). */
 type Requester = Asking & { pubkey_hash: string };
-/** The node sends a requested line's warning too (contacts/present.ts, pendingView); the pending answer's schema omits it. */
-type RequestedLine = Requester['currencies'][number] & { warning?: string | null };
 
 const fromKey = (c: Asking): c is Requester => c.pubkey_hash !== null;
 
@@ -85,7 +83,7 @@ function IncomingRequest(props: { request: Requester; done: () => void }) {
       <p>
         Key hash: <Copyable value={c.pubkey_hash} label={`the key hash of ${shown}`} />
       </p>
-      {c.currencies.map((cur: RequestedLine) => (
+      {c.currencies.map((cur) => (
         <div class="request-line">
           <p>
             Asks to connect in <strong>{cur.currency}</strong>

@@ -12,8 +12,7 @@ import { BASE, InferenceSettings, KeyDrawer, UsageCharts, UsageTable, type KeyRo
 type Config = ResponseData[`GET ${typeof BASE}/config`];
 type Provider = Config['providers'][number];
 type McpStatus = ResponseData[`GET ${typeof BASE}/status`];
-/** The status also says how many calls run at each place (mcp-passthrough/health.ts HealthView); its schema omits in_flight. */
-type Health = McpStatus['providers'][number]['health'][string] & { in_flight?: number };
+type Health = McpStatus['providers'][number]['health'][string];
 /** A row of the providers table: a provider with one of its models, or with none yet. */
 type ProviderModel = { p: Provider; m: Provider['models'][number] | null };
 
