@@ -1205,6 +1205,23 @@ export interface ResponseData {
     registered_pubkey: (string | null);
     expires_at: (string | null);
     created_at: string;
+    limits: {
+      requests_per_minute: (number | null);
+      tokens_per_minute: (number | null);
+      parallel_calls: (number | null);
+      sessions: (number | null);
+      budget: ({
+        amount: string;
+        period: ("day" | "week" | "month");
+      } | null);
+      allowed_models: (Array<string> | null);
+      effective: {
+        requests_per_minute: number;
+        tokens_per_minute: number;
+        parallel_calls: number;
+        sessions: number;
+      };
+    };
     warnings: Array<string>;
     note: string;
   };
@@ -1258,6 +1275,23 @@ export interface ResponseData {
       expires_at: (string | null);
       last_used_at: (string | null);
       revoked_at: (string | null);
+      limits: {
+        requests_per_minute: (number | null);
+        tokens_per_minute: (number | null);
+        parallel_calls: (number | null);
+        sessions: (number | null);
+        budget: ({
+          amount: string;
+          period: ("day" | "week" | "month");
+        } | null);
+        allowed_models: (Array<string> | null);
+        effective: {
+          requests_per_minute: number;
+          tokens_per_minute: number;
+          parallel_calls: number;
+          sessions: number;
+        };
+      };
     }>;
   };
   "GET /api/v1/plugins/mcp-passthrough/status": {

@@ -12,7 +12,7 @@ import { iso } from './keys.js';
 import { limitsView } from './limits.js';
 import type { Sessions } from './mcp/sessions.js';
 import { operatorUsageView, topupView, usageDayView } from './present.js';
-import { configResponse, configuredResponse, keyCreatedResponse, keyRevokedResponse, keysResponse, statusResponse, usageResponse, usageSummaryResponse } from './schemas.js';
+import { configResponse, configuredResponse, keyCreatedResponse, keyLimitsResponse, keyRevokedResponse, keysResponse, statusResponse, usageResponse, usageSummaryResponse } from './schemas.js';
 import type { McpStore, UsageFilter } from './store.js';
 import { dayRange } from '../../sdk/dates.js';
 import type { PresetRegistry } from './upstream/presets.js';
@@ -20,35 +20,6 @@ import type { PresetRegistry } from './upstream/presets.js';
 const ADMIN = { scope: 'admin' } as const;
 /** The per-key limit fields of key-create and key-update (limits.ts checks them). */
 const LIMIT_PROPERTIES = { requests_per_minute: {}, tokens_per_minute: {}, parallel_calls: {}, sessions: {}, budget: {}, allowed_models: {} };
-const nullableInt = { type: ['integer', 'null'] };
-const KEY_LIMITS_RESPONSE = {
-  type: 'object',
-  required: ['key_id', 'limits'],
-  properties: {
-    key_id: { type: 'integer' },
-    limits: {
-      type: 'object',
-      required: ['requests_per_minute', 'tokens_per_minute', 'parallel_calls', 'sessions', 'budget', 'allowed_models', 'effective'],
-      properties: {
-        requests_per_minute: nullableInt,
-        tokens_per_minute: nullableInt,
-        parallel_calls: nullableInt,
-        sessions: nullableInt,
-        budget: {
-          type: ['object', 'null'],
-          required: ['amount', 'period'],
-          properties: { amount: { type: 'string' }, period: { type: 'string', enum: ['day', 'week', 'month'] } },
-        },
-        allowed_models: { type: ['array', 'null'], items: { type: 'string' } },
-        effective: {
-          type: 'object',
-          required: ['requests_per_minute', 'tokens_per_minute', 'parallel_calls', 'sessions'],
-          properties: { requests_per_minute: { type: 'integer' }, tokens_per_minute: { type: 'integer' }, parallel_calls: { type: 'integer' }, sessions: { type: 'integer' } },
-        },
-      },
-    },
-  },
-} as const;
 export const USAGE_DEFAULT = 50;
 export const USAGE_MAX = 500;
 const SUMMARY_MAX = 1000;
@@ -232,7 +203,7 @@ export function registerOperatorRoutes(deps: OperatorDeps): void {
     access: ADMIN,
     body: { type: 'object', properties: { id: { type: 'integer', minimum: 1 }, ...LIMIT_PROPERTIES }, required: ['id'], additionalProperties: false },
     fallbackCode: 'validation_error',
-    response: KEY_LIMITS_RESPONSE,
+    response: keyLimitsResponse,
     handler: (req) => {
       const key = keys.update(req.body.id, req.body);
       return { key_id: key.id, limits: limitsView(key, config.settings()) };

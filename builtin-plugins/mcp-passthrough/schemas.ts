@@ -101,6 +101,18 @@ export const configResponse = objectOf(configFields);
 export const configuredResponse = objectOf({ ...configFields, changed: strings, warnings: strings });
 
 const contact = nullable(objectOf({ pubkey_hash: stringSchema, name: nullable(stringSchema), status: stringSchema }));
+const nullableInt = nullable(integerSchema);
+/** A key's own limits (null: the operator's default) and the ones in force (limits.ts, limitsView). */
+const limits = objectOf({
+  requests_per_minute: nullableInt,
+  tokens_per_minute: nullableInt,
+  parallel_calls: nullableInt,
+  sessions: nullableInt,
+  budget: nullable(objectOf({ amount: amountSchema, period: { enum: ['day', 'week', 'month'] } })),
+  allowed_models: nullable(strings),
+  effective: objectOf({ requests_per_minute: integerSchema, tokens_per_minute: integerSchema, parallel_calls: integerSchema, sessions: integerSchema }),
+});
+export const keyLimitsResponse = objectOf({ key_id: integerSchema, limits });
 const keyFields = {
   key_id: integerSchema,
   label: stringSchema,
@@ -120,6 +132,7 @@ const keyFields = {
   expires_at: when,
   last_used_at: when,
   revoked_at: when,
+  limits,
 };
 export const keysResponse = objectOf({ keys: arrayOf(objectOf(keyFields)) });
 /** The token appears here once; only its hash is stored. */
@@ -136,6 +149,7 @@ export const keyCreatedResponse = objectOf({
   registered_pubkey: nullable(stringSchema),
   expires_at: when,
   created_at: dateTimeSchema,
+  limits,
   warnings: strings,
   note: stringSchema,
 });

@@ -65,14 +65,38 @@ const responseAjv = new Ajv({ allErrors: true, strict: false });
 responseAjv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
 
 /**
+ * A response schema with its objects closed: a field the schema does not name is a mismatch. The OpenAPI document
+ * keeps the schemas open (a client must take fields added later); the checks close them, so that an answer never
+ * carries a field its document leaves out. The members of an `allOf` stay open: each describes only part of the object.
+ */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (!isObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'allOf') out[k] = v;
+    else if (k === 'properties' && isObject(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, field]) => [name, closed(field)]));
+    else out[k] = closed(v);
+  }
+  if (isObject(out.properties) && !('additionalProperties' in out)) out.additionalProperties = false;
+  return out;
+}
+
+/**
  * Compiles a route's response schema into a check of the `data` it answers (as JSON carries it): null when it matches,
  * else the mismatches in words. A node in test mode runs it on every answer (contract tests for free).
  */
 export function compileResponseCheck(schema: JsonSchema): (data: unknown) => string | null {
-  const validate = compiled(responseAjv, schema, () => schema);
+  const validate = compiled(responseAjv, schema, () => closed(schema) as JsonSchema);
   return (data) => {
     if (validate(data === undefined ? null : JSON.parse(JSON.stringify(data)))) return null;
-    return validate.errors!.map((e) => `data${e.instancePath} ${e.message ?? 'is invalid'}`).join('; ');
+    return validate
+      .errors!.map((e) =>
+        e.keyword === 'additionalProperties'
+          ? `data${e.instancePath} has ${String(e.params.additionalProperty)}, which the schema does not name`
+          : `data${e.instancePath} ${e.message ?? 'is invalid'}`,
+      )
+      .join('; ');
   };
 }
 

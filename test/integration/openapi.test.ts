@@ -8,7 +8,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltinPlugin } from '../../kernel/plugins/host.js';
 import { definePlugin } from '../../sdk/index.js';
-import { objectOf, stringSchema } from '../../sdk/schema.js';
+import { arrayOf, integerSchema, objectOf, stringSchema } from '../../sdk/schema.js';
 import { call } from '../support/api.js';
 import { OPENAPI_FILE, servedDocument } from '../support/openapi.js';
 import { startTestNode, type TestNode } from '../support/node.js';
@@ -96,8 +96,13 @@ const liar: BuiltinPlugin = {
         method: 'GET',
         path: 'answer',
         access: { scope: 'wallet:read' },
-        response: objectOf({ name: stringSchema }),
-        handler: (req) => (req.query.shape === 'right' ? { name: 'ok' } : { name: 42 }),
+        response: objectOf({ name: stringSchema, parts: arrayOf(objectOf({ id: integerSchema })) }),
+        handler: (req) =>
+          req.query.shape === 'right'
+            ? { name: 'ok', parts: [{ id: 1 }] }
+            : req.query.shape === 'more'
+              ? { name: 'ok', parts: [{ id: 1, note: 'a field the document leaves out' }] }
+              : { name: 42, parts: [] },
       });
     },
   }),
@@ -111,6 +116,10 @@ describe('contract checks: answers against their route response schema', () => {
       const wrong = await call(t, 'GET', '/api/v1/plugins/liar/answer');
       expect([wrong.status, wrong.body.error.code]).toEqual([500, 'response_schema_mismatch']);
       expect(wrong.body.error.message).toContain('data/name must be string');
+      // A field the schema does not name, however deep, is a mismatch too: the OpenAPI document says all a route sends.
+      const more = await call(t, 'GET', '/api/v1/plugins/liar/answer?shape=more');
+      expect([more.status, more.body.error.code]).toEqual([500, 'response_schema_mismatch']);
+      expect(more.body.error.message).toContain('data/parts/0 has note, which the schema does not name');
     } finally {
       await t.destroy();
     }
@@ -120,7 +129,7 @@ describe('contract checks: answers against their route response schema', () => {
     const t = await startTestNode({ extraBuiltins: [liar], env: { NODE_TEST_MODE: 'false' } });
     try {
       const wrong = await call(t, 'GET', '/api/v1/plugins/liar/answer');
-      expect([wrong.status, wrong.body.data]).toEqual([200, { name: 42 }]);
+      expect([wrong.status, wrong.body.data]).toEqual([200, { name: 42, parts: [] }]);
     } finally {
       await t.destroy();
     }
