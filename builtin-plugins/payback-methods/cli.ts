@@ -20,20 +20,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { CliError, cliDisplay, defineCliCommands, parseIntOption, type CliContext, type CliDisplay, type CliQuery } from '../../sdk/cli.js';
-import type { RailCatalogEntry, RailField } from '../../sdk/payback-rail.js';
 import { allPages } from '../../sdk/cli-paging.js';
-import type { MethodView as MethodViewBase, ReceivedView } from './present.js';
+import type { ResponseData } from '../../sdk/index.js';
 
-/** A method as the REST API answers it; reveal adds the plaintext fields. */
-type MethodView = MethodViewBase & { fields?: Record<string, unknown> };
-
-interface ContactMethods {
-  contact: { name: string | null; pubkey_hash: string };
-  methods: ReceivedView[];
-  fetched_at: string | null;
-}
-
-type CatalogView = RailCatalogEntry & { core: boolean; settlement_payload: boolean };
+/** A method as view answers it, or as reveal answers it: with its plaintext fields. */
+type MethodView = ResponseData['GET /api/v1/payback-methods/{id}']['method'] | ResponseData['GET /api/v1/payback-methods/{id}/reveal']['method'];
+type ListedMethod = ResponseData['GET /api/v1/payback-methods']['methods'][number];
+/** `payback fetch` answers the same shape as `payback contact`. */
+type ContactMethods = ResponseData['GET /api/v1/payback-methods/contact/{contact}'] | ResponseData['POST /api/v1/payback-methods/fetch/{contact}'];
+type CatalogView = ResponseData['GET /api/v1/payback-methods/types']['types'][number];
+type CatalogField = CatalogView['fields'][number];
 
 interface FieldError {
   field: string;
@@ -125,13 +121,13 @@ function fieldsFrom(opts: FieldOptions): Record<string, unknown> | undefined {
 }
 
 async function catalogOf(ctx: CliContext, type: string): Promise<CatalogView> {
-  const { types } = await ctx.api.get<{ types: CatalogView[] }>(`${BASE}/types`);
+  const { types } = await ctx.api.get<ResponseData['GET /api/v1/payback-methods/types']>(`${BASE}/types`);
   const entry = types.find((t) => t.id === type);
   if (!entry) throw new CliError('unknown_type', `unknown payback type "${type}"; see: node-cli payback types`);
   return entry;
 }
 
-async function ask(ctx: CliContext, field: RailField): Promise<string> {
+async function ask(ctx: CliContext, field: CatalogField): Promise<string> {
   const options = field.options?.length ? ` [${field.options.join('/')}]` : '';
   const optional = field.required ? '' : ' (optional, Enter to skip)';
   return (await ctx.prompt(`${field.label}${options}${optional}: `)).trim();
@@ -140,7 +136,7 @@ async function ask(ctx: CliContext, field: RailField): Promise<string> {
 /** Asks for a rail's fields on the terminal: the discriminator first, then the fields of the chosen variant. */
 async function promptFields(ctx: CliContext, entry: CatalogView): Promise<Record<string, unknown>> {
   const fields: Record<string, unknown> = {};
-  const fill = async (list: readonly RailField[]): Promise<void> => {
+  const fill = async (list: readonly CatalogField[]): Promise<void> => {
     for (const field of list) {
       if (field.type === 'rows') {
         ctx.out.warn(`${field.label}: one "key=value" per line, an empty line to finish`);
@@ -188,7 +184,7 @@ function printMethod(ctx: CliContext, show: CliDisplay, m: MethodView, title: st
     ],
     { title },
   );
-  if (m.fields) printFields(ctx, m.fields);
+  if ('fields' in m) printFields(ctx, m.fields);
 }
 
 function printFields(ctx: CliContext, fields: Record<string, unknown>): void {
@@ -256,7 +252,7 @@ export default defineCliCommands({
         const query: CliQuery = { ...(opts.currency ? { currency: opts.currency } : {}), ...(opts.all ? { all: 1 } : {}) };
         // The list pages like every Document 1 listing; the payback envelope's errors need `call`.
         const pages = { get: <T>(path: string, q?: CliQuery) => call<T>(ctx, 'GET', path, undefined, q) };
-        const { rows } = await allPages<MethodView>(pages, BASE, 'methods', query);
+        const { rows } = await allPages<ListedMethod>(pages, BASE, 'methods', query);
         const data = { methods: rows, count: rows.length };
         ctx.out.success(data, () =>
           ctx.out.table(
@@ -280,7 +276,7 @@ export default defineCliCommands({
       .command('types')
       .summary('list the rails a payback method can use')
       .action(async () => {
-        const data = await ctx.api.get<{ types: CatalogView[]; count: number }>(`${BASE}/types`);
+        const data = await ctx.api.get<ResponseData['GET /api/v1/payback-methods/types']>(`${BASE}/types`);
         ctx.out.success(data, () =>
           ctx.out.table(
             data.types,
@@ -291,14 +287,14 @@ export default defineCliCommands({
                 key: 'currencies',
                 header: 'CURRENCIES',
                 maxWidth: 48,
-                format: (v) => (Array.isArray(v) ? v.join(' ') : (v as { rule: string }).rule),
+                format: (_v, row) => (Array.isArray(row.currencies) ? row.currencies.join(' ') : row.currencies.rule),
               },
               {
                 key: 'fields',
                 header: 'FIELDS',
                 maxWidth: 60,
-                format: (v, row) => {
-                  const names = (v as RailField[]).map((f) => (f.required ? f.name : `(${f.name})`));
+                format: (_v, row) => {
+                  const names = row.fields.map((f) => (f.required ? f.name : `(${f.name})`));
                   return row.variants ? `${names.join(' ')} + per ${row.variants.discriminator}` : names.join(' ');
                 },
               },
@@ -331,7 +327,7 @@ export default defineCliCommands({
           fields = await promptFields(ctx, await catalogOf(ctx, type));
         }
         const body = { type, label, currency, fields, share_policy: sharePolicy(opts.share), priority: opts.priority };
-        const data = await call<{ method_id: string }>(ctx, 'POST', BASE, body);
+        const data = await call<ResponseData['POST /api/v1/payback-methods']>(ctx, 'POST', BASE, body);
         ctx.out.success(data, `Payback method added: ${data.method_id}`);
       });
 
@@ -340,7 +336,7 @@ export default defineCliCommands({
       .summary('show a payback method (fields masked)')
       .argument('<id>')
       .action(async (id: string) => {
-        const data = await ctx.api.get<{ method: MethodView }>(`${BASE}/${enc(id)}`);
+        const data = await ctx.api.get<ResponseData['GET /api/v1/payback-methods/{id}']>(`${BASE}/${enc(id)}`);
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => printMethod(ctx, show, data.method, `Payback method ${data.method.label}`));
       });
@@ -350,7 +346,7 @@ export default defineCliCommands({
       .summary('show a payback method with its fields in clear')
       .argument('<id>')
       .action(async (id: string) => {
-        const data = await ctx.api.get<{ method: MethodView }>(`${BASE}/${enc(id)}/reveal`);
+        const data = await ctx.api.get<ResponseData['GET /api/v1/payback-methods/{id}/reveal']>(`${BASE}/${enc(id)}/reveal`);
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => printMethod(ctx, show, data.method, `Payback method ${data.method.label} (revealed)`));
       });
@@ -378,7 +374,7 @@ export default defineCliCommands({
         const fields = fieldsFrom(opts);
         if (fields !== undefined) body.fields = fields;
         if (Object.keys(body).length === 0) ctx.fail('INVALID_PARAMS', 'nothing to change: give --label, --priority, --share, --enable, --disable or fields');
-        const data = await call<{ method_id: string }>(ctx, 'PUT', `${BASE}/${enc(id)}`, body);
+        const data = await call<ResponseData['PUT /api/v1/payback-methods/{id}']>(ctx, 'PUT', `${BASE}/${enc(id)}`, body);
         ctx.out.success(data, `Payback method updated: ${data.method_id}`);
       });
 
@@ -388,7 +384,7 @@ export default defineCliCommands({
       .argument('<id>')
       .argument('<policy>', 'auto or never')
       .action(async (id: string, policy: string) => {
-        const data = await call<{ method_id: string; share_policy: string }>(ctx, 'PUT', `${BASE}/${enc(id)}/share-policy`, { share_policy: sharePolicy(policy) });
+        const data = await call<ResponseData['PUT /api/v1/payback-methods/{id}/share-policy']>(ctx, 'PUT', `${BASE}/${enc(id)}/share-policy`, { share_policy: sharePolicy(policy) });
         ctx.out.success(data, `Share policy of ${data.method_id}: ${data.share_policy}`);
       });
 
@@ -399,7 +395,7 @@ export default defineCliCommands({
       .option('--yes', 'do not ask for confirmation')
       .action(async (id: string, opts: { yes?: boolean }) => {
         await ctx.confirm(`Delete payback method ${id} permanently?`, opts.yes === true);
-        const data = await ctx.api.delete<{ method_id: string; deleted: boolean }>(`${BASE}/${enc(id)}`);
+        const data = await ctx.api.delete<ResponseData['DELETE /api/v1/payback-methods/{id}']>(`${BASE}/${enc(id)}`);
         ctx.out.success(data, `Payback method deleted: ${data.method_id}`);
       });
 
@@ -409,11 +405,11 @@ export default defineCliCommands({
       .argument('<id>')
       .option('--amount <amount>', 'amount to request (plain decimal)')
       .action(async (id: string, opts: { amount?: string }) => {
-        const data = await ctx.api.get<{ payload: { kind: string; uri?: string; payload?: string } }>(
+        const data = await ctx.api.get<ResponseData['GET /api/v1/payback-methods/{id}/payload']>(
           `${BASE}/${enc(id)}/payload`,
           opts.amount !== undefined ? { amount: opts.amount } : undefined,
         );
-        ctx.out.success(data, data.payload.kind === 'link' ? data.payload.uri! : data.payload.payload!);
+        ctx.out.success(data, data.payload.kind === 'link' ? data.payload.uri : data.payload.payload);
       });
 
     payback
@@ -422,7 +418,7 @@ export default defineCliCommands({
       .argument('<contact>', 'name, address or public key hash')
       .option('--currency <code>', 'only methods in this currency')
       .action(async (reference: string, opts: { currency?: string }) => {
-        const data = await call<ContactMethods>(ctx, 'POST', `${BASE}/fetch/${enc(reference)}`, opts.currency ? { currency: opts.currency } : {});
+        const data = await call<ResponseData['POST /api/v1/payback-methods/fetch/{contact}']>(ctx, 'POST', `${BASE}/fetch/${enc(reference)}`, opts.currency ? { currency: opts.currency } : {});
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => printContactMethods(ctx, show, data, 'Fetched'));
       });
@@ -433,7 +429,7 @@ export default defineCliCommands({
       .argument('<contact>', 'name, address or public key hash')
       .option('--currency <code>', 'only methods in this currency')
       .action(async (reference: string, opts: { currency?: string }) => {
-        const data = await call<ContactMethods>(ctx, 'GET', `${BASE}/contact/${enc(reference)}`, undefined, opts.currency ? { currency: opts.currency } : undefined);
+        const data = await call<ResponseData['GET /api/v1/payback-methods/contact/{contact}']>(ctx, 'GET', `${BASE}/contact/${enc(reference)}`, undefined, opts.currency ? { currency: opts.currency } : undefined);
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => printContactMethods(ctx, show, data, 'Known'));
       });
