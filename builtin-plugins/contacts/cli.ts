@@ -20,46 +20,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { CliError, cliDisplay, defineCliCommands, type CliContext, type CliDisplay } from '../../sdk/cli.js';
+import type { ResponseData } from '../../sdk/index.js';
 
-interface CurrencyRowView {
-  currency: string;
-  fee_percent?: number | null;
-  credit_limit?: string | null;
-  status: string;
-  direction: string;
-  requested_minimum?: string | null;
-  requested_min_unmet?: boolean;
-  my_available_credit?: string | null;
-  requested_credit_limit?: string | null;
-  requested_credit_enforced?: boolean;
-  decline_reason?: string | null;
-  warning?: string;
-  description?: string | null;
-}
-
-interface ContactView {
-  name: string | null;
-  pubkey_hash: string | null;
-  status: string;
-  currencies: CurrencyRowView[];
-  my_available_credit: string | null;
-  addresses: { http: string | null; https: string | null; tor: string | null };
-  online_status?: string;
-  last_ping_at?: string | null;
-  chain_valid?: boolean | null;
-  created_at?: string;
-  suggested_name?: string | null;
-  balance?: { currency: string | null; received: string; sent: string; net: string };
-}
-
-interface PendingEntry {
-  pubkey_hash: string | null;
-  name: string | null;
-  suggested_name?: string | null;
-  status: string;
-  addresses: ContactView['addresses'];
-  currencies: CurrencyRowView[];
-}
+type ContactView = ResponseData['GET /api/v1/contacts/{address}']['contact'];
+type ListedContact = ResponseData['GET /api/v1/contacts']['contacts'][number];
+/** A row of list or search: search answers no currency lines. */
+type ContactSummary = ResponseData['GET /api/v1/contacts/search']['contacts'][number] & Partial<Pick<ListedContact, 'currencies'>>;
+type PendingLists = ResponseData['GET /api/v1/contacts/pending']['pending'];
+type PendingEntry = PendingLists['incoming'][number] | PendingLists['outgoing'][number];
 
 interface Decision {
   currency: string;
@@ -83,16 +51,13 @@ function numeric(flag: string, value: string | undefined): string | undefined {
 
 
 /** A decline the node recorded but could not send (`notice: not_delivered`): the operator hears why. */
-interface DeliveryNotice {
-  notice?: 'not_delivered';
-  notice_reason?: string;
-}
+type DeliveryNotice = Pick<ResponseData['POST /api/v1/contacts/{hash}/decline'], 'notice' | 'notice_reason'>;
 
 function warnNotDelivered(ctx: CliContext, data: DeliveryNotice): void {
   if (data.notice === 'not_delivered') ctx.out.warn(`Not delivered: ${data.notice_reason ?? 'the contact cannot be reached'}`);
 }
 async function viewContact(ctx: CliContext, reference: string): Promise<ContactView> {
-  return (await ctx.api.get<{ contact: ContactView }>(`/api/v1/contacts/${enc(reference)}`)).contact;
+  return (await ctx.api.get<ResponseData['GET /api/v1/contacts/{address}']>(`/api/v1/contacts/${enc(reference)}`)).contact;
 }
 
 /** The key hash a :hash route needs, from any reference. */
@@ -135,15 +100,15 @@ function printContact(ctx: CliContext, show: CliDisplay, c: ContactView): void {
   ctx.out.table(c.currencies, rowColumns(show), { title: 'Currencies', empty: 'none' });
 }
 
-function printContacts(ctx: CliContext, show: CliDisplay, contacts: ContactView[], title: string): void {
+function printContacts(ctx: CliContext, show: CliDisplay, contacts: readonly ContactSummary[], title: string): void {
   ctx.out.table(
     contacts,
     [
       { key: 'name', header: 'NAME', maxWidth: 30 },
       { key: 'status', header: 'STATUS' },
-      { key: 'currencies', header: 'CURRENCIES', format: (v) => (v as CurrencyRowView[]).map((r) => `${r.currency}(${r.status})`).join(' ') || '-' },
+      { key: 'currencies', header: 'CURRENCIES', format: (_v, row) => (row.currencies ?? []).map((r) => `${r.currency}(${r.status})`).join(' ') || '-' },
       { key: 'my_available_credit', header: 'AVAILABLE TO ME', align: 'right', format: show.amount },
-      { key: 'addresses', header: 'ADDRESS', maxWidth: 48, format: (_v, row) => addressOf(row as ContactView) ?? '-' },
+      { key: 'addresses', header: 'ADDRESS', maxWidth: 48, format: (_v, row) => addressOf(row) ?? '-' },
       { key: 'pubkey_hash', header: 'KEY HASH', format: (v) => (typeof v === 'string' ? `${v.slice(0, 12)}…` : '-') },
     ],
     { title, empty: 'No contacts.' },
@@ -207,7 +172,7 @@ async function applyDecisions(ctx: CliContext, reference: string, decisions: Dec
   } else if (name !== undefined) {
     ctx.out.warn('--name is used only for a pending contact; rename with: node-cli contact update <contact> --name N');
   }
-  const data = await ctx.api.post<{ accepted: string[]; declined: string[]; deferred?: string[]; errors: { currency: string | null; code: string; message: string }[] } & DeliveryNotice>(
+  const data = await ctx.api.post<ResponseData['POST /api/v1/contacts/{hash}/decisions']>(
     `/api/v1/contacts/${hash}/decisions`,
     body,
   );
@@ -265,7 +230,7 @@ export default defineCliCommands({
         if (opts.pubkeyHash !== undefined) body.pubkey_hash = opts.pubkeyHash;
         if (opts.enforceRequestedCredit) body.requested_credit_enforced = true;
         if (opts.message !== undefined) body.description = opts.message;
-        const data = await ctx.api.post<{ message: string; status: string; address: string; name: string }>('/api/v1/contacts', body);
+        const data = await ctx.api.post<ResponseData['POST /api/v1/contacts']>('/api/v1/contacts', body);
         ctx.out.success(data, data.message);
       });
 
@@ -309,7 +274,7 @@ export default defineCliCommands({
       .argument('<contact>')
       .action(async (reference: string) => {
         const { hash } = await hashOf(ctx, reference);
-        const data = await ctx.api.post<{ message: string; declined: string[] } & DeliveryNotice>(`/api/v1/contacts/${hash}/decline`);
+        const data = await ctx.api.post<ResponseData['POST /api/v1/contacts/{hash}/decline']>(`/api/v1/contacts/${hash}/decline`);
         ctx.out.success(data, data.message);
         warnNotDelivered(ctx, data);
       });
@@ -319,7 +284,7 @@ export default defineCliCommands({
       .summary('list contacts by status (default accepted)')
       .option('--status <status>', 'accepted, pending, blocked or all', 'accepted')
       .action(async (opts: { status: string }) => {
-        const data = await ctx.api.get<{ contacts: ContactView[]; count: number }>('/api/v1/contacts', { status: opts.status, limit: 100 });
+        const data = await ctx.api.get<ResponseData['GET /api/v1/contacts']>('/api/v1/contacts', { status: opts.status, limit: 100 });
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => printContacts(ctx, show, data.contacts, `Contacts (${opts.status}): ${data.count}`));
       });
@@ -328,13 +293,11 @@ export default defineCliCommands({
       .command('pending')
       .summary('pending requests: incoming (waiting for you) and outgoing (waiting for them)')
       .action(async () => {
-        const data = await ctx.api.get<{ pending: { incoming: PendingEntry[]; outgoing: PendingEntry[] }; counts: { incoming: number; outgoing: number; total: number } }>(
-          '/api/v1/contacts/pending',
-        );
+        const data = await ctx.api.get<ResponseData['GET /api/v1/contacts/pending']>('/api/v1/contacts/pending');
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => {
           // Who asks is decided on the name it suggests and the address it answers at, so both are shown.
-          const rows = (list: PendingEntry[]) =>
+          const rows = (list: readonly PendingEntry[]) =>
             list.flatMap((c) =>
               c.currencies.map((r) => ({
                 name: c.name,
@@ -344,7 +307,8 @@ export default defineCliCommands({
                 key: c.pubkey_hash ?? '-',
                 currency: r.currency,
                 requested: r.requested_credit_limit ? `${show.amount(r.requested_credit_limit)}${r.requested_credit_enforced ? ' (minimum)' : ''}` : '-',
-                note: r.warning ?? r.description ?? '',
+                // Only an incoming line carries a warning.
+                note: ('warning' in r ? r.warning : null) ?? r.description ?? '',
               })),
             );
           const columns = (incoming: boolean) => [
@@ -390,21 +354,23 @@ export default defineCliCommands({
         if (opts.fee !== undefined) body.fee_percent = Number(numeric('--fee', opts.fee));
         if (opts.credit !== undefined) body.credit_limit = numeric('--credit', opts.credit);
         if (opts.currency !== undefined) body.currency = opts.currency;
-        const data = await ctx.api.put<{ message: string; updated: Record<string, unknown> }>(`/api/v1/contacts/${enc(reference)}`, body);
+        const data = await ctx.api.put<ResponseData['PUT /api/v1/contacts/{address}']>(`/api/v1/contacts/${enc(reference)}`, body);
         ctx.out.success(data, data.message);
       });
 
-    for (const [verb, summary, method, path] of [
-      ['delete', 'delete a contact locally', 'delete', (r: string) => `/api/v1/contacts/${enc(r)}`],
-      ['block', 'block a contact: its messages are refused', 'post', (r: string) => `/api/v1/contacts/block/${enc(r)}`],
-      ['unblock', 'unblock a contact (back to its previous status)', 'post', (r: string) => `/api/v1/contacts/unblock/${enc(r)}`],
+    for (const [verb, summary] of [
+      ['delete', 'delete a contact locally'],
+      ['block', 'block a contact: its messages are refused'],
+      ['unblock', 'unblock a contact (back to its previous status)'],
     ] as const) {
       contact
         .command(verb)
         .summary(summary)
         .argument('<contact>')
         .action(async (reference: string) => {
-          const data = await (method === 'delete' ? ctx.api.delete<{ message: string }>(path(reference)) : ctx.api.post<{ message: string }>(path(reference)));
+          const data = await (verb === 'delete'
+            ? ctx.api.delete<ResponseData['DELETE /api/v1/contacts/{address}']>(`/api/v1/contacts/${enc(reference)}`)
+            : ctx.api.post<ResponseData[`POST /api/v1/contacts/${typeof verb}/{address}`]>(`/api/v1/contacts/${verb}/${enc(reference)}`));
           ctx.out.success(data, data.message);
         });
     }
@@ -414,9 +380,7 @@ export default defineCliCommands({
       .summary('ping a contact: online status, chain validity, available credit')
       .argument('<contact>')
       .action(async (reference: string) => {
-        const data = await ctx.api.post<{ contact_name: string | null; online_status: string; chain_valid: boolean; message: string; my_available_credit?: Record<string, string | null> }>(
-          `/api/v1/contacts/ping/${enc(reference)}`,
-        );
+        const data = await ctx.api.post<ResponseData['POST /api/v1/contacts/ping/{address}']>(`/api/v1/contacts/ping/${enc(reference)}`);
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => {
           ctx.out.kv([
@@ -434,9 +398,9 @@ export default defineCliCommands({
       .summary('find contacts by name, address or key hash prefix')
       .argument('<query>')
       .action(async (query: string) => {
-        const data = await ctx.api.get<{ search_term: string; contacts: ContactView[]; count: number }>('/api/v1/contacts/search', { q: query, limit: 100 });
+        const data = await ctx.api.get<ResponseData['GET /api/v1/contacts/search']>('/api/v1/contacts/search', { q: query, limit: 100 });
         const show = await cliDisplay(ctx);
-        ctx.out.success(data, () => printContacts(ctx, show, data.contacts.map((c) => ({ ...c, currencies: c.currencies ?? [] })), `Matches for "${data.search_term}": ${data.count}`));
+        ctx.out.success(data, () => printContacts(ctx, show, data.contacts, `Matches for "${data.search_term}": ${data.count}`));
       });
 
     const currency = contact.command('currency').summary('add, accept, decline, list or remove a currency of a contact');
@@ -450,7 +414,7 @@ export default defineCliCommands({
       .requiredOption('--credit <amount>', 'credit you extend')
       .action(async (reference: string, code: string, opts: { fee: string; credit: string }) => {
         const { hash } = await hashOf(ctx, reference);
-        const data = await ctx.api.post<{ message: string; currency: string }>(`/api/v1/contacts/${hash}/currencies`, {
+        const data = await ctx.api.post<ResponseData['POST /api/v1/contacts/{hash}/currencies']>(`/api/v1/contacts/${hash}/currencies`, {
           currency: code,
           fee: Number(numeric('--fee', opts.fee)),
           credit: numeric('--credit', opts.credit),
@@ -467,7 +431,7 @@ export default defineCliCommands({
       .requiredOption('--credit <amount>', 'credit you extend')
       .action(async (reference: string, code: string, opts: { fee: string; credit: string }) => {
         const { hash } = await hashOf(ctx, reference);
-        const data = await ctx.api.post<{ accepted: string[]; declined: string[]; errors: unknown[] }>(`/api/v1/contacts/${hash}/currency-accept`, {
+        const data = await ctx.api.post<ResponseData['POST /api/v1/contacts/{hash}/currency-accept']>(`/api/v1/contacts/${hash}/currency-accept`, {
           currency: code,
           fee: Number(numeric('--fee', opts.fee)),
           credit: numeric('--credit', opts.credit),
@@ -486,7 +450,7 @@ export default defineCliCommands({
         .argument('<currency>')
         .action(async (reference: string, code: string) => {
           const { hash } = await hashOf(ctx, reference);
-          const data = await ctx.api.post<{ message: string; currency: string } & DeliveryNotice>(`/api/v1/contacts/${hash}/${path}`, { currency: code });
+          const data = await ctx.api.post<ResponseData[`POST /api/v1/contacts/{hash}/${typeof path}`]>(`/api/v1/contacts/${hash}/${path}`, { currency: code });
           ctx.out.success(data, data.message);
           warnNotDelivered(ctx, data);
         });
@@ -498,7 +462,7 @@ export default defineCliCommands({
       .argument('<contact>')
       .action(async (reference: string) => {
         const { hash } = await hashOf(ctx, reference);
-        const data = await ctx.api.get<{ pubkey_hash: string; currencies: CurrencyRowView[] }>(`/api/v1/contacts/${hash}/currencies`);
+        const data = await ctx.api.get<ResponseData['GET /api/v1/contacts/{hash}/currencies']>(`/api/v1/contacts/${hash}/currencies`);
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () =>
           ctx.out.table(data.currencies, [...rowColumns(show), { key: 'decline_reason', header: 'NOTE', format: (v, r) => String(v ?? r.warning ?? '') }], {
