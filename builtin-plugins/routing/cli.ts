@@ -10,44 +10,10 @@
  * Amounts of these routes are integer minor units (Document 1); human output shows them as decimals.
  */
 import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
-import type { MaxSendable } from './capacity.js';
+import type { ResponseData } from '../../sdk/index.js';
 
-interface ClearingView {
-  hash: string;
-  currency: string;
-  amount: string;
-  status: string;
-  created_at: string;
-  lines: { contact_hash: string; direction: string; amount: string; status: string }[];
-}
-
-interface Pending {
-  hash: string;
-  status: string;
-  amount: number | string;
-  currency: string;
-  destination_address: string;
-  rp2p_amount: number | string | null;
-  fast: number;
-  candidate_count: number;
-  created_at: string;
-}
-
-interface Candidate {
-  id: number;
-  sender_address: string | null;
-  amount: number | string;
-  fee_amount: number | string;
-  hops: number;
-}
-
-interface Candidates {
-  hash: string;
-  amount: number | string;
-  currency: string;
-  fast: number;
-  candidates: Candidate[];
-}
+type Candidates = ResponseData['GET /api/v1/p2p/candidates/{hash}'];
+type MaxSendable = ResponseData['GET /api/v1/wallet/max-sendable'];
 
 /** Integer minor units as a trimmed decimal ("10300000000" → "103"). */
 function decimal(minor: unknown): string {
@@ -65,13 +31,13 @@ function hashOf(raw: string): string {
 }
 
 async function list(ctx: CliContext): Promise<void> {
-  const data = await ctx.api.get<{ transactions: Pending[]; count: number }>('/api/v1/p2p');
+  const data = await ctx.api.get<ResponseData['GET /api/v1/p2p']>('/api/v1/p2p');
   const show = await cliDisplay(ctx);
   ctx.out.success(data, () => {
     ctx.out.table(
       data.transactions,
       [
-        { key: 'hash', header: 'HASH', format: (v) => `${String(v).slice(0, 16)}…` },
+        { key: 'hash', header: 'HASH', format: (_v, row) => `${row.hash.slice(0, 16)}…` },
         { key: 'status', header: 'STATUS' },
         { key: 'amount', header: 'AMOUNT', align: 'right', format: (v) => show.amount(decimal(v)) },
         { key: 'currency', header: 'CCY' },
@@ -147,7 +113,7 @@ export default defineCliCommands({
           if (!chosen) throw new CliError('INVALID_PARAMS', `there is no route ${index}: ${list.length} route(s) were found`);
           candidateId = chosen.id;
         }
-        const data = await ctx.api.post<{ message: string; hash: string; candidate_id: number; txid: string }>('/api/v1/p2p/approve', {
+        const data = await ctx.api.post<ResponseData['POST /api/v1/p2p/approve']>('/api/v1/p2p/approve', {
           hash,
           ...(candidateId !== undefined ? { candidate_id: candidateId } : {}),
         });
@@ -166,7 +132,7 @@ export default defineCliCommands({
       .summary('cancel a routed payment waiting for approval')
       .argument('<hash>')
       .action(async (raw: string) => {
-        const data = await ctx.api.post<{ message: string; hash: string }>('/api/v1/p2p/reject', { hash: hashOf(raw) });
+        const data = await ctx.api.post<ResponseData['POST /api/v1/p2p/reject']>('/api/v1/p2p/reject', { hash: hashOf(raw) });
         ctx.out.success(data, data.message);
       });
 
@@ -178,7 +144,7 @@ export default defineCliCommands({
       .command('list', { isDefault: true })
       .summary('the clearings of this node, newest first, with what each moved on its lines')
       .action(async () => {
-        const data = await ctx.api.get<{ clearings: ClearingView[]; count: number }>('/api/v1/clearing');
+        const data = await ctx.api.get<ResponseData['GET /api/v1/clearing']>('/api/v1/clearing');
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () =>
           ctx.out.table(
@@ -188,7 +154,7 @@ export default defineCliCommands({
               { key: 'amount', header: 'CLEARED', align: 'right', format: show.amount },
               { key: 'currency', header: 'CCY' },
               { key: 'status', header: 'STATUS' },
-              { key: 'lines', header: 'LINES', format: (v) => (v as ClearingView['lines']).map((l) => `${l.direction} ${l.contact_hash.slice(0, 8)}`).join(', ') },
+              { key: 'lines', header: 'LINES', format: (_v, row) => row.lines.map((l) => `${l.direction} ${l.contact_hash.slice(0, 8)}`).join(', ') },
               { key: 'hash', header: 'HASH', maxWidth: 16 },
             ],
             { title: `Clearings: ${data.count}`, empty: 'No clearings.' },
@@ -200,7 +166,7 @@ export default defineCliCommands({
       .summary('clear the widest debt cycle through this node now')
       .option('--currency <currency>', 'currency code (default: the default currency)')
       .action(async (opts: { currency?: string }) => {
-        const data = await ctx.api.post<{ status: string; amount: string; currency: string; hash: string | null }>('/api/v1/clearing/run', opts.currency ? { currency: opts.currency } : {});
+        const data = await ctx.api.post<ResponseData['POST /api/v1/clearing/run']>('/api/v1/clearing/run', opts.currency ? { currency: opts.currency } : {});
         ctx.out.success(data, data.hash ? `Clearing ${data.amount} ${data.currency} around a cycle: ${data.status} (${data.hash})` : `No debt cycle through this node can be cleared now in ${data.currency}`);
       });
 
