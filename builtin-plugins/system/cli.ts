@@ -13,14 +13,11 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, RAW_DISPLAY, defineCliCommands, provideCliDisplay, type CliApi, type CliContext, type CliDisplay } from '../../sdk/cli.js';
+import type { ResponseData } from '../../sdk/index.js';
 import { dateFormatProblem, formatDate } from './display.js';
 
-interface SettingsView {
-  settings: Record<string, unknown>;
-  overridden?: string[];
-  read_only?: string[];
-  categories?: Record<string, string[]>;
-}
+type SettingsView = ResponseData['GET /api/v1/system/settings'];
+type ProcessorReply = ResponseData['POST /api/v1/system/shutdown'] | ResponseData['POST /api/v1/system/start'];
 
 /** Restart waits at most this long for the node to answer again. */
 const RESTART_WAIT_MS = 30_000;
@@ -48,8 +45,11 @@ interface SettingRow {
   note: string;
 }
 
-/** The settings grouped by category (categories and names sorted); names without one go under "other". */
-export function settingRows(view: SettingsView): SettingRow[] {
+/**
+ * The settings grouped by category (categories and names sorted); names without one go under "other". The lists
+ * are optional so that a view built by hand (tests) need not name them all.
+ */
+export function settingRows(view: Pick<SettingsView, 'settings'> & Partial<SettingsView>): SettingRow[] {
   const categoryOf = new Map<string, string>();
   for (const [category, names] of Object.entries(view.categories ?? {})) for (const n of names) categoryOf.set(n, category);
   const overridden = new Set(view.overridden ?? []);
@@ -113,13 +113,12 @@ function printSettings(ctx: CliContext, rows: SettingRow[]): void {
 
 async function changeSetting(ctx: CliContext, name: string, value: string): Promise<void> {
   const setting = toSettingName(name);
-  const data = await ctx.api.put<{ message?: string; updated?: Record<string, unknown> }>('/api/v1/system/settings', {
+  const data = await ctx.api.put<ResponseData['PUT /api/v1/system/settings']>('/api/v1/system/settings', {
     [setting]: value,
   });
-  const updated = data.updated ?? {};
   ctx.out.success(data, () => {
-    const entries = Object.entries(updated);
-    if (entries.length === 0) ctx.out.line(data.message ?? 'Settings updated');
+    const entries = Object.entries(data.updated);
+    if (entries.length === 0) ctx.out.line(data.message);
     for (const [k, v] of entries) ctx.out.line(`${k} = ${valueText(v)}`);
   });
 }
@@ -147,7 +146,7 @@ async function waitUntilServing(ctx: CliContext): Promise<boolean> {
   const deadline = Date.now() + RESTART_WAIT_MS;
   while (Date.now() < deadline) {
     try {
-      await ctx.api.get('/api/v1/system/status');
+      await ctx.api.get<ResponseData['GET /api/v1/system/status']>('/api/v1/system/status');
       return true;
     } catch (err) {
       if (err instanceof CliError && err.code !== 'NODE_UNREACHABLE' && err.code !== 'NODE_TIMEOUT' && err.details?.status !== 404 && err.details?.status !== 503) {
@@ -159,19 +158,10 @@ async function waitUntilServing(ctx: CliContext): Promise<boolean> {
   return false;
 }
 
-interface ProcessorReply {
-  message?: string;
-  processors?: Record<string, boolean>;
+function printProcessors(ctx: CliContext, data: ProcessorReply): void {
+  ctx.out.line(data.message);
+  ctx.out.kv(Object.entries(data.processors).map(([name, running]) => [name, running ? 'running' : 'stopped']), { indent: 2 });
 }
-
-function printProcessors(ctx: CliContext, data: ProcessorReply, fallback: string): void {
-  ctx.out.line(messageOf(data, fallback));
-  const flags = Object.entries(data.processors ?? {});
-  if (flags.length) ctx.out.kv(flags.map(([name, running]) => [name, running ? 'running' : 'stopped']), { indent: 2 });
-}
-
-const messageOf = (data: unknown, fallback: string): string =>
-  data && typeof data === 'object' && typeof (data as { message?: unknown }).message === 'string' ? (data as { message: string }).message : fallback;
 
 /**
  * Saves the report as `debug-report-<UTC second>.json` (mode 600), never over an existing file: a second report in
@@ -225,8 +215,8 @@ export default defineCliCommands({
           if (!opts.yes) {
             return ctx.fail('CONFIRMATION_REQUIRED', 'changesettings reset resets every setting to its default: add --yes to confirm');
           }
-          const data = await ctx.api.post<{ message?: string }>('/api/v1/system/settings/reset', { confirm: true });
-          return ctx.out.success(data, messageOf(data, 'Settings reset to defaults'));
+          const data = await ctx.api.post<ResponseData['POST /api/v1/system/settings/reset']>('/api/v1/system/settings/reset', { confirm: true });
+          return ctx.out.success(data, data.message);
         }
         if (value === undefined) return ctx.fail('INVALID_PARAMS', `missing value: node-cli changesettings ${setting} <value>`);
         return changeSetting(ctx, setting, value);
@@ -241,15 +231,15 @@ export default defineCliCommands({
       )
       .action(async () => {
         const data = await ctx.progress('Restarting the node', async () => {
-          const res = await ctx.api.post('/api/v1/system/restart');
+          const res = await ctx.api.post<ResponseData['POST /api/v1/system/restart']>('/api/v1/system/restart');
           if (!(await waitUntilServing(ctx))) {
             ctx.fail('RESTART_TIMEOUT', `the node did not answer within ${RESTART_WAIT_MS / 1000} s after the restart`);
           }
           return res;
         });
         ctx.out.success(data, () => {
-          ctx.out.line(messageOf(data, 'Node restarted'));
-          const failed = ((data as { plugins?: Array<{ name: string; error: string | null }> }).plugins ?? []).filter((p) => p.error);
+          ctx.out.line(data.message);
+          const failed = data.plugins.filter((p) => p.error);
           for (const p of failed) ctx.out.warn(`  plugin ${p.name} did not start: ${p.error}`);
         });
       });
@@ -259,16 +249,16 @@ export default defineCliCommands({
       .summary('stop the background processors (the REST API keeps serving)')
       .description('Stops the background processors (P2P, transactions, cleanup). The REST API keeps serving; "node-cli start" resumes them.')
       .action(async () => {
-        const data = await ctx.api.post<ProcessorReply>('/api/v1/system/shutdown');
-        ctx.out.success(data, () => printProcessors(ctx, data, 'Background processors stopped'));
+        const data = await ctx.api.post<ResponseData['POST /api/v1/system/shutdown']>('/api/v1/system/shutdown');
+        ctx.out.success(data, () => printProcessors(ctx, data));
       });
 
     program
       .command('start')
       .summary('start the background processors again')
       .action(async () => {
-        const data = await ctx.api.post<ProcessorReply>('/api/v1/system/start');
-        ctx.out.success(data, () => printProcessors(ctx, data, 'Background processors started'));
+        const data = await ctx.api.post<ResponseData['POST /api/v1/system/start']>('/api/v1/system/start');
+        ctx.out.success(data, () => printProcessors(ctx, data));
       });
 
     program
@@ -278,18 +268,18 @@ export default defineCliCommands({
       .action(async (type: string | undefined) => {
         const body = type === undefined || type.toLowerCase() === 'all' ? {} : { type: type.toLowerCase() };
         const data = await ctx.progress('Synchronising', () =>
-          ctx.api.post<{ message?: string; results?: Record<string, unknown>; skipped?: string[] }>('/api/v1/system/sync', body),
+          ctx.api.post<ResponseData['POST /api/v1/system/sync']>('/api/v1/system/sync', body),
         );
         ctx.out.success(data, () => {
-          ctx.out.line(messageOf(data, 'Sync completed'));
-          for (const [name, result] of Object.entries(data.results ?? {})) {
-            const report = (result as { report?: unknown }).report;
+          ctx.out.line(data.message);
+          for (const [name, result] of Object.entries(data.results)) {
+            const report = result.report;
             if (Array.isArray(report)) {
               ctx.out.line(`  ${name}:`);
               for (const line of report) ctx.out.line(`    ${String(line)}`);
             } else ctx.out.line(`  ${name}: ${JSON.stringify(result)}`);
           }
-          if (data.skipped?.length) ctx.out.line(`  not available: ${data.skipped.join(', ')}`);
+          if (data.skipped.length) ctx.out.line(`  not available: ${data.skipped.join(', ')}`);
         });
       });
 
@@ -299,13 +289,10 @@ export default defineCliCommands({
       .option('--yes', 'do not ask for confirmation')
       .action(async (opts: { yes?: boolean }) => {
         await ctx.confirm('Retire this node? Processors stop and peers are refused until "node-cli unretire".', Boolean(opts.yes));
-        const data = await ctx.api.post<{ message?: string; processes_terminated?: number; tor_access_warning?: string }>(
-          '/api/v1/system/retire',
-          { confirm: true },
-        );
+        const data = await ctx.api.post<ResponseData['POST /api/v1/system/retire']>('/api/v1/system/retire', { confirm: true });
         ctx.out.success(data, () => {
-          ctx.out.line(messageOf(data, 'Node retired'));
-          if (data.processes_terminated !== undefined) ctx.out.line(`  Processes stopped  ${data.processes_terminated}`);
+          ctx.out.line(data.message);
+          ctx.out.line(`  Processes stopped  ${data.processes_terminated}`);
           if (data.tor_access_warning) ctx.out.warn(`Note: ${data.tor_access_warning}`);
         });
       });
@@ -319,8 +306,8 @@ export default defineCliCommands({
           'Unretire this node? Only safe when no other node runs this wallet identity.',
           Boolean(opts.yes),
         );
-        const data = await ctx.api.post('/api/v1/system/unretire', { confirm: true });
-        ctx.out.success(data, messageOf(data, 'Node unretired'));
+        const data = await ctx.api.post<ResponseData['POST /api/v1/system/unretire']>('/api/v1/system/unretire', { confirm: true });
+        ctx.out.success(data, data.message);
       });
 
     for (const [name, summary] of [
@@ -331,7 +318,7 @@ export default defineCliCommands({
         .command(name)
         .summary(summary)
         .action(async () => {
-          const data = await ctx.api.post<{ message: string; transports: string }>(`/api/v1/system/${name}`, {});
+          const data = await ctx.api.post<ResponseData[`POST /api/v1/system/${typeof name}`]>(`/api/v1/system/${name}`, {});
           ctx.out.success(data, data.message);
         });
     }
@@ -354,17 +341,17 @@ export default defineCliCommands({
           const body: Record<string, unknown> = { full };
           if (description !== undefined) body.description = description;
           const data = await ctx.progress('Submitting the debug report', () =>
-            ctx.api.post<{ submitted?: boolean; key?: string; report_type?: string }>('/api/v1/system/debug-report', body),
+            ctx.api.post<ResponseData['POST /api/v1/system/debug-report']>('/api/v1/system/debug-report', body),
           );
-          return ctx.out.success(data, `Debug report submitted (${data.report_type ?? (full ? 'full' : 'limited')}); reference: ${data.key ?? '-'}`);
+          return ctx.out.success(data, `Debug report submitted (${data.report_type}); reference: ${data.key}`);
         }
         const query: Record<string, string | boolean> = { full };
         if (description !== undefined) query.description = description;
         const data = await ctx.progress('Building the debug report', () =>
-          ctx.api.get<{ report: unknown; report_type?: string; debug_entries_count?: number }>('/api/v1/system/debug-report', query),
+          ctx.api.get<ResponseData['GET /api/v1/system/debug-report']>('/api/v1/system/debug-report', query),
         );
         const file = saveReport(process.cwd(), new Date(), data.report);
-        const result = { file, report_type: data.report_type ?? (full ? 'full' : 'limited'), debug_entries_count: data.debug_entries_count ?? null };
+        const result = { file, report_type: data.report_type, debug_entries_count: data.debug_entries_count };
         ctx.out.success(result, () => {
           ctx.out.line(`Debug report saved: ${file}`);
           ctx.out.kv(
