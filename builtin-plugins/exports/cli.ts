@@ -12,6 +12,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { basename, resolve } from 'node:path';
 import { CliError, defineCliCommands, type CliContext, type CliQuery } from '../../sdk/cli.js';
+import type { ResponseData } from '../../sdk/index.js';
 
 const ENTITIES = ['transactions', 'payment_requests', 'contacts', 'balances'] as const;
 type Entity = (typeof ENTITIES)[number];
@@ -107,7 +108,7 @@ const size = (bytes: number): string =>
 async function resolveContact(ctx: CliContext, reference: string): Promise<string> {
   const ref = reference.trim();
   if (/^[0-9a-fA-F]{64}$/.test(ref)) return ref.toLowerCase();
-  const data = await ctx.api.get<{ contact: { name: string | null; pubkey_hash: string | null } }>(`/api/v1/contacts/${encodeURIComponent(ref)}`);
+  const data = await ctx.api.get<ResponseData['GET /api/v1/contacts/{address}']>(`/api/v1/contacts/${encodeURIComponent(ref)}`);
   if (!data.contact.pubkey_hash) throw new CliError('INVALID_PARAMS', `${ref} has no known key yet: nothing of it can be exported`);
   return data.contact.pubkey_hash;
 }
