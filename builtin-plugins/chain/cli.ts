@@ -8,27 +8,9 @@
  * any finding. chaindrop drives the tx drops of /api/v1/chaindrop (rate: 10 per minute, the host's table).
  */
 import { CliError, cliDisplay, defineCliCommands, type CliContext, type CliProgram } from '../../sdk/cli.js';
+import type { ResponseData } from '../../sdk/index.js';
 
-interface ChainRow {
-  contact_name: string | null;
-  contact_pubkey_hash: string;
-  currency: string;
-  settled_count: number;
-  status: 'ok' | 'fail';
-  findings: number;
-  gaps: { missing_txid: string; broken_txid: string; before_txid: string | null }[];
-  forks: string[][];
-  rows: { txid: string; problem: string; detail: string }[];
-  balance: { stored: { received: string; sent: string }; computed: { received: string; sent: string } } | null;
-  checkpoint: string;
-}
-
-interface Report {
-  ok: boolean;
-  findings: number;
-  count: number;
-  chains: ChainRow[];
-}
+type ChainRow = ResponseData['GET /api/v1/chain/verify']['chains'][number];
 
 const short = (txid: string | null): string => (txid ? `${txid.slice(0, 12)}…` : 'start');
 
@@ -40,19 +22,6 @@ function problems(c: ChainRow): string[] {
     ...c.rows.map((r) => `${r.problem.replace('_', ' ')}: ${short(r.txid)} ${r.detail}`),
     ...(c.balance ? [`balance: stored received ${c.balance.stored.received} / sent ${c.balance.stored.sent}, the chain adds up to ${c.balance.computed.received} / ${c.balance.computed.sent}`] : []),
   ];
-}
-
-interface ProposalRow {
-  proposal_id: string;
-  contact_pubkey_hash: string;
-  currency: string;
-  direction: 'incoming' | 'outgoing';
-  status: string;
-  missing_txid: string;
-  broken_txid: string;
-  blocking: boolean;
-  created_at: string;
-  expires_at: string;
 }
 
 function registerChainDrop(program: CliProgram, ctx: CliContext): void {
@@ -71,7 +40,7 @@ function registerChainDrop(program: CliProgram, ctx: CliContext): void {
     .argument('<contact_address>', 'the contact: a name or an address')
     .option('--currency <code>', 'the chain in this currency (default: the first chain with a gap)')
     .action(async (contact: string, opts: { currency?: string }) => {
-      const data = await ctx.api.post<{ message: string; proposal_id: string; missing_txid: string; broken_txid: string }>('/api/v1/chaindrop/propose', {
+      const data = await ctx.api.post<ResponseData['POST /api/v1/chaindrop/propose']>('/api/v1/chaindrop/propose', {
         contact,
         ...(opts.currency ? { currency: opts.currency } : {}),
       });
@@ -93,7 +62,7 @@ function registerChainDrop(program: CliProgram, ctx: CliContext): void {
       .summary(summary)
       .argument('<proposal_id>', 'cdp-...')
       .action(async (id: string) => {
-        const data = await ctx.api.post<{ message: string; proposal_id: string }>(`/api/v1/chaindrop/${action}`, { proposal_id: id });
+        const data = await ctx.api.post<ResponseData[`POST /api/v1/chaindrop/${typeof action}`]>(`/api/v1/chaindrop/${action}`, { proposal_id: id });
         ctx.out.success(data, data.message);
       });
   }
@@ -102,7 +71,7 @@ function registerChainDrop(program: CliProgram, ctx: CliContext): void {
     .summary('incoming proposals waiting for you; with a contact, every proposal with it')
     .argument('[contact_address]', 'a name or an address')
     .action(async (contact: string | undefined) => {
-      const data = await ctx.api.get<{ proposals: ProposalRow[]; count: number }>('/api/v1/chaindrop', contact ? { contact } : {});
+      const data = await ctx.api.get<ResponseData['GET /api/v1/chaindrop']>('/api/v1/chaindrop', contact ? { contact } : {});
       const show = await cliDisplay(ctx);
       ctx.out.success(data, () =>
         ctx.out.table(
@@ -111,8 +80,8 @@ function registerChainDrop(program: CliProgram, ctx: CliContext): void {
             { key: 'proposal_id', header: 'PROPOSAL' },
             { key: 'direction', header: 'WAY' },
             { key: 'currency', header: 'CURRENCY' },
-            { key: 'status', header: 'STATUS', format: (v, r) => (r.blocking ? `${String(v)} (blocking)` : String(v)) },
-            { key: 'missing_txid', header: 'MISSING', format: (v) => short(String(v)) },
+            { key: 'status', header: 'STATUS', format: (_v, r) => (r.blocking ? `${r.status} (blocking)` : r.status) },
+            { key: 'missing_txid', header: 'MISSING', format: (_v, r) => short(r.missing_txid) },
             { key: 'expires_at', header: 'EXPIRES', format: show.date },
           ],
           { title: `Tx drop proposals: ${data.count}`, empty: contact ? 'No proposal with this contact.' : 'No proposal waits for you.' },
@@ -138,7 +107,7 @@ export default defineCliCommands({
         const query: Record<string, string> = {};
         if (opts.contact) query.contact_pubkey_hash = opts.contact;
         if (opts.currency) query.currency = opts.currency;
-        const report = await ctx.api.get<Report>('/api/v1/chain/verify', query);
+        const report = await ctx.api.get<ResponseData['GET /api/v1/chain/verify']>('/api/v1/chain/verify', query);
         const human = (): void => {
           if (report.count === 0) ctx.out.line('No settled chain yet: nothing to verify.');
           for (const c of report.chains) {
