@@ -4,28 +4,13 @@
  */
 import type { Command } from 'commander';
 import { CliError, cliDisplay, offerRateLimitOff, type CliContext, type CliDisplay } from '../../sdk/cli.js';
+import type { ResponseData } from '../../sdk/index.js';
 
-interface Tx {
-  txid: string;
-  type: string;
-  status: string;
-  amount: string;
-  currency: string;
-  counterparty_name?: string | null;
-  description?: string | null;
-  failure_reason?: string | null;
-  timestamp: string;
-}
-
-export interface BalanceRow {
-  contact_name: string | null;
-  address: string | null;
-  pubkey_hash?: string;
-  currency: string;
-  received: string;
-  sent: string;
-  net_balance: string;
-}
+type Tx = ResponseData['GET /api/v1/wallet/transactions/{txid}']['transaction'];
+/** A row of history or overview: overview's rows are the shorter. */
+type TxRow = ResponseData['GET /api/v1/wallet/overview']['recent_transactions'][number];
+type SendAnswer = ResponseData['POST /api/v1/wallet/send'];
+export type BalanceRow = ResponseData['GET /api/v1/wallet/balance']['balances'][number];
 
 /** How long `send` and `refund` wait for the payment's outcome before reporting it as still in flight. */
 const OUTCOME_WAIT_MS = 5000;
@@ -39,7 +24,7 @@ async function outcome(ctx: CliContext, txid: string): Promise<Tx | null> {
   const end = Date.now() + OUTCOME_WAIT_MS;
   let delay = 20;
   for (;;) {
-    const { transaction } = await ctx.api.get<{ transaction: Tx }>(`/api/v1/wallet/transactions/${txid}`);
+    const { transaction } = await ctx.api.get<ResponseData['GET /api/v1/wallet/transactions/{txid}']>(`/api/v1/wallet/transactions/${txid}`);
     if (FINAL.has(transaction.status) || Date.now() > end) return transaction;
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 250);
@@ -63,7 +48,7 @@ async function withoutContacts<T>(ctx: CliContext, work: () => Promise<T>): Prom
     return await work();
   } catch (err) {
     if (!(err instanceof CliError) || !['no_route', 'contact_not_found', 'CONTACT_NOT_FOUND'].includes(err.code)) throw err;
-    const accepted = await ctx.api.get<{ total: number }>('/api/v1/contacts', { status: 'accepted', limit: 1 }).catch(() => null);
+    const accepted = await ctx.api.get<ResponseData['GET /api/v1/contacts']>('/api/v1/contacts', { status: 'accepted', limit: 1 }).catch(() => null);
     if (accepted?.total !== 0) throw err;
     throw new CliError('NO_CONTACTS', 'This node has no accepted contacts yet: add one with `node-cli contact add <address> <name>`', {
       ...err.details,
@@ -84,7 +69,7 @@ async function asSend<T>(title: string, work: () => Promise<T>): Promise<T> {
 
 async function maxOutput(ctx: CliContext): Promise<number> {
   try {
-    const view = await ctx.api.get<{ settings: Record<string, unknown> }>('/api/v1/system/settings');
+    const view = await ctx.api.get<ResponseData['GET /api/v1/system/settings']>('/api/v1/system/settings');
     const n = Number(view.settings.max_output);
     return Number.isInteger(n) && n >= 0 ? n : 5;
   } catch {
@@ -98,12 +83,12 @@ function parseLimit(ctx: CliContext, text: string, what: string): number {
 }
 
 async function contactHash(ctx: CliContext, reference: string): Promise<string> {
-  const data = await ctx.api.get<{ contact: { pubkey_hash: string | null } }>(`/api/v1/contacts/${encodeURIComponent(reference)}`);
+  const data = await ctx.api.get<ResponseData['GET /api/v1/contacts/{address}']>(`/api/v1/contacts/${encodeURIComponent(reference)}`);
   if (!data.contact.pubkey_hash) ctx.fail('CONTACT_NOT_FOUND', `${reference} has no known public key yet: no balances or history`);
   return data.contact.pubkey_hash;
 }
 
-function txTable(ctx: CliContext, show: CliDisplay, rows: readonly Tx[], title: string): void {
+function txTable(ctx: CliContext, show: CliDisplay, rows: readonly TxRow[], title: string): void {
   ctx.out.table(
     rows,
     [
@@ -114,7 +99,7 @@ function txTable(ctx: CliContext, show: CliDisplay, rows: readonly Tx[], title: 
       { key: 'currency', header: 'CCY' },
       { key: 'counterparty_name', header: 'CONTACT', maxWidth: 24 },
       { key: 'description', header: 'DESCRIPTION', maxWidth: 40 },
-      { key: 'txid', header: 'TXID', format: (v) => short(String(v)) },
+      { key: 'txid', header: 'TXID', format: (_v, row) => short(row.txid) },
     ],
     { title, empty: 'no transactions' },
   );
@@ -136,9 +121,8 @@ export function balanceTable(ctx: CliContext, show: CliDisplay, rows: readonly B
 }
 
 /** A split payment's parts, one line each: what each route delivers and what it costs. */
-function splitLines(split: unknown, amount: (v: unknown) => string): [string, string][] {
-  const parts = (split as { parts?: Record<string, unknown>[] } | undefined)?.parts ?? [];
-  return parts.map((p, i) => [`part ${i + 1}`, `${amount(p.amount)} (fee ${p.fee === null ? '?' : amount(p.fee)}) via ${String(p.via ?? '?').slice(0, 12)}`]);
+function splitLines(split: SendAnswer['split'], amount: (v: unknown) => string): [string, string][] {
+  return (split?.parts ?? []).map((p, i) => [`part ${i + 1}`, `${amount(p.amount)} (fee ${p.fee === null ? '?' : amount(p.fee)}) via ${(p.via ?? '?').slice(0, 12)}`]);
 }
 
 export function registerPaymentCommands(program: Command, ctx: CliContext): void {
@@ -165,7 +149,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .action(async (address: string, amount: string, currency: string, description: string | undefined, opts: { best?: boolean; split?: boolean }) => {
       const sent = await asSend('Send failed', () =>
         withoutContacts(ctx, () =>
-          ctx.api.post<Record<string, unknown> & { txid: string | null; message: string; status: string }>('/api/v1/wallet/send', {
+          ctx.api.post<SendAnswer>('/api/v1/wallet/send', {
             address,
             amount,
             currency,
@@ -193,7 +177,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
       const data = { ...sent, payment_status: tx?.status ?? 'pending' };
       const show = await cliDisplay(ctx);
       ctx.out.success(data, () => {
-        ctx.out.line(tx?.status === 'completed' ? `Paid ${show.amount(sent.amount)} ${sent.currency} to ${String(sent.recipient)}.` : `${sent.message}; status: ${tx?.status ?? 'pending'} (still in flight: check node-cli history).`);
+        ctx.out.line(tx?.status === 'completed' ? `Paid ${show.amount(sent.amount)} ${sent.currency} to ${sent.recipient}.` : `${sent.message}; status: ${tx?.status ?? 'pending'} (still in flight: check node-cli history).`);
         ctx.out.kv([
           ['txid', sent.txid],
           ['recipient', sent.recipient],
@@ -215,19 +199,19 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .argument('[amount]', 'part of it (default: everything not yet refunded)')
     .action(async (txid: string, amount: string | undefined) => {
       const r = await asSend('Refund failed', () =>
-        ctx.api.post<Record<string, unknown> & { refund_txid: string | null }>('/api/v1/wallet/refund', { txid, ...(amount !== undefined ? { amount } : {}) }),
+        ctx.api.post<ResponseData['POST /api/v1/wallet/refund']>('/api/v1/wallet/refund', { txid, ...(amount !== undefined ? { amount } : {}) }),
       );
       const tx = r.refund_txid ? await outcome(ctx, r.refund_txid) : null;
       failOnOutcome(ctx, tx, 'Refund');
       const data = { ok: true, ...r, payment_status: tx?.status ?? 'pending' };
       const show = await cliDisplay(ctx);
       ctx.out.success(data, () => {
-        ctx.out.line(String(r.message));
+        ctx.out.line(r.message);
         ctx.out.kv(
           [
             ['original txid', r.original_txid],
             ['refund txid', r.refund_txid],
-            ['amount', `${show.amount(r.amount)} ${String(r.currency)}`],
+            ['amount', `${show.amount(r.amount)} ${r.currency}`],
             ['original amount', show.amount(r.original_amount)],
             ['already refunded', show.amount(r.already_refunded)],
             ['remaining', show.amount(r.remaining)],
@@ -244,7 +228,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .summary('balances per contact and currency')
     .argument('[address]', 'one contact: name, address or public key hash')
     .action(async (reference: string | undefined) => {
-      const { balances } = await ctx.api.get<{ balances: BalanceRow[] }>('/api/v1/wallet/balance');
+      const { balances } = await ctx.api.get<ResponseData['GET /api/v1/wallet/balance']>('/api/v1/wallet/balance');
       let rows = balances;
       if (reference !== undefined) {
         const hash = await contactHash(ctx, reference);
@@ -271,11 +255,11 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
         limitText = first;
       }
       const limit = limitText !== undefined ? parseLimit(ctx, limitText, 'limit') : await maxOutput(ctx);
-      const rows: Tx[] = [];
+      const rows: TxRow[] = [];
       let total = 0;
       for (let offset = 0; ; offset += PAGE) {
         const want = limit === 0 ? PAGE : Math.min(PAGE, limit - rows.length);
-        const page = await ctx.api.get<{ transactions: Tx[]; pagination: { total: number } }>('/api/v1/wallet/transactions', {
+        const page = await ctx.api.get<ResponseData['GET /api/v1/wallet/transactions']>('/api/v1/wallet/transactions', {
           limit: want,
           offset,
           ...(reference !== undefined ? { contact: reference } : {}),
@@ -297,12 +281,7 @@ export function registerPaymentCommands(program: Command, ctx: CliContext): void
     .argument('[limit]', 'recent transactions to show (default 5, at most 20)')
     .action(async (limitText: string | undefined) => {
       const limit = limitText !== undefined ? parseLimit(ctx, limitText, 'limit') : 5;
-      const data = await ctx.api.get<{
-        balances: { currency: string; total_balance: string }[];
-        total_available_credit: { currency: string; total: string }[];
-        recent_transactions: Tx[];
-        transaction_count: number;
-      }>('/api/v1/wallet/overview', { transaction_limit: limit });
+      const data = await ctx.api.get<ResponseData['GET /api/v1/wallet/overview']>('/api/v1/wallet/overview', { transaction_limit: limit });
       const show = await cliDisplay(ctx);
       ctx.out.success(data, () => {
         ctx.out.table(

@@ -9,14 +9,8 @@
  *   overview [limit]                                                    (default 5, at most 20)
  */
 import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import type { ResponseData } from '../../sdk/index.js';
 import { balanceTable, registerPaymentCommands, type BalanceRow } from './cli-payments.js';
-
-interface WalletInfo {
-  public_key_hash: string;
-  addresses: { http: string | null; https: string | null; tor: string | null };
-  fee_earnings: Array<{ currency: string; total_amount?: string }>;
-  available_credit: Array<{ currency: string; total_available_credit?: string }>;
-}
 
 /** The auth code leaves the machine's memory only this long when written to a file. */
 export const AUTH_FILE_TTL_SECONDS = 300;
@@ -34,14 +28,13 @@ async function info(ctx: CliContext, detail: string | undefined, showAuth: boole
   if (detail !== undefined && detail.toLowerCase() !== 'detail') {
     ctx.fail('INVALID_PARAMS', `unknown argument "${detail}": the only one is "detail" (node-cli info detail)`);
   }
-  const wallet = await ctx.progress('Reading wallet info', () => ctx.api.get<WalletInfo>('/api/v1/wallet/info'));
+  const wallet = await ctx.progress('Reading wallet info', () => ctx.api.get<ResponseData['GET /api/v1/wallet/info']>('/api/v1/wallet/info'));
   ctx.rememberNodeId(wallet.public_key_hash);
 
   let balances: BalanceRow[] | null = null;
   if (detail !== undefined) {
     try {
-      const data = await ctx.api.get<{ balances?: BalanceRow[] }>('/api/v1/wallet/balance');
-      balances = data.balances ?? [];
+      balances = (await ctx.api.get<ResponseData['GET /api/v1/wallet/balance']>('/api/v1/wallet/balance')).balances;
     } catch (err) {
       if (!notServed(err)) throw err;
     }
@@ -90,15 +83,15 @@ async function info(ctx: CliContext, detail: string | undefined, showAuth: boole
     o.line();
     o.kv(
       [
-        ['http', wallet.addresses?.http],
-        ['https', wallet.addresses?.https],
-        ['tor', wallet.addresses?.tor],
+        ['http', wallet.addresses.http],
+        ['https', wallet.addresses.https],
+        ['tor', wallet.addresses.tor],
       ],
       { title: 'Addresses' },
     );
     o.line();
     o.table(
-      wallet.fee_earnings ?? [],
+      wallet.fee_earnings,
       [
         { key: 'currency', header: 'CURRENCY' },
         { key: 'total_amount', header: 'EARNED', align: 'right', format: show.amount },
@@ -107,7 +100,7 @@ async function info(ctx: CliContext, detail: string | undefined, showAuth: boole
     );
     o.line();
     o.table(
-      wallet.available_credit ?? [],
+      wallet.available_credit,
       [
         { key: 'currency', header: 'CURRENCY' },
         { key: 'total_available_credit', header: 'AVAILABLE', align: 'right', format: show.amount },
