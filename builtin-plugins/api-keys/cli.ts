@@ -8,25 +8,9 @@
  */
 import { cliDisplay, defineCliCommands, parseIntOption, type CliContext, type CliDisplay } from '../../sdk/cli.js';
 import { allPages } from '../../sdk/cli-paging.js';
+import type { ResponseData } from '../../sdk/index.js';
 
-interface KeyView {
-  key_id: string;
-  name: string;
-  permissions: string[];
-  rate_limit_per_minute: number;
-  enabled: boolean;
-  expired?: boolean;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-}
-
-interface CreatedKey extends KeyView {
-  secret: string;
-  warning?: string;
-}
-
-const SECRET_WARNING = 'Save this secret now: it will not be shown again.';
+type KeyView = ResponseData['GET /api/v1/keys/{key_id}']['key'];
 
 const keyPath = (keyId: string): string => `/api/v1/keys/${encodeURIComponent(keyId)}`;
 
@@ -72,7 +56,7 @@ export default defineCliCommands({
       .command('list', { isDefault: true })
       .summary('list every API key (disabled and expired ones included)')
       .action(async () => {
-        const { rows } = await allPages<KeyView>(ctx.api, '/api/v1/keys', 'keys');
+        const { rows } = await allPages<ResponseData['GET /api/v1/keys']['keys'][number]>(ctx.api, '/api/v1/keys', 'keys');
         const data = { keys: rows, count: rows.length };
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () =>
@@ -97,7 +81,7 @@ export default defineCliCommands({
       .summary('show one API key (never its secret)')
       .argument('<key_id>')
       .action(async (keyId: string) => {
-        const data = await ctx.api.get<{ key: KeyView }>(keyPath(keyId));
+        const data = await ctx.api.get<ResponseData['GET /api/v1/keys/{key_id}']>(keyPath(keyId));
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => printKey(ctx, show, data.key, 'API key'));
       });
@@ -119,14 +103,15 @@ export default defineCliCommands({
         if (opts.permissions !== undefined) body.permissions = splitList(opts.permissions);
         if (opts.rateLimit !== undefined) body.rate_limit_per_minute = opts.rateLimit;
         if (opts.expires !== undefined) body.expires_at = opts.expires;
-        const key = await ctx.api.post<CreatedKey>('/api/v1/keys', body);
+        const key = await ctx.api.post<ResponseData['POST /api/v1/keys']>('/api/v1/keys', body);
         const show = await cliDisplay(ctx);
         ctx.out.success(key, () => {
-          printKey(ctx, show, { ...key, last_used_at: null }, `API key created: ${key.key_id}`, [['Secret', key.secret]]);
+          // A new key is unused, and not expired: the node refuses an expiry in the past.
+          printKey(ctx, show, { ...key, expired: false, last_used_at: null }, `API key created: ${key.key_id}`, [['Secret', key.secret]]);
           ctx.out.line();
           ctx.out.line('Sign requests with X-API-Key = the key id and the secret as the HMAC key (see docs/cli.md).');
         });
-        ctx.out.warn(`WARNING: ${key.warning ?? SECRET_WARNING}`);
+        ctx.out.warn(`WARNING: ${key.warning}`);
       });
 
     for (const [verb, summary] of [
@@ -138,7 +123,7 @@ export default defineCliCommands({
         .summary(summary)
         .argument('<key_id>')
         .action(async (keyId: string) => {
-          const data = await ctx.api.post<{ message: string; key: KeyView }>(`/api/v1/keys/${verb}/${encodeURIComponent(keyId)}`);
+          const data = await ctx.api.post<ResponseData[`POST /api/v1/keys/${typeof verb}/{key_id}`]>(`/api/v1/keys/${verb}/${encodeURIComponent(keyId)}`);
           ctx.out.success(data, data.message);
         });
     }
@@ -148,7 +133,7 @@ export default defineCliCommands({
       .summary('delete an API key permanently')
       .argument('<key_id>')
       .action(async (keyId: string) => {
-        const data = await ctx.api.delete<{ message: string; key_id: string }>(keyPath(keyId));
+        const data = await ctx.api.delete<ResponseData['DELETE /api/v1/keys/{key_id}']>(keyPath(keyId));
         ctx.out.success(data, data.message);
       });
   },
