@@ -14,7 +14,7 @@
  *   plugin dev [folder]                                      (a development node: rebuild and swap on every change)
  */
 import { resolve } from 'node:path';
-import type { SandboxPluginInfo } from '../../sdk/index.js';
+import type { ResponseData } from '../../sdk/index.js';
 import { defineCliCommands, localCommand, parseIntOption, type CliContext } from '../../sdk/cli.js';
 import { allPages } from '../../sdk/cli-paging.js';
 import { BundleError, readBundle } from './bundle.js';
@@ -22,24 +22,7 @@ import { BuildError, buildPlugin } from '../../sdk/plugin-build.js';
 import { devLoop } from './dev.js';
 import { scaffold, ScaffoldError } from './scaffold.js';
 
-interface PluginRow {
-  name: string;
-  version: string;
-  enabled: boolean;
-  status: string;
-  license: string | null;
-  author?: string | null;
-  homepage?: string | null;
-  description?: string | null;
-  builtin?: boolean;
-  essential?: boolean;
-  public_routes?: string[];
-  public_routes_enabled?: boolean;
-  public_routes_served?: boolean;
-  restart_required?: boolean;
-  error?: string | null;
-  sandbox?: SandboxPluginInfo;
-}
+type PluginRow = ResponseData['GET /api/v1/plugins/{name}']['plugin'];
 
 /** A setting value from the command line: `null` restores the default; the node reads the rest in the setting's type. */
 const settingValue = (text: string): string | null => (text === 'null' ? null : text);
@@ -50,7 +33,7 @@ const pluginPath = (name: string, action = ''): string => `/api/v1/plugins/${enc
 
 const SWITCH: Record<string, boolean> = { on: true, off: false, true: true, false: false, enable: true, disable: false, yes: true, no: false };
 
-function list(ctx: CliContext, data: { plugins: PluginRow[] }): void {
+function list(ctx: CliContext, data: { plugins: readonly PluginRow[] }): void {
   const o = ctx.out;
   o.table(
     data.plugins,
@@ -60,11 +43,11 @@ function list(ctx: CliContext, data: { plugins: PluginRow[] }): void {
       { key: 'enabled', header: 'ENABLED' },
       { key: 'status', header: 'STATUS' },
       { key: 'license', header: 'LICENSE' },
-      { key: 'builtin', header: 'SOURCE', format: (v, row) => (v ? 'builtin' : `installed, ${row.sandbox?.signature.status ?? 'unsigned'}`) },
+      { key: 'builtin', header: 'SOURCE', format: (_v, row) => (row.builtin ? 'builtin' : `installed, ${row.sandbox?.signature.status ?? 'unsigned'}`) },
       {
         key: 'public_routes',
         header: 'PUBLIC ROUTES',
-        format: (v, row) => (Array.isArray(v) && v.length ? `${row.public_routes_served ? 'served' : row.public_routes_enabled ? 'on' : 'off'} (${v.length})` : '-'),
+        format: (_v, row) => (row.public_routes.length ? `${row.public_routes_served ? 'served' : row.public_routes_enabled ? 'on' : 'off'} (${row.public_routes.length})` : '-'),
       },
     ],
     { title: 'Installed plugins', empty: 'No plugins installed.' },
@@ -92,7 +75,7 @@ export default defineCliCommands({
       .command('list', { isDefault: true })
       .summary('list installed plugins')
       .action(async () => {
-        const { rows, data: last } = await allPages<PluginRow>(ctx.api, '/api/v1/plugins', 'plugins');
+        const { rows, data: last } = await allPages<ResponseData['GET /api/v1/plugins']['plugins'][number]>(ctx.api, '/api/v1/plugins', 'plugins');
         const data = { plugins: rows, count: rows.length, public_routes_ceiling: last.public_routes_ceiling };
         ctx.out.success(data, () => list(ctx, data));
       });
@@ -102,7 +85,7 @@ export default defineCliCommands({
       .summary('show one plugin')
       .argument('<name>')
       .action(async (name: string) => {
-        const data = await ctx.api.get<{ plugin: PluginRow }>(pluginPath(name));
+        const data = await ctx.api.get<ResponseData['GET /api/v1/plugins/{name}']>(pluginPath(name));
         const p = data.plugin;
         ctx.out.success(data, () =>
           ctx.out.kv(
@@ -117,8 +100,8 @@ export default defineCliCommands({
               ['Author', p.author],
               ['License', p.license],
               ['Homepage', p.homepage],
-              ['Public routes', (p.public_routes ?? []).map((a) => `/p/${p.name}/${a}`)],
-              ['Routes switch', p.public_routes?.length ? (p.public_routes_enabled ? 'on' : 'off') : null],
+              ['Public routes', p.public_routes.map((a) => `/p/${p.name}/${a}`)],
+              ['Routes switch', p.public_routes.length ? (p.public_routes_enabled ? 'on' : 'off') : null],
               ['Restart needed', p.restart_required],
               ['Error', p.error],
               ...(p.sandbox
@@ -144,13 +127,7 @@ export default defineCliCommands({
         .summary(`${verb} a plugin (takes effect at the next restart)`)
         .argument('<name>')
         .action(async (name: string) => {
-          const data = await ctx.api.post<{
-            message: string;
-            restart_required?: boolean;
-            public_routes_gated?: boolean;
-            public_routes_message?: string;
-            permissions_message?: string;
-          }>(pluginPath(name, verb));
+          const data = await ctx.api.post<ResponseData[`POST /api/v1/plugins/{name}/${typeof verb}`]>(pluginPath(name, verb));
           ctx.out.success(data, () => {
             ctx.out.line(data.message.replace(/\s*POST \/api\/v1\/system\/restart to apply\.?/, ''));
             if (data.permissions_message) ctx.out.line(data.permissions_message);
@@ -168,7 +145,7 @@ export default defineCliCommands({
       .action(async (name: string, state: string) => {
         const enabled = SWITCH[state.toLowerCase()];
         if (enabled === undefined) return ctx.fail('INVALID_PARAMS', `expected on or off, got "${state}"`);
-        const data = await ctx.api.post<{ message: string }>(pluginPath(name, 'public-routes'), { enabled });
+        const data = await ctx.api.post<ResponseData['POST /api/v1/plugins/{name}/public-routes']>(pluginPath(name, 'public-routes'), { enabled });
         ctx.out.success(data, data.message);
       });
 
@@ -185,7 +162,7 @@ export default defineCliCommands({
           if (err instanceof BundleError) return ctx.fail('INVALID_PARAMS', `${path}: ${err.message}`);
           throw err;
         }
-        const data = await ctx.api.post<{ plugin: PluginRow }>('/api/v1/plugins', { ...bundle, ...(opts.replace ? { replace: true } : {}) });
+        const data = await ctx.api.post<ResponseData['POST /api/v1/plugins']>('/api/v1/plugins', { ...bundle, ...(opts.replace ? { replace: true } : {}) });
         const p = data.plugin;
         ctx.out.success(data, () => {
           ctx.out.line(`Plugin ${p.name} ${p.version} installed, disabled (signature: ${p.sandbox?.signature.status ?? 'unsigned'}).`);
@@ -211,7 +188,7 @@ export default defineCliCommands({
               ...(opts.store !== undefined ? { store_kb: opts.store } : {}),
             };
         if (Object.keys(body).length === 0) return ctx.fail('INVALID_PARAMS', 'give --memory, --cpu, --store or --reset');
-        const data = await ctx.api.post<{ message: string; limits: SandboxPluginInfo['limits'] }>(pluginPath(name, 'limits'), body);
+        const data = await ctx.api.post<ResponseData['POST /api/v1/plugins/{name}/limits']>(pluginPath(name, 'limits'), body);
         ctx.out.success(data, () => {
           ctx.out.line(`${name}: ${data.limits.memory_mb} MB, ${data.limits.cpu_ms} ms CPU a call, store ${data.limits.store_kb} KB.`);
           ctx.out.line(RESTART_NOTE);
@@ -225,7 +202,7 @@ export default defineCliCommands({
       .argument('[pairs...]', 'key=value (numbers and true/false are read in the setting\'s type; null restores the default)')
       .action(async (name: string, pairs: string[]) => {
         if (pairs.length === 0) {
-          const data = await ctx.api.get<{ plugin: PluginRow }>(pluginPath(name));
+          const data = await ctx.api.get<ResponseData['GET /api/v1/plugins/{name}']>(pluginPath(name));
           const settings = data.plugin.sandbox?.settings ?? {};
           return ctx.out.success({ plugin: name, settings }, () =>
             ctx.out.kv(Object.entries(settings).map(([k, v]) => [k, JSON.stringify(v)]), { title: `Settings of ${name}` }),
@@ -237,7 +214,7 @@ export default defineCliCommands({
           if (at < 1) return ctx.fail('INVALID_PARAMS', `expected key=value, got "${pair}"`);
           body[pair.slice(0, at)] = settingValue(pair.slice(at + 1));
         }
-        const data = await ctx.api.post<{ message: string }>(pluginPath(name, 'settings'), body);
+        const data = await ctx.api.post<ResponseData['POST /api/v1/plugins/{name}/settings']>(pluginPath(name, 'settings'), body);
         ctx.out.success(data, data.message);
       });
 
@@ -306,8 +283,8 @@ export default defineCliCommands({
       .summary('remove a plugin (it must be disabled first)')
       .argument('<name>')
       .action(async (name: string) => {
-        const data = await ctx.api.delete<{ message?: string }>(pluginPath(name));
-        ctx.out.success(data, data.message ?? `Plugin ${name} uninstalled.`);
+        const data = await ctx.api.delete<ResponseData['DELETE /api/v1/plugins/{name}']>(pluginPath(name));
+        ctx.out.success(data, data.message);
       });
   },
 });
