@@ -9,19 +9,10 @@
  *   request cancel <request_id>
  */
 import { CliError, cliDisplay, defineCliCommands, parseIntOption, type CliContext, type CliDisplay } from '../../sdk/cli.js';
+import type { ResponseData } from '../../sdk/index.js';
 
-interface RequestView {
-  id: number;
-  request_id: string;
-  direction: string;
-  status: string;
-  contact_name: string | null;
-  amount: string;
-  currency: string;
-  description: string | null;
-  created_at: string;
-  resulting_txid?: string | null;
-}
+type Requests = ResponseData['GET /api/v1/requests'];
+type RequestView = Requests['incoming'][number] | Requests['outgoing'][number];
 
 function table(ctx: CliContext, show: CliDisplay, rows: readonly RequestView[], title: string): void {
   ctx.out.table(
@@ -40,7 +31,7 @@ function table(ctx: CliContext, show: CliDisplay, rows: readonly RequestView[], 
 }
 
 async function list(ctx: CliContext, limit: number | undefined): Promise<void> {
-  const data = await ctx.api.get<{ incoming: RequestView[]; outgoing: RequestView[] }>('/api/v1/requests', limit !== undefined ? { limit } : {});
+  const data = await ctx.api.get<Requests>('/api/v1/requests', limit !== undefined ? { limit } : {});
   const show = await cliDisplay(ctx);
   ctx.out.success(data, () => {
     table(ctx, show, data.incoming, 'Incoming (asked of you: approve, decline)');
@@ -49,12 +40,15 @@ async function list(ctx: CliContext, limit: number | undefined): Promise<void> {
   });
 }
 
-/** A REST call whose answer's `message` is shown too (the signed client's request returns `data` only). */
-async function call(ctx: CliContext, method: string, path: string, body?: unknown): Promise<{ data: unknown; message: string }> {
+/**
+ * A REST call whose answer's `message` is shown too (the signed client's request returns `data` only); `T` is the
+ * route's ResponseData entry, as for the signed client.
+ */
+async function call<T>(ctx: CliContext, method: string, path: string, body?: unknown): Promise<{ data: T; message: string }> {
   const res = await ctx.api.raw(method, path, body === undefined ? {} : { body });
   const env = res.body as { success?: boolean; data?: unknown; message?: string; error?: { code: string; message: string } };
   if (!env?.success) throw new CliError(env?.error?.code ?? `http_${res.status}`, env?.error?.message ?? `HTTP ${res.status}`, { status: res.status });
-  return { data: env.data, message: env.message ?? 'Done' };
+  return { data: env.data as T, message: env.message ?? 'Done' };
 }
 
 export default defineCliCommands({
@@ -83,37 +77,37 @@ export default defineCliCommands({
       .argument('[description]', 'at most 255 characters')
       .option('--address-type <type>', 'deliver over tor, https or http (default: the best transport)')
       .action(async (contact: string, amount: string, currency: string, description: string | undefined, opts: { addressType?: string }) => {
-        const sent = await call(ctx, 'POST', '/api/v1/requests', {
+        const sent = await call<ResponseData['POST /api/v1/requests']>(ctx, 'POST', '/api/v1/requests', {
           contact,
           amount,
           currency,
           ...(description !== undefined ? { description } : {}),
           ...(opts.addressType ? { address_type: opts.addressType } : {}),
         });
-        const data = { request_id: (sent.data as { request_id: string }).request_id, message: sent.message };
+        const data = { request_id: sent.data.request_id, message: sent.message };
         ctx.out.success(data, () => {
           ctx.out.line(data.message);
           ctx.out.kv([['request id', data.request_id]], { indent: 2 });
         });
       });
 
-    const act = (name: string, summary: string, run: (id: string, extra?: string) => Promise<{ data: unknown; message: string }>, extraArg?: [string, string]) => {
+    const act = (name: string, summary: string, run: (id: string, extra?: string) => Promise<{ data: object | null; message: string }>, extraArg?: [string, string]) => {
       const cmd = request.command(name).summary(summary).argument('<request_id>', 'the request id (node-cli request list)');
       if (extraArg) cmd.argument(extraArg[0], extraArg[1]);
       cmd.action(async (id: string, extra?: string) => {
         const { data, message } = await run(id, typeof extra === 'string' ? extra : undefined);
-        ctx.out.success({ ...(data && typeof data === 'object' ? data : {}), message }, message);
+        ctx.out.success({ ...data, message }, message);
       });
     };
 
     act(
       'approve',
       'pay a request made of you (optionally with a note for the requester)',
-      (id, note) => call(ctx, 'POST', '/api/v1/requests/approve', { request_id: id, ...(note !== undefined ? { payer_note: note } : {}) }),
+      (id, note) => call<ResponseData['POST /api/v1/requests/approve']>(ctx, 'POST', '/api/v1/requests/approve', { request_id: id, ...(note !== undefined ? { payer_note: note } : {}) }),
       ['[note]', 'added to the payment description: "payment: <their description> | <note>"'],
     );
-    act('retry', 'pay a failed request again', (id) => call(ctx, 'POST', '/api/v1/requests/retry', { request_id: id }));
-    act('decline', 'decline a request made of you (the requester is told)', (id) => call(ctx, 'POST', '/api/v1/requests/decline', { request_id: id }));
-    act('cancel', 'withdraw a pending request you made (the contact is told)', (id) => call(ctx, 'DELETE', `/api/v1/requests/${encodeURIComponent(id)}`));
+    act('retry', 'pay a failed request again', (id) => call<ResponseData['POST /api/v1/requests/retry']>(ctx, 'POST', '/api/v1/requests/retry', { request_id: id }));
+    act('decline', 'decline a request made of you (the requester is told)', (id) => call<ResponseData['POST /api/v1/requests/decline']>(ctx, 'POST', '/api/v1/requests/decline', { request_id: id }));
+    act('cancel', 'withdraw a pending request you made (the contact is told)', (id) => call<ResponseData['DELETE /api/v1/requests/{request_id}']>(ctx, 'DELETE', `/api/v1/requests/${encodeURIComponent(id)}`));
   },
 });
