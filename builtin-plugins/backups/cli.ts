@@ -11,22 +11,12 @@
  *   backup restore <filename> --confirm     (explains boot recovery: online restore is disabled)
  */
 import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
-import type { BackupCreated, BackupFile, VerifyResult } from './core.js';
+import type { ResponseData } from '../../sdk/index.js';
 import { humanSize } from './names.js';
 import { DIRECTORY_VARIABLE, RECOVERY_VARIABLE } from './recovery.js';
 
 /** Writing or verifying a backup of a large database takes minutes; the CLI's usual 60 s would give up on it. */
 const LONG_WORK_TIMEOUT_MS = 60 * 60_000;
-
-interface Status {
-  enabled: boolean;
-  backup_count: number;
-  retention_count: number;
-  last_backup: string | null;
-  last_backup_file: string | null;
-  backup_directory: string;
-  next_scheduled: string | null;
-}
 
 /** A POST that may run for minutes, with the same error reporting as every other call. */
 async function longPost<T>(ctx: CliContext, path: string, body: unknown): Promise<T> {
@@ -65,7 +55,7 @@ export default defineCliCommands({
       .option('--name <name>', 'name it <name>.node.enc (letters, digits, _ and -) instead of backup_<date>_<time>')
       .action(async (opts: { name?: string }) => {
         const data = await ctx.progress('Writing the backup', () =>
-          longPost<BackupCreated>(ctx, '/api/v1/backup/create', opts.name === undefined ? {} : { name: opts.name }),
+          longPost<ResponseData['POST /api/v1/backup/create']>(ctx, '/api/v1/backup/create', opts.name === undefined ? {} : { name: opts.name }),
         );
         ctx.out.success(data, () => ctx.out.line(`Backup ${data.filename} created (${humanSize(data.size)}): ${data.path}`));
       });
@@ -74,7 +64,7 @@ export default defineCliCommands({
       .command('list')
       .summary('list backups, newest first')
       .action(async () => {
-        const data = await ctx.api.get<{ backups: BackupFile[]; count: number }>('/api/v1/backup/list');
+        const data = await ctx.api.get<ResponseData['GET /api/v1/backup/list']>('/api/v1/backup/list');
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () =>
           ctx.out.table(
@@ -94,7 +84,7 @@ export default defineCliCommands({
       .summary('decrypt a backup and check its database; exits 1 when it is not valid')
       .argument('<filename>')
       .action(async (filename: string) => {
-        const data = await ctx.progress('Verifying', () => longPost<VerifyResult>(ctx, '/api/v1/backup/verify', { filename }));
+        const data = await ctx.progress('Verifying', () => longPost<ResponseData['POST /api/v1/backup/verify']>(ctx, '/api/v1/backup/verify', { filename }));
         if (!data.valid) {
           const { filename: _f, valid: _v, reason, ...rest } = data;
           ctx.fail('BACKUP_INVALID', `${data.filename} is not a valid backup: ${reason ?? 'unknown reason'}`, { filename: data.filename, ...rest });
@@ -108,7 +98,7 @@ export default defineCliCommands({
       .summary('delete a backup file')
       .argument('<filename>')
       .action(async (filename: string) => {
-        const data = await ctx.api.delete<{ message: string }>(`/api/v1/backup/${encodeURIComponent(filename)}`);
+        const data = await ctx.api.delete<ResponseData['DELETE /api/v1/backup/{filename}']>(`/api/v1/backup/${encodeURIComponent(filename)}`);
         ctx.out.success(data, data.message);
       });
 
@@ -120,7 +110,7 @@ export default defineCliCommands({
         .command(verb)
         .summary(summary)
         .action(async () => {
-          const data = await ctx.api.post<{ message: string; enabled: boolean }>(`/api/v1/backup/${verb}`);
+          const data = await ctx.api.post<ResponseData[`POST /api/v1/backup/${typeof verb}`]>(`/api/v1/backup/${verb}`);
           ctx.out.success(data, data.message);
         });
     }
@@ -129,7 +119,7 @@ export default defineCliCommands({
       .command('status')
       .summary('schedule, retention, last backup and directory')
       .action(async () => {
-        const data = await ctx.api.get<Status>('/api/v1/backup/status');
+        const data = await ctx.api.get<ResponseData['GET /api/v1/backup/status']>('/api/v1/backup/status');
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () =>
           ctx.out.kv([
@@ -147,7 +137,7 @@ export default defineCliCommands({
       .command('cleanup')
       .summary('delete old backups, keeping the newest (backupRetentionCount, backupRetentionScope)')
       .action(async () => {
-        const data = await ctx.api.post<{ message: string; deleted_count: number; deleted_files: string[] }>('/api/v1/backup/cleanup');
+        const data = await ctx.api.post<ResponseData['POST /api/v1/backup/cleanup']>('/api/v1/backup/cleanup');
         ctx.out.success(data, () => {
           ctx.out.line(data.message);
           for (const f of data.deleted_files) ctx.out.line(`  deleted ${f}`);
@@ -164,7 +154,8 @@ export default defineCliCommands({
           throw new CliError('CONFIRMATION_REQUIRED', `restoring replaces the node's state; add --confirm. ${recoveryHelp(filename)[0]}`);
         }
         try {
-          await ctx.api.post('/api/v1/backup/restore', { filename, confirm: true });
+          // Not ResponseData's `never`: this node always refuses, but a node that accepts must reach the check below.
+          await ctx.api.post<unknown>('/api/v1/backup/restore', { filename, confirm: true });
         } catch (err) {
           if (!(err instanceof CliError) || err.code !== 'offline_restore_required') throw err;
           for (const line of recoveryHelp(filename)) ctx.out.warn(line);
