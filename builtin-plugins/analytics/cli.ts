@@ -9,26 +9,12 @@
  *   analytics preview    the heartbeat exactly as it would be sent now; sends nothing
  */
 import { cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import type { ResponseData } from '../../sdk/index.js';
 
 const SETTINGS = '/api/v1/system/settings';
 
-interface Status {
-  enabled: boolean;
-  decided_by_environment: boolean;
-  consent_asked: boolean;
-  consent_pending: boolean;
-  opt_in_at: string | null;
-  collector: string | null;
-  node_setup_sent_at: string | null;
-  last_submitted: string | null;
-  last_event: string | null;
-  last_attempt: { at: string; event: string; ok: boolean; error: string | null } | null;
-  heartbeat_installed: boolean;
-  next_heartbeat_at: string | null;
-}
-
 async function status(ctx: CliContext): Promise<void> {
-  const s = await ctx.api.get<Status>('/api/v1/plugins/analytics/status');
+  const s = await ctx.api.get<ResponseData['GET /api/v1/plugins/analytics/status']>('/api/v1/plugins/analytics/status');
   const show = await cliDisplay(ctx);
   const when = (at: string | null): string | null => (at ? show.date(at) : null);
   ctx.out.success(s, () =>
@@ -47,7 +33,7 @@ async function status(ctx: CliContext): Promise<void> {
 }
 
 async function setConsent(ctx: CliContext, body: Record<string, boolean>, message: string): Promise<void> {
-  const data = await ctx.api.put<{ updated: Record<string, unknown> }>(SETTINGS, body);
+  const data = await ctx.api.put<ResponseData['PUT /api/v1/system/settings']>(SETTINGS, body);
   ctx.out.success(data, message);
 }
 
@@ -78,7 +64,7 @@ export default defineCliCommands({
       .command('decline')
       .summary('keep analytics off and stop asking')
       .action(async () => {
-        const s = await ctx.api.get<Status>('/api/v1/plugins/analytics/status');
+        const s = await ctx.api.get<ResponseData['GET /api/v1/plugins/analytics/status']>('/api/v1/plugins/analytics/status');
         if (s.enabled) ctx.fail('INVALID_PARAMS', 'analytics are on; switch them off with: node-cli analytics disable');
         await setConsent(ctx, { analytics_consent_asked: true }, 'Analytics stay off; the startup notice will not ask again.');
       });
@@ -87,7 +73,7 @@ export default defineCliCommands({
       .command('preview')
       .summary('show the heartbeat as it would be sent now (sends nothing)')
       .action(async () => {
-        const data = await ctx.api.get<{ enabled: boolean; window: { from: string; to: string }; payload: unknown }>('/api/v1/plugins/analytics/preview');
+        const data = await ctx.api.get<ResponseData['GET /api/v1/plugins/analytics/preview']>('/api/v1/plugins/analytics/preview');
         ctx.out.success(data, () => {
           ctx.out.line(`Period ${data.window.from} .. ${data.window.to}${data.enabled ? '' : ' (analytics are off: this is not sent)'}`);
           for (const line of JSON.stringify(data.payload, null, 2).split('\n')) ctx.out.line(line);
