@@ -6,7 +6,7 @@
  *   dlq abandon <id>
  */
 import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
-import type { DeadLetterItem } from '../../sdk/index.js';
+import type { ResponseData } from '../../sdk/index.js';
 
 function idOf(raw: string): string {
   if (!/^\d+$/.test(raw.trim())) throw new CliError('INVALID_PARAMS', `the dead letter id is a positive integer, got "${raw}"`);
@@ -14,7 +14,7 @@ function idOf(raw: string): string {
 }
 
 async function list(ctx: CliContext, status: string | undefined): Promise<void> {
-  const data = await ctx.api.get<{ items: DeadLetterItem[]; count: number; pending_count: number }>('/api/v1/system/dlq', status ? { status } : {});
+  const data = await ctx.api.get<ResponseData['GET /api/v1/system/dlq']>('/api/v1/system/dlq', status ? { status } : {});
   const show = await cliDisplay(ctx);
   ctx.out.success(data, () => {
     ctx.out.table(
@@ -27,7 +27,7 @@ async function list(ctx: CliContext, status: string | undefined): Promise<void> 
         { key: 'recipient_address', header: 'RECIPIENT', maxWidth: 48 },
         { key: 'failure_reason', header: 'REASON', maxWidth: 60 },
         { key: 'added_at', header: 'ADDED', format: show.date },
-        { key: 'retryable', header: 'RETRYABLE', format: (v) => (v ? 'yes' : 'no (abandon)') },
+        { key: 'retryable', header: 'RETRYABLE', format: (_v, row) => (row.retryable ? 'yes' : 'no (abandon)') },
       ],
       { title: `Dead letters (${status ?? 'pending, retrying'}): ${data.count}`, empty: 'The dead letter queue is empty.' },
     );
@@ -58,7 +58,7 @@ export default defineCliCommands({
       .summary('send a dead letter again now')
       .argument('<id>')
       .action(async (raw: string) => {
-        const data = await ctx.api.post<{ message: string; item: DeadLetterItem }>(`/api/v1/system/dlq/${idOf(raw)}/retry`);
+        const data = await ctx.api.post<ResponseData['POST /api/v1/system/dlq/{id}/retry']>(`/api/v1/system/dlq/${idOf(raw)}/retry`);
         ctx.out.success(data, data.message);
       });
 
@@ -67,7 +67,7 @@ export default defineCliCommands({
       .summary('give up a dead letter (irreversible)')
       .argument('<id>')
       .action(async (raw: string) => {
-        const data = await ctx.api.post<{ message: string; item: DeadLetterItem }>(`/api/v1/system/dlq/${idOf(raw)}/abandon`);
+        const data = await ctx.api.post<ResponseData['POST /api/v1/system/dlq/{id}/abandon']>(`/api/v1/system/dlq/${idOf(raw)}/abandon`);
         ctx.out.success(data, data.message);
       });
   },
