@@ -8,7 +8,7 @@
  */
 import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
 import { WEBHOOK_EVENTS } from './api.js';
-import type { DeliveryView, WebhookView } from './core.js';
+import type { ResponseData } from '../../sdk/index.js';
 
 function eventsOf(raw: string): string[] {
   const events = raw
@@ -21,7 +21,7 @@ function eventsOf(raw: string): string[] {
 }
 
 async function list(ctx: CliContext): Promise<void> {
-  const data = await ctx.api.get<{ webhooks: WebhookView[]; count: number }>('/api/v1/webhooks');
+  const data = await ctx.api.get<ResponseData['GET /api/v1/webhooks']>('/api/v1/webhooks');
   const show = await cliDisplay(ctx);
   ctx.out.success(data, () =>
     ctx.out.table(
@@ -29,9 +29,9 @@ async function list(ctx: CliContext): Promise<void> {
       [
         { key: 'id', header: 'ID' },
         { key: 'url', header: 'URL', maxWidth: 48 },
-        { key: 'events', header: 'EVENTS', maxWidth: 48, format: (v) => (v as string[]).join(',') },
-        { key: 'deliveries', header: 'DELIVERED/PENDING/DEAD', format: (v) => `${(v as WebhookView['deliveries']).delivered}/${(v as WebhookView['deliveries']).pending}/${(v as WebhookView['deliveries']).dead}` },
-        { key: 'deliveries', header: 'LAST ERROR', maxWidth: 40, format: (v) => (v as WebhookView['deliveries']).last_error ?? '-' },
+        { key: 'events', header: 'EVENTS', maxWidth: 48, format: (_v, row) => row.events.join(',') },
+        { key: 'deliveries', header: 'DELIVERED/PENDING/DEAD', format: (_v, { deliveries: d }) => `${d.delivered}/${d.pending}/${d.dead}` },
+        { key: 'deliveries', header: 'LAST ERROR', maxWidth: 40, format: (_v, row) => row.deliveries.last_error ?? '-' },
         { key: 'created_at', header: 'CREATED', format: show.date },
       ],
       { title: `Webhooks: ${data.count}`, empty: 'No webhooks.' },
@@ -59,7 +59,7 @@ export default defineCliCommands({
       .requiredOption('--events <events>', 'comma-separated events, or all')
       .option('--secret <secret>', 'the signing secret (16-256 characters); generated when omitted')
       .action(async (url: string, opts: { events: string; secret?: string }) => {
-        const data = await ctx.api.post<WebhookView & { secret: string }>('/api/v1/webhooks', {
+        const data = await ctx.api.post<ResponseData['POST /api/v1/webhooks']>('/api/v1/webhooks', {
           url,
           events: eventsOf(opts.events),
           ...(opts.secret !== undefined ? { secret: opts.secret } : {}),
@@ -80,7 +80,7 @@ export default defineCliCommands({
       .summary('remove a webhook and the deliveries it still owes')
       .argument('<id>')
       .action(async (id: string) => {
-        const data = await ctx.api.delete<{ id: string }>(`/api/v1/webhooks/${encodeURIComponent(id)}`);
+        const data = await ctx.api.delete<ResponseData['DELETE /api/v1/webhooks/{id}']>(`/api/v1/webhooks/${encodeURIComponent(id)}`);
         ctx.out.success(data, `Webhook ${data.id} removed`);
       });
 
@@ -89,7 +89,7 @@ export default defineCliCommands({
       .summary('send a webhook.test event now and show how the receiver answered')
       .argument('<id>')
       .action(async (id: string) => {
-        const data = await ctx.api.post<{ delivery: DeliveryView }>(`/api/v1/webhooks/${encodeURIComponent(id)}/test`);
+        const data = await ctx.api.post<ResponseData['POST /api/v1/webhooks/{id}/test']>(`/api/v1/webhooks/${encodeURIComponent(id)}/test`);
         const d = data.delivery;
         ctx.out.success(
           data,
