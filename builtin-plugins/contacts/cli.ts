@@ -20,6 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { CliError, cliDisplay, defineCliCommands, type CliContext, type CliDisplay } from '../../sdk/cli.js';
+import { allPages } from '../../sdk/cli-paging.js';
 import type { ResponseData } from '../../sdk/index.js';
 
 type ContactView = ResponseData['GET /api/v1/contacts/{address}']['contact'];
@@ -284,7 +285,8 @@ export default defineCliCommands({
       .summary('list contacts by status (default accepted)')
       .option('--status <status>', 'accepted, pending, blocked or all', 'accepted')
       .action(async (opts: { status: string }) => {
-        const data = await ctx.api.get<ResponseData['GET /api/v1/contacts']>('/api/v1/contacts', { status: opts.status, limit: 100 });
+        const { rows } = await allPages<ListedContact>(ctx.api, '/api/v1/contacts', 'contacts', { status: opts.status });
+        const data = { contacts: rows, count: rows.length };
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => printContacts(ctx, show, data.contacts, `Contacts (${opts.status}): ${data.count}`));
       });

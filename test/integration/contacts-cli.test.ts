@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinCliContributions, builtinCliRateLimits, identifyNode } from '../../builtin-plugins/cli-commands.js';
 import { runCli } from '../../kernel/cli/run.js';
@@ -150,5 +151,21 @@ describe('node-cli contact and dlq commands', () => {
     expect(search.json.data.count).toBe(1);
     expect((await cli(B, ['contact', 'delete', 'Alice', '-j'])).code).toBe(0);
     expect((await cli(B, ['contact', 'list', '--status', 'all', '-j'])).json.data.count).toBe(0);
+  });
+
+  it('contact list shows every contact, past the REST page size', async () => {
+    // More contacts than one page holds (100), written straight into the node's database: no peers needed.
+    const db = new Database(join(A.dataDir, 'node.db'));
+    try {
+      const now = new Date().toISOString();
+      const insert = db.prepare("INSERT INTO contacts (name, status, created_at, updated_at) VALUES (?, 'blocked', ?, ?)");
+      for (let i = 0; i < 105; i++) insert.run(`Paged ${String(i).padStart(3, '0')}`, now, now);
+    } finally {
+      db.close();
+    }
+    const run = await cli(A, ['contact', 'list', '--status', 'blocked', '-j'], join(scratch, 'rate-paged.json'));
+    expect(run.code).toBe(0);
+    expect(run.json.data.count).toBe(105);
+    expect(new Set(run.json.data.contacts.map((c: { name: string }) => c.name)).size).toBe(105);
   });
 });
