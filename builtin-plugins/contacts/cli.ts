@@ -400,7 +400,9 @@ export default defineCliCommands({
       .summary('find contacts by name, address or key hash prefix')
       .argument('<query>')
       .action(async (query: string) => {
-        const data = await ctx.api.get<ResponseData['GET /api/v1/contacts/search']>('/api/v1/contacts/search', { q: query, limit: 100 });
+        type Search = ResponseData['GET /api/v1/contacts/search'];
+        const { rows, data: last } = await allPages<Search['contacts'][number], Search>(ctx.api, '/api/v1/contacts/search', 'contacts', { q: query });
+        const data = { search_term: last.search_term, contacts: rows, count: rows.length };
         const show = await cliDisplay(ctx);
         ctx.out.success(data, () => printContacts(ctx, show, data.contacts, `Matches for "${data.search_term}": ${data.count}`));
       });

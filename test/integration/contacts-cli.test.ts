@@ -167,5 +167,9 @@ describe('node-cli contact and dlq commands', () => {
     expect(run.code).toBe(0);
     expect(run.json.data.count).toBe(105);
     expect(new Set(run.json.data.contacts.map((c: { name: string }) => c.name)).size).toBe(105);
+    // And a search that matches them all finds them all, past its page too.
+    const search = await cli(A, ['contact', 'search', 'Paged', '-j'], join(scratch, 'rate-paged.json'));
+    expect(search.code).toBe(0);
+    expect([search.json.data.search_term, search.json.data.count]).toEqual(['Paged', 105]);
   });
 });
