@@ -1,7 +1,7 @@
 /**
  * node-cli commands of the routing plugin (Document 2, "p2p"); each is one call of the P2P approval routes:
  *
- *   p2p                          the routed payments still deciding (searching or awaiting approval)
+ *   p2p                          every routed payment still deciding (searching or awaiting approval), all pages
  *   p2p candidates <hash>        the routes found for one, cheapest first, numbered from 1
  *   p2p approve <hash> [index]   pays along the route of that number (none needed when there is one)
  *   p2p reject <hash>            cancels it; the routes offered are released
@@ -10,6 +10,7 @@
  * Amounts of these routes are integer minor units (Document 1); human output shows them as decimals.
  */
 import { CliError, cliDisplay, defineCliCommands, type CliContext } from '../../sdk/cli.js';
+import { allPages } from '../../sdk/cli-paging.js';
 import type { ResponseData } from '../../sdk/index.js';
 
 type Candidates = ResponseData['GET /api/v1/p2p/candidates/{hash}'];
@@ -31,7 +32,8 @@ function hashOf(raw: string): string {
 }
 
 async function list(ctx: CliContext): Promise<void> {
-  const data = await ctx.api.get<ResponseData['GET /api/v1/p2p']>('/api/v1/p2p');
+  const { rows } = await allPages<ResponseData['GET /api/v1/p2p']['transactions'][number]>(ctx.api, '/api/v1/p2p', 'transactions');
+  const data = { transactions: rows, count: rows.length };
   const show = await cliDisplay(ctx);
   ctx.out.success(data, () => {
     ctx.out.table(

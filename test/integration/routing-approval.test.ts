@@ -142,6 +142,21 @@ describe('P2P approval on a diamond (B charges 1 %, C 2 %)', () => {
     expect((await nodeCli(A, ['p2p'])).body.data.transactions).toEqual([]);
   });
 
+  it('node-cli p2p lists every routed payment deciding, past the route\'s page of 50', async () => {
+    const sent = await Promise.all(Array.from({ length: 51 }, (_, i) => routedSend(A, D, String((i + 1) / 100), { bestFee: true })));
+    expect(sent.every((s) => s.status === 'awaiting_approval')).toBe(true);
+    const page = await ok(A, 'GET', '/api/v1/p2p');
+    expect([page.count, page.total]).toEqual([50, 51]);
+    const listed = await nodeCli(A, ['p2p']);
+    expect(listed.body.data.count).toBe(51);
+    expect(listed.body.data.transactions.map((t: any) => t.hash).sort()).toEqual(sent.map((s) => s.p2p_hash).sort());
+    const human = await nodeCliHuman(A, ['p2p']);
+    expect(human.out).toContain('Routed payments deciding: 51');
+    for (const s of sent) expect(human.out).toContain(s.p2p_hash.slice(0, 16));
+    for (const s of sent) await ok(A, 'POST', '/api/v1/p2p/reject', { hash: s.p2p_hash });
+    expect((await nodeCli(A, ['p2p'])).body.data).toEqual({ transactions: [], count: 0 });
+  }, 120_000);
+
   it('status: processors.p2p is true while the routing processor runs', async () => {
     const status = await ok(A, 'GET', '/api/v1/system/status');
     expect(status.processors.p2p).toBe(true);
