@@ -30,6 +30,9 @@ const real = {
   Date: globalThis.Date,
 };
 
+/** Whether a file system request is in flight in this process (libuv lists them among its active resources). */
+const diskPending = (): boolean => process.getActiveResourcesInfo().some((type) => type.startsWith('FSReq'));
+
 /** Real elapsed milliseconds, for the figures a run prints about itself. */
 export const wallNow = performance.now.bind(performance);
 
@@ -131,14 +134,20 @@ export class VirtualClock {
   }
 
   /**
-   * Resolves once no immediate is pending (after the microtasks of the last one ran) and no held work is left: work
-   * that awaits the disk (a node restarting) is held, so no timer fires while it runs and the run stays a function
-   * of its seed.
+   * Resolves once no immediate is pending (after the microtasks of the last one ran), no file system request is in
+   * flight and no held work is left. A node's disk work (a scheduled backup's files, a snapshot) completes at a real
+   * time on libuv's thread pool: were a timer let fire meanwhile, where that work lands in virtual time would follow
+   * the machine's load, and so would the run. Work that awaits the disk across several steps (a node restarting) is
+   * held for the same reason.
    */
   async idle(): Promise<void> {
     for (;;) {
       do await new Promise<void>((resolve) => real.setImmediate(resolve));
       while (this.#immediates > 0);
+      if (diskPending()) {
+        await new Promise<void>((resolve) => real.setTimeout(resolve, 1));
+        continue;
+      }
       if (!this.#held.size) return;
       await Promise.allSettled([...this.#held]);
     }
