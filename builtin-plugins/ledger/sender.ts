@@ -20,7 +20,7 @@ import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters, type Retry
 import type { TxPatch } from './store/transactions.js';
 import { currencyKey, type TxRow } from './store/rows.js';
 import { LEDGER_EVENTS } from './api.js';
-import { MAX_FOLLOWING, MSG, REFUSAL, type FollowingResult, type SendPayload, type SendReply } from './protocol.js';
+import { MSG, REFUSAL, type FollowingResult, type SendPayload, type SendReply } from './protocol.js';
 
 /** Transport failures before a payment is failed (DELIVERY_MAX_RETRIES of the outbox). */
 export const MAX_TRANSPORT_FAILURES = 5;
@@ -330,7 +330,7 @@ export class SendQueue implements RetryQueue {
     if (!pipelined(row)) return [row];
     const now = this.core.now();
     const batch = [row];
-    for (const next of this.core.store.queue.pendingAfter(row.contactHash, row.currencyKey, row.seq, MAX_FOLLOWING)) {
+    for (const next of this.core.store.queue.pendingAfter(row.contactHash, row.currencyKey, row.seq)) {
       if (!pipelined(next) || next.nextAttemptAt > now) break;
       batch.push(next);
     }
