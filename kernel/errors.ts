@@ -1,13 +1,3 @@
 import { ApiError } from '../sdk/index.js';
 
 export { ApiError };
-
-export const badRequest = (code: string, message: string, context?: Record<string, unknown>): ApiError =>
-  new ApiError(code, 400, message, context);
-
-export const notFound = (code: string, message: string): ApiError => new ApiError(code, 404, message);
-
-export const unauthorized = (code: string, message: string): ApiError => new ApiError(code, 401, message);
-
-/** Wraps an unexpected failure without leaking its message, which may hold paths or secrets. */
-export const internalError = (): ApiError => new ApiError('internal_error', 500, 'Internal server error');

@@ -21,8 +21,6 @@ export const MSG = {
   addresses: 'contact.addresses',
 } as const;
 
-export const QUEUED_TYPES = [MSG.request, MSG.accept, MSG.currencyDecline, MSG.decline, MSG.addresses] as const;
-
 export interface RequestPayload {
   type: typeof MSG.request;
   currency: string;

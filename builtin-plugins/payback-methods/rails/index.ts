@@ -57,5 +57,3 @@ export const coreRails: readonly PaybackRail[] = Object.freeze([
   interac,
   mercadoPago,
 ]);
-
-export const CORE_RAIL_IDS: readonly string[] = Object.freeze(coreRails.map((rail) => rail.id));
