@@ -4,6 +4,7 @@
  * whether or not the earlier ones settled), for `BENCH_TRI_S` seconds (30; the issue's trial is 60).
  * Lag: from the REST answer that accepted the payment to `completed` on both sides (the nodes' own final events).
  */
+import { epochMs, ms } from './clock.js';
 import { BenchNode, connect, intEnv, pct } from './payments.js';
 
 export async function benchTriangle(): Promise<void> {
@@ -36,7 +37,7 @@ export async function benchTriangle(): Promise<void> {
         refusals.set(why, (refusals.get(why) ?? 0) + 1);
         return;
       }
-      const accepted = Date.now();
+      const accepted = epochMs();
       const txid = res.body.data.txid as string;
       const timeout = (seconds + 60) * 1000;
       const [a, b] = await Promise.all([edge.from.whenFinal(txid, timeout), edge.to.whenFinal(txid, timeout)]).catch(() => [null, null]);
@@ -65,7 +66,7 @@ export async function benchTriangle(): Promise<void> {
     lags.sort((x, y) => x - y);
     console.log(
       `  triangle, two-way, ${rate} payments/s offered for ${seconds} s (${total} payments, 3 nodes, one thread each):\n` +
-        `    completion lag (REST accept → completed on both sides): p50 ${pct(lags, 50)} ms   p99 ${pct(lags, 99)} ms   max ${lags[lags.length - 1]} ms` +
+        `    completion lag (REST accept → completed on both sides): p50 ${ms(pct(lags, 50))} ms   p99 ${ms(pct(lags, 99))} ms   max ${ms(lags[lags.length - 1]!)} ms` +
         `   (target p99 < 250 ms)\n` +
         `    failed ${failed}, not final within 60 s of the run ${unsettled}, refused by REST (or its socket) ${refused}; last settled ${drained.toFixed(2)} s after the last send; ` +
         `CPU ${((cpu.user + cpu.system) / 1000 / Math.max(1, lags.length)).toFixed(2)} ms per settled payment`,
