@@ -23,6 +23,7 @@
  * BENCH_ROUTE_TOTAL (1000), BENCH_ROUTE_IN_FLIGHT (16 per sender), BENCH_ROUTE_TRANSPORT (https; http).
  */
 import { availableParallelism } from 'node:os';
+import { epochMs, ms } from './clock.js';
 import { BenchNode, connect, intEnv, pct, until } from './payments.js';
 
 const SETTINGS = {
@@ -70,7 +71,7 @@ async function latency(n: number): Promise<void> {
         cpuStart = cpuNow();
         wallStart = performance.now();
       }
-      const t0 = Date.now();
+      const t0 = epochMs();
       const p0 = performance.now();
       const sent = await A.ok('POST', '/api/v1/wallet/send', { address: F.baseUrl, amount: '0.01', currency: 'VWL' });
       const restMs = performance.now() - p0;
@@ -83,7 +84,7 @@ async function latency(n: number): Promise<void> {
       if (first.status !== 'completed') throw new Error(`the leg at A ended ${first.status}`);
       await Promise.all(nodes.slice(1, -1).map((relay) => relay.whenFinalCount(sent.p2p_hash, 2)));
       // The baseline, between two routed payments: one direct payment A → B, REST call to completed at B.
-      const d0 = Date.now();
+      const d0 = epochMs();
       const paid = await A.ok('POST', '/api/v1/wallet/send', { address: B.baseUrl, amount: '0.01', currency: 'VWL' });
       const atB = await B.whenFinal(paid.txid);
       await A.whenFinal(paid.txid);
@@ -102,10 +103,10 @@ async function latency(n: number): Promise<void> {
     direct.sort((a, b) => a - b);
     console.log(
       `  routed payment over 5 legs A → F, fast mode, from the REST call to completed at F (${n} one after another, after ${warmup} warm-up payments; ms, node clocks):\n` +
-        `    p50 ${pct(samples, 50)} ms   p90 ${pct(samples, 90)} ms   p99 ${pct(samples, 99)} ms   min ${samples[0]} ms` +
+        `    p50 ${ms(pct(samples, 50))} ms   p90 ${ms(pct(samples, 90))} ms   p99 ${ms(pct(samples, 99))} ms   min ${ms(samples[0]!)} ms` +
         `   (the REST answer, once the route is found and the first leg leaves: p50 ${pct(rest, 50).toFixed(1)} ms)\n` +
-        `    right after the nodes started, the first ${cold.length} payments (V8 has not optimized the path yet): p50 ${pct(cold, 50)} ms\n` +
-        `    baseline in the same run, a direct payment A → B (one leg), REST call to completed at B: p50 ${pct(direct, 50)} ms; ` +
+        `    right after the nodes started, the first ${cold.length} payments (V8 has not optimized the path yet): p50 ${ms(pct(cold, 50))} ms\n` +
+        `    baseline in the same run, a direct payment A → B (one leg), REST call to completed at B: p50 ${ms(pct(direct, 50))} ms; ` +
         `the routed payment's p50 is ${(pct(samples, 50) / pct(direct, 50)).toFixed(1)} times it\n` +
         `    CPU (six nodes and the client) per routed and direct payment: ${cpuPerPayment.toFixed(1)} ms, of ${wallPerPayment.toFixed(1)} ms wall clock`,
     );
