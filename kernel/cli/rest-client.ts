@@ -44,8 +44,23 @@ export class SignedClient {
     return { status: res.status, headers: res.headers, body: parsed as T };
   }
 
-  /** Sends the signed request and resolves at the answer's headers, its body not read yet (streamed downloads). */
+  /**
+   * Sends the signed request and resolves at the answer's headers, its body not read yet (streamed downloads).
+   * A GET or HEAD whose connection closes before any answer is sent once more, signed afresh, on a new connection:
+   * a kept-alive connection the node closes just as a request sets off on it (its idle time ran out while this
+   * process was too busy to notice) fails that request though the node never saw it (RFC 9112 §9.3.1 allows the
+   * retry for safe methods; other methods may have taken effect, so their failure is the caller's to judge).
+   */
   async open(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+    try {
+      return await this.#send(method, path, options);
+    } catch (err) {
+      if (!SAFE_METHODS.has(method) || !closedBeforeAnswer(err)) throw err;
+      return this.#send(method, path, options);
+    }
+  }
+
+  #send(method: string, path: string, options: RequestOptions): Promise<Response> {
     const url = new URL(path, this.credentials.baseUrl);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const body =
@@ -80,4 +95,12 @@ export class SignedClient {
   delete<T = unknown>(path: string, options?: RequestOptions): Promise<ApiResponse<T>> {
     return this.request<T>('DELETE', path, options);
   }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/** fetch's failure when the connection closed (or was reset) with no answer's headers read. */
+function closedBeforeAnswer(err: unknown): boolean {
+  const code = err instanceof TypeError ? (err.cause as { code?: unknown } | undefined)?.code : undefined;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
 }
