@@ -587,6 +587,15 @@ export class SendQueue implements RetryQueue {
           return;
         }
         case REFUSAL.invalidPrevious: {
+          const before = r.prevTxid ? this.core.store.transactions.get(r.prevTxid) : null;
+          if (before && before.type === 'sent' && before.contactHash === r.contactHash && before.status !== 'completed') {
+            // Signed onto a payment of ours the contact has not taken (a follower resent in doubt after the one before
+            // it was refused, so back in the queue): no contact could accept this link yet. It goes again behind that
+            // payment, or onto the head if that one failed, and the refusal says nothing of the contact's chain.
+            this.core.update(r, { status: 'pending', inDoubt: false, sendingStartedAt: null, nextAttemptAt: now });
+            kick = true;
+            return;
+          }
           const expected = typeof refusal.data.expected_txid === 'string' ? refusal.data.expected_txid : null;
           const head = this.core.store.chains.head(r.contactHash, r.currency);
           // The chain moved on since we signed (the contact's own payments landed here meanwhile): that is progress,
