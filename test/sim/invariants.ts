@@ -45,6 +45,8 @@ export interface World {
    * and a route through it need not complete on all legs, though each honest relay on it keeps both its legs or none.
    */
   liars?: ReadonlySet<number>;
+  /** Liars that may owe an honest payee a leg it fulfilled (liars.ts `LIAR_OWES`): that leg may stay `accepted`. */
+  owingLiars?: ReadonlySet<number>;
 }
 
 const UNSETTLED = new Set(['pending', 'sending', 'accepted', 'sent']);
@@ -147,7 +149,11 @@ export function checkInvariants(w: World): string[] {
     if (!allowed(row.failure_reason ?? '')) out.push(`payment ${p.n} (n${p.from}>n${p.to}, ${p.routed ? 'routed' : 'direct'}) ${row.status}: ${row.failure_reason}${row.needs_review ? ' [needs_review]' : ''} (txid ${p.txid})`);
   }
   for (const s of honest) {
-    for (const t of s.transactions) if (UNSETTLED.has(t.status)) out.push(`n${s.index}: ${t.txid} still ${t.status} after quiescence`);
+    for (const t of s.transactions) {
+      if (!UNSETTLED.has(t.status)) continue;
+      const owed = t.type === 'received' && t.status === 'accepted' && w.owingLiars?.has(w.indexOfHash.get(t.counterparty_pubkey_hash) ?? -1);
+      if (!owed) out.push(`n${s.index}: ${t.txid} still ${t.status} after quiescence`);
+    }
     if (!s.verify.ok) out.push(`n${s.index}: chain verify has ${s.verify.findings} finding(s)`);
   }
   return out;

@@ -41,6 +41,14 @@ export const LIAR_CAUSES: Record<LiarKind, string[]> = {
   'wrong-head': ['chain_mismatch', 'invalid_previous_txid'],
 };
 
+/**
+ * Kinds that can leave an honest payee holding a leg it fulfilled, which the liar never settles: a replaying payer
+ * sends again a prepare the payee refused (it had restarted and forgotten the route), once the payee has learnt the
+ * route anew from a replayed request. The payee fulfils the leg the liar signed and waits for its chain entry; the
+ * liar, which gave the leg up, owes it. The claim is the honest payee's, and the liar's loss.
+ */
+export const LIAR_OWES: ReadonlySet<LiarKind> = new Set<LiarKind>(['replay']);
+
 /** Which nodes lie and how: `count` distinct nodes drawn from the seed, kinds in turn. */
 export function drawLiars(seed: number, nodes: number, liars: Liars | undefined): Map<number, LiarKind> {
   const out = new Map<number, LiarKind>();

@@ -19,7 +19,7 @@ import { Crashes } from './faults/crash.js';
 import { faultyLink, type MoreFaults } from './faults/index.js';
 import { drawPartitions } from './faults/partition.js';
 import { skews } from './faults/skew.js';
-import { drawLiars, LIAR_CAUSES, liarPlugins, type Liars } from './liars.js';
+import { drawLiars, LIAR_CAUSES, LIAR_OWES, liarPlugins, type Liars } from './liars.js';
 import { NO_WORKLOADS, WorkloadRunner, type Workloads } from './workloads.js';
 
 export interface Faults extends MoreFaults {
@@ -258,6 +258,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       // A restart forgets discoveries; a payee whose clock runs ahead finds a leg expired that its payer sent in time.
       explained: [...(crashes.count ? ['route_unknown'] : []), ...(skew.some((k) => k !== 0) ? ['expired'] : []), ...[...liars.values()].flatMap((k) => LIAR_CAUSES[k])],
       liars: new Set(liars.keys()),
+      owingLiars: new Set([...liars].filter(([, kind]) => LIAR_OWES.has(kind)).map(([index]) => index)),
     });
     violations.push(...crashes.failures);
     if (!crashes.allUp()) violations.push('a crashed node was still down after quiescence');
