@@ -587,13 +587,17 @@ export class SendQueue implements RetryQueue {
           return;
         }
         case REFUSAL.invalidPrevious: {
+          // Back to the queue at once, to be signed again onto the head (or behind the payment of ours before it).
+          const resign = (repoints: number): void => {
+            this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
+            kick = true;
+          };
           const before = r.prevTxid ? this.core.store.transactions.get(r.prevTxid) : null;
           if (before && before.type === 'sent' && before.contactHash === r.contactHash && before.status !== 'completed') {
             // Signed onto a payment of ours the contact has not taken (a follower resent in doubt after the one before
             // it was refused, so back in the queue): no contact could accept this link yet. It goes again behind that
             // payment, or onto the head if that one failed, and the refusal says nothing of the contact's chain.
-            this.core.update(r, { status: 'pending', inDoubt: false, sendingStartedAt: null, nextAttemptAt: now });
-            kick = true;
+            resign(r.repoints);
             return;
           }
           const expected = typeof refusal.data.expected_txid === 'string' ? refusal.data.expected_txid : null;
@@ -611,8 +615,7 @@ export class SendQueue implements RetryQueue {
           }
           if (expected === head) {
             // Our head moved since we signed: re-sign onto it.
-            this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
-            kick = true;
+            resign(repoints);
             return;
           }
           const known = expected ? this.core.store.transactions.get(expected) : null;
@@ -620,13 +623,11 @@ export class SendQueue implements RetryQueue {
             // The contact's head is an earlier link of our chain: the links after it are its own payments, settled
             // here and not yet there (their answers are on the way). A lag, not a fork: re-sign onto our head; the
             // contact answers chain_busy until it has caught up. Only MAX_REPOINTS of these without progress.
-            this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
-            kick = true;
+            resign(repoints);
             return;
           }
           if (known && known.contactHash === r.contactHash && this.revive(known, `the contact's chain head is this payment (refusal of ${r.txid})`)) {
-            this.core.update(r, { status: 'pending', inDoubt: false, repoints, sendingStartedAt: null, nextAttemptAt: now });
-            kick = true;
+            resign(repoints);
             return;
           }
           giveUp(`chain_mismatch: the contact expects previous ${expected ?? 'null'}, this node's head is ${head ?? 'null'}`, true);
