@@ -10,7 +10,9 @@
  *               completion.
  *
  * Knobs (environment): BENCH_PAY_LATENCY_N (300), BENCH_PAY_SENDERS (2), BENCH_PAY_CONTACTS (4 per sender),
- * BENCH_PAY_TOTAL (2000).
+ * BENCH_PAY_TOTAL (2000). BENCH_NODES=processes runs each node in a process of its own (the throughput figure then
+ * splits the CPU between the REST client, the senders and the receivers), and BENCH_NODE_ARGV gives those processes
+ * Node options (`--cpu-prof --cpu-prof-dir=DIR` profiles each node).
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
@@ -48,7 +50,8 @@ function childCpuMicros(pid: number): number {
 function hostNode(): NodeHost {
   const script = new URL('./payments-worker.js', import.meta.url);
   if (process.env.BENCH_NODES === 'processes') {
-    const child: ChildProcess = fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const execArgv = process.env.BENCH_NODE_ARGV?.split(' ').filter(Boolean) ?? process.execArgv;
+    const child: ChildProcess = fork(script, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return Object.assign(child, { tell: (m: string) => void child.send(m) });
   }
   const worker = new Worker(script);
@@ -301,8 +304,8 @@ async function throughput(senders: number, contactsPer: number, total: number): 
 
     const perSender = Math.ceil(total / senders);
     const cpu0 = process.cpuUsage();
-    const nodesCpu = (): number => [...payers, ...payees].reduce((sum, t) => sum + t.cpuMicros(), 0);
-    const nodes0 = nodesCpu();
+    const payers0 = payers.reduce((sum, t) => sum + t.cpuMicros(), 0);
+    const payees0 = payees.reduce((sum, t) => sum + t.cpuMicros(), 0);
     const t0 = performance.now();
     await Promise.all(
       payers.map(async (p) => {
@@ -321,12 +324,18 @@ async function throughput(senders: number, contactsPer: number, total: number): 
     await Promise.all(payers.map((p) => p.whenCompleted(contactsPer + perSender)));
     const elapsed = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
-    const used = cpu.user + cpu.system + nodesCpu() - nodes0;
+    const client = cpu.user + cpu.system;
+    const payersCpu = payers.reduce((sum, t) => sum + t.cpuMicros(), 0) - payers0;
+    const payeesCpu = payees.reduce((sum, t) => sum + t.cpuMicros(), 0) - payees0;
+    const used = client + payersCpu + payeesCpu;
     const settled = perSender * senders;
+    const perPayment = (micros: number): string => (micros / 1000 / settled).toFixed(2);
     console.log(
       `  ${senders} sender node(s) x ${contactsPer} contacts each (${senders * (contactsPer + 1)} nodes, one thread each), ${settled} payments fired through REST:\n` +
         `    accepted by REST in ${(accepted / 1000).toFixed(2)} s; all settled in ${(elapsed / 1000).toFixed(2)} s -> ${(settled / (elapsed / 1000)).toFixed(0)} settled payments/s (target >= 1000)\n` +
-        `    CPU (every thread: REST client, senders, receivers): ${(used / 1000 / settled).toFixed(2)} ms per settled payment (target <= 1.5)`,
+        `    CPU (every thread: REST client, senders, receivers): ${(used / 1000 / settled).toFixed(2)} ms per settled payment (target <= 1.5)` +
+        // Only processes have a CPU time of their own; worker threads count in this process's.
+        (payersCpu > 0 ? `: REST client ${perPayment(client)}, senders ${perPayment(payersCpu)}, receivers ${perPayment(payeesCpu)}` : ''),
     );
   } finally {
     await Promise.all([...payers, ...payees].map((t) => t.stop()));
@@ -334,7 +343,7 @@ async function throughput(senders: number, contactsPer: number, total: number): 
 }
 
 export async function benchPayments(): Promise<void> {
-  console.log(`\n[payments] every node in its own worker thread, loopback, HTTPS between nodes (signed + sealed envelopes), ${availableParallelism()} CPUs`);
+  console.log(`\n[payments] every node in its own ${process.env.BENCH_NODES === 'processes' ? 'process' : 'worker thread'}, loopback, HTTPS between nodes (signed + sealed envelopes), ${availableParallelism()} CPUs`);
   await latency(intEnv('BENCH_PAY_LATENCY_N', 300));
   await throughput(intEnv('BENCH_PAY_SENDERS', 2), intEnv('BENCH_PAY_CONTACTS', 4), intEnv('BENCH_PAY_TOTAL', 2000));
 }
