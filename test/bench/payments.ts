@@ -203,6 +203,15 @@ export class BenchNode {
     return res.body.data;
   }
 
+  /** The ledger payments this node sent to peers so far (peer exchanges of type ledger.send), from its own /metrics. */
+  async ledgerSendsOut(): Promise<number> {
+    const text = await (await fetch(`${this.baseUrl}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith('wallet_node_peer_messages_total{') && l.includes('direction="out"') && l.includes('type="ledger.send"'))
+      .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  }
+
   /** CPU time used by this node when it runs as a process of its own; 0 for a worker (counted in this process's). */
   cpuMicros(): number {
     return process.env.BENCH_NODES === 'processes' && this.worker.pid ? childCpuMicros(this.worker.pid) : 0;
@@ -304,6 +313,7 @@ async function throughput(senders: number, contactsPer: number, total: number): 
 
     const perSender = Math.ceil(total / senders);
     const cpu0 = process.cpuUsage();
+    const exchanges0 = (await Promise.all(payers.map((p) => p.ledgerSendsOut()))).reduce((a, b) => a + b, 0);
     const payers0 = payers.reduce((sum, t) => sum + t.cpuMicros(), 0);
     const payees0 = payees.reduce((sum, t) => sum + t.cpuMicros(), 0);
     const t0 = performance.now();
@@ -329,10 +339,12 @@ async function throughput(senders: number, contactsPer: number, total: number): 
     const payeesCpu = payees.reduce((sum, t) => sum + t.cpuMicros(), 0) - payees0;
     const used = client + payersCpu + payeesCpu;
     const settled = perSender * senders;
+    const exchanges = (await Promise.all(payers.map((p) => p.ledgerSendsOut()))).reduce((a, b) => a + b, 0) - exchanges0;
     const perPayment = (micros: number): string => (micros / 1000 / settled).toFixed(2);
     console.log(
       `  ${senders} sender node(s) x ${contactsPer} contacts each (${senders * (contactsPer + 1)} nodes, one thread each), ${settled} payments fired through REST:\n` +
         `    accepted by REST in ${(accepted / 1000).toFixed(2)} s; all settled in ${(elapsed / 1000).toFixed(2)} s -> ${(settled / (elapsed / 1000)).toFixed(0)} settled payments/s (target >= 1000)\n` +
+        `    ${exchanges} peer exchanges carried them (${(settled / Math.max(1, exchanges)).toFixed(1)} payments per exchange)\n` +
         `    CPU (every thread: REST client, senders, receivers): ${(used / 1000 / settled).toFixed(2)} ms per settled payment (target <= 1.5)` +
         // Only processes have a CPU time of their own; worker threads count in this process's.
         (payersCpu > 0 ? `: REST client ${perPayment(client)}, senders ${perPayment(payersCpu)}, receivers ${perPayment(payeesCpu)}` : ''),
