@@ -4,6 +4,7 @@
  *   BENCH_STATUS_ROUNDS (3: signed and bare status windows, alternating),
  *   BENCH_AUTH_N (100000), BENCH_PEER_CONCURRENCY (32), BENCH_PEER_TRANSPORT (http: https by default),
  *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts), BENCH_NODES (threads; processes: payments and routing),
+ *   BENCH_NODE_ARGV (Node options of those processes, payments.ts),
  *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,triangle,routing,backup,export: all), or the
  *   same names as arguments (`npm run bench -- payments triangle status`); BENCH_TRI_RATE, BENCH_TRI_S (triangle.ts),
  *   BENCH_EXPORT_ROWS (1000000), BENCH_MCP_SAMPLES (400), BENCH_MCP_SESSIONS (50); BENCH_ONLY also takes mcp.
