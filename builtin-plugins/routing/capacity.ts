@@ -72,9 +72,10 @@ export class CapacityProbe {
     const maxFee = new Decimal(String(this.ctx.settings.get('maxFee') ?? 5));
     const usable = (routes ?? []).filter((r) => r.capacity.max > 0n && r.feePercent.lte(maxFee)).sort((a, b) => (b.capacity.max > a.capacity.max ? 1 : -1));
     const direct = routes?.find((r) => r.hops === 1) ?? null;
-    const parts = usable.map(view);
-    const split = usable.reduce((sum, r) => sum + r.capacity.max, 0n);
-    const splitFee = usable.reduce((sum, r) => sum + feeOf(r, r.capacity.max), 0n);
+    const apart = oneByLimitingLine(usable);
+    const parts = apart.map(view);
+    const split = apart.reduce((sum, r) => sum + r.capacity.max, 0n);
+    const splitFee = apart.reduce((sum, r) => sum + feeOf(r, r.capacity.max), 0n);
     return {
       address,
       currency,
@@ -143,6 +144,22 @@ export class CapacityProbe {
     this.discovery.forget(hash);
     return branches;
   }
+}
+
+/**
+ * The routes a split can add up, widest first: of the routes one line limits (the line into a destination with one
+ * contact, say), only the widest, since together they carry no more than it. Routes that share a line which limits
+ * none of them still count each, so the sum stays an upper bound there.
+ */
+function oneByLimitingLine(widestFirst: readonly Route[]): Route[] {
+  const seen = new Set<string>();
+  return widestFirst.filter((r) => {
+    const line = r.capacity.line;
+    if (line === undefined) return true;
+    if (seen.has(line)) return false;
+    seen.add(line);
+    return true;
+  });
 }
 
 /** A decimal amount of this module's answers back to minor units. */

@@ -25,6 +25,7 @@ import {
   answerPayload,
   conditionOf,
   destinationCapacity,
+  lineTag,
   MSG,
   offerBytes,
   parseAnswer,
@@ -518,7 +519,8 @@ export class Discovery {
     const credit = this.#bound(state, asker);
     if (state.req.probe) {
       const downstream = via.offer!.capacity;
-      return downstream ? { ...offered, capacity: relayCapacity(downstream, via.offer!.hops, fee, credit) } : null;
+      const line = lineTag(state.req.hash, this.ctx.identity.pubkeyHash, asker);
+      return downstream ? { ...offered, capacity: relayCapacity(downstream, via.offer!.hops, fee, credit, line) } : null;
     }
     if (offered.amount > credit) return null;
     this.#reserve(asker, state.req.currency, state.req.hash, search.budget, offered.amount);
@@ -563,7 +565,7 @@ export class Discovery {
     const { req } = state;
     const bound = this.#bound(state, asker);
     if (req.probe && state.condition) {
-      const capacity = destinationCapacity(bound > 0n ? bound : 0n);
+      const capacity = destinationCapacity(bound > 0n ? bound : 0n, lineTag(req.hash, this.ctx.identity.pubkeyHash, asker));
       return { found: true, amount: req.amount, hops: 0, condition: state.condition, signature: this.#sign(state, budget, req.amount, 0), capacity };
     }
     if (req.amount > bound || !state.condition) return { found: false };

@@ -5,7 +5,7 @@
  *                   reply {status: 'answered', response} when the receiver can answer at once (destination, dead
  *                   end, a search already done), else {status: 'pending'} and a route.response follows
  *   route.response  an answer (DLQ label rp2p): {hash, budget, found, amount?, hops?, condition?, signature?,
- *                   max?, rate?, limit_at?} (the last three answer a probe: see `Capacity`)
+ *                   max?, rate?, limit_at?, limit_line?} (the last four answer a probe: see `Capacity`)
  *   route.cancel    the asker does not need the offer any more: {hash, budget}
  *   route.prepare   a hash-locked leg, payer → payee: {hash, budget, statement, signature}
  *                   reply {status: 'locked' | 'fulfilled', fulfillment?, recipient_signature}
@@ -69,18 +69,24 @@ export function relayFee(amount: Minor, percent: string | null): Minor {
   return fee > 0n ? fee : 1n;
 }
 
+/**
+ * A probe's name for one line, the one that limits a route (`Capacity.line`): the same on every branch that line
+ * limits, and unlike any other line's; it names the line within this probe only, so it tells who holds it to nobody.
+ */
+export const lineTag = (probeHash: string, creditor: string, debtor: string): string => sha256Hex(`wn-probe-line-v1\n${probeHash}\n${creditor}\n${debtor}`);
+
 /** What the destination offers a probe: the credit it extends to the asker, at no fee, limited by that last leg. */
-export const destinationCapacity = (askerCredit: Minor): Capacity => ({ max: askerCredit, rate: '1', limitAt: 1 });
+export const destinationCapacity = (askerCredit: Minor, line: string): Capacity => ({ max: askerCredit, rate: '1', limitAt: 1, line });
 
 /**
  * What a relay offers a probe's asker through a route downstream: that route's capacity, narrowed to what the credit
  * the relay extends to the asker can pay for at the route's rate times the relay's own fee.
  */
-export function relayCapacity(via: Capacity, viaHops: number, feePercent: string | null, askerCredit: Minor): Capacity {
+export function relayCapacity(via: Capacity, viaHops: number, feePercent: string | null, askerCredit: Minor, line: string): Capacity {
   const rate = new Decimal(via.rate).times(new Decimal(feePercent ?? 0).div(100).plus(1)).toDecimalPlaces(20);
   const byLine = BigInt(new Decimal(askerCredit.toString()).div(rate).toFixed(0, Decimal.ROUND_DOWN));
   // The asker's leg, counted from the destination's end: the relay's own legs to it (viaHops + 1), plus one.
-  if (byLine < via.max) return { max: byLine, rate: rate.toFixed(), limitAt: viaHops + 2 };
+  if (byLine < via.max) return { max: byLine, rate: rate.toFixed(), limitAt: viaHops + 2, line };
   return { ...via, rate: rate.toFixed() };
 }
 
@@ -157,6 +163,11 @@ export interface Capacity {
   max: Minor;
   rate: string;
   limitAt: number;
+  /**
+   * The line that sets `max` (`lineTag`): two branches that name the same one share it, and together carry no more
+   * than either. Absent in an older node's answer.
+   */
+  line?: string;
 }
 
 export interface Offer {
@@ -227,11 +238,12 @@ export const requestPayload = (r: RouteRequest): Record<string, unknown> & { typ
 const MINOR_OR_ZERO = /^(0|[1-9][0-9]{0,29})$/;
 const RATE = /^[0-9]{1,12}(\.[0-9]{1,40})?$/;
 
-/** A probe's capacity fields, when all three are there and well-formed (an older node sends none). */
+/** A probe's capacity fields, when the first three are there and well-formed (an older node sends none, or no line). */
 function parseCapacity(a: Record<string, unknown>): Capacity | undefined {
   if (typeof a.max !== 'string' || !MINOR_OR_ZERO.test(a.max) || typeof a.rate !== 'string' || !RATE.test(a.rate)) return undefined;
   if (typeof a.limit_at !== 'number' || !Number.isSafeInteger(a.limit_at) || a.limit_at < 1 || a.limit_at > MAX_BUDGET + 1) return undefined;
-  return { max: BigInt(a.max), rate: a.rate, limitAt: a.limit_at };
+  const line = typeof a.limit_line === 'string' && HEX64.test(a.limit_line) ? { line: a.limit_line } : {};
+  return { max: BigInt(a.max), rate: a.rate, limitAt: a.limit_at, ...line };
 }
 
 export function parseAnswer(p: unknown): RouteAnswer {
@@ -258,7 +270,9 @@ export const answerPayload = (a: RouteAnswer): Record<string, unknown> =>
         hops: a.hops,
         condition: a.condition,
         signature: a.signature,
-        ...(a.capacity ? { max: a.capacity.max.toString(), rate: a.capacity.rate, limit_at: a.capacity.limitAt } : {}),
+        ...(a.capacity
+          ? { max: a.capacity.max.toString(), rate: a.capacity.rate, limit_at: a.capacity.limitAt, ...(a.capacity.line ? { limit_line: a.capacity.line } : {}) }
+          : {}),
       }
     : { found: false };
 

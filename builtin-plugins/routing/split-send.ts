@@ -1,17 +1,20 @@
 /**
  * Split payments, the originator's side (docs/protocol.md, "Split payments"): `send` with `allow_split` pays an amount
- * no single route carries over several routes under one condition. The plan is max-sendable's split (one route per
- * first contact, widest first); each part searches a route through its contact, and only once every part found one
- * are they all paid. The destination fulfils no part before all arrived (split-receive.ts), and a part that fails
+ * no single route carries over several routes under one condition. It is planned one part at a time from
+ * max-sendable's split: the widest route left takes what it can carry and its search reserves it, then a new probe
+ * sees that reservation; only once every part found its route are they all paid. The destination fulfils no part before all arrived (split-receive.ts), and a part that fails
  * tells it to release the others, so the payment completes on every leg of every part or on none.
  */
 import { ApiError, formatMinor, type Minor } from '../../sdk/index.js';
 import type { LedgerService, PaymentRouter, RoutedOutcome, RouteDetail, RoutedPart, RoutedPayment, SplitDetail } from '../ledger/api.js';
-import { parseMinor as toMinor, type CapacityProbe, type RouteView } from './capacity.js';
+import { parseMinor as toMinor, type CapacityProbe, type MaxSendable, type RouteView } from './capacity.js';
 import type { Payments } from './payments.js';
 import { randomHex } from './protocol.js';
 import { splitGroupOf } from './split-receive.js';
 import type { PaymentRow, RoutingStore } from './store.js';
+
+/** Probes and searches a split may take, one of each per part. */
+const MAX_PARTS = 16;
 
 /** The parts of `amount` over the routes (widest first): each carries what is left, up to its width; null if short. */
 export function planParts(routes: readonly RouteView[], amount: Minor): { via: string; amount: Minor }[] | null {
@@ -46,30 +49,44 @@ export class SplitSender {
   }
 
   async send(p: RoutedPayment): Promise<RoutedOutcome> {
-    const plan = await this.probe.maxSendable(p.address, p.currency);
+    let plan = await this.probe.maxSendable(p.address, p.currency);
     // One route carries it: no reason to split.
     if (toMinor(plan.max_sendable) >= p.amount) return this.payments.send(p);
-    const parts = planParts(plan.split.parts, p.amount);
-    if (!parts) {
-      const why = plan.no_route ?? { reason: 'line_exhausted', message: `the routes found carry ${plan.split.amount} ${p.currency} together` };
-      throw new ApiError('no_route', 400, `No split of ${formatMinor(p.amount)} ${p.currency} reaches ${p.address}: at most ${plan.split.amount} over ${plan.split.parts.length} route(s) (${why.message})`, {
-        reason: why.reason,
-        max_sendable: plan.max_sendable,
-        max_split: plan.split.amount,
-        ...(why.hop !== undefined ? { hop: why.hop } : {}),
-      });
-    }
     const secret = randomHex(32);
     const group = splitGroupOf(secret);
-    const searches = await Promise.allSettled(parts.map((part) => this.payments.searchPart({ ...p, bestFee: false, amount: part.amount }, { group, secret, via: part.via })));
-    const found = searches.flatMap((s) => (s.status === 'fulfilled' && this.store.candidates(s.value.hash).length ? [s.value.hash] : []));
-    if (found.length < parts.length) {
+    const found: string[] = [];
+    try {
+      // One part at a time, on the widest route left: its search reserves that route's lines, so the next probe sees
+      // what the parts found so far hold, on every line they share with the other routes (planned all at once, two
+      // parts over one line both counted on all of it, and one of them failed).
+      for (let left = p.amount; left > 0n; ) {
+        const next = planParts(plan.split.parts, left)?.[0];
+        if (!next || found.length === MAX_PARTS) throw this.#short(p, plan, p.amount - left, found.length);
+        const part = await this.payments.searchPart({ ...p, bestFee: false, amount: next.amount }, { group, secret, via: next.via });
+        if (!this.store.candidates(part.hash).length) throw new ApiError('no_route', 400, 'A part of the split payment found no route in time', { reason: 'destination_unreachable' });
+        found.push(part.hash);
+        left -= next.amount;
+        if (left > 0n) plan = await this.probe.maxSendable(p.address, p.currency);
+      }
+    } catch (err) {
       for (const hash of found) this.payments.reject(hash, 'another part of the split payment found no route');
-      const failed = searches.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason;
-      throw failed instanceof ApiError ? failed : new ApiError('no_route', 400, 'A part of the split payment found no route in time', { reason: 'destination_unreachable' });
+      throw err;
     }
     this.#execute(found);
     return this.#outcome(group);
+  }
+
+  /** No split carries what is left of the amount (after `parts` found routes for `placed` of it). */
+  #short(p: RoutedPayment, plan: MaxSendable, placed: Minor, parts: number): ApiError {
+    const why = plan.no_route ?? { reason: 'line_exhausted', message: `the routes found carry ${plan.split.amount} ${p.currency} together` };
+    const after = parts === 0 ? '' : ` after ${parts} part(s) found routes for ${formatMinor(placed)}`;
+    const more = parts === MAX_PARTS ? `; a split takes at most ${MAX_PARTS} parts` : '';
+    return new ApiError('no_route', 400, `No split of ${formatMinor(p.amount)} ${p.currency} reaches ${p.address}: at most ${plan.split.amount} over ${plan.split.parts.length} route(s)${after} (${why.message})${more}`, {
+      reason: why.reason,
+      max_sendable: plan.max_sendable,
+      max_split: plan.split.amount,
+      ...(why.hop !== undefined ? { hop: why.hop } : {}),
+    });
   }
 
   /** Pays every part; if one can no longer be paid, the rest are dropped and the destination releases what came. */

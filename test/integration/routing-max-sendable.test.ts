@@ -2,11 +2,12 @@
  * The most a node can send, through real nodes: a diamond A-B-D, A-C-D whose routes carry 60 each (one limited by
  * A's own line, the other by the line into D) answers 60 on one route and 120 split; a send above it names the line
  * that limits it instead of a bare no_route; no line, an unknown destination and routes above maxFee each say so.
+ * The same diamond with a narrower line on to E: both routes meet on that line, so the split counts it once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { nodeCli, nodeCliHuman } from './ledger-support.js';
-import { call, diamond, hashOf, legsOf, ok, routedSend, setFee, waitFor } from './routing-support.js';
+import { call, connect, diamond, hashOf, legsOf, ok, routedSend, setFee, waitFor } from './routing-support.js';
 
 const maxSendable = (from: TestNode, to: TestNode | string, currency = 'VWL'): Promise<any> =>
   ok(from, 'GET', '/api/v1/wallet/max-sendable', undefined, { address: typeof to === 'string' ? to : to.node.baseUrl, currency });
@@ -105,5 +106,36 @@ describe('max-sendable over a diamond A-B-D, A-C-D', () => {
     expect(human.code).toBe(0);
     expect(human.out).toContain('max sendable');
     expect(human.out).toContain('no_line');
+  });
+});
+
+describe('max-sendable when the routes meet on one line (A-B-D, A-C-D, then D-E)', () => {
+  let A: TestNode, B: TestNode, C: TestNode, D: TestNode, E: TestNode;
+
+  beforeAll(async () => {
+    [A, B, C, D, E] = await Promise.all(Array.from({ length: 5 }, () => startTestNode()));
+    for (const t of [A, B, C, D, E]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false, hop_budget_randomized: false, max_fee: 5 });
+    await diamond(A, B, C, D);
+    // E extends 50 to D: every route from A to E ends on that line.
+    await connect(D, E, { creditAtoB: '1000', creditBtoA: '50', nameOfB: 'nE', nameOfA: 'nD' });
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([A, B, C, D, E].map((t) => t.destroy()));
+  });
+
+  it('two routes that one line limits split to that line once, and a split send above it fails before anything moves', async () => {
+    const m = await maxSendable(A, E);
+    expect(m).toMatchObject({ max_sendable: '50', routes_found: 2, no_route: null });
+    expect(m.single_route).toMatchObject({ amount: '50', hops: 3, limited_at_hop: 3 });
+    // Both routes reach E over D's line, which carries 50 in all: not 100.
+    expect(m.split.amount).toBe('50');
+    expect(m.split.parts).toHaveLength(1);
+
+    const res = await call(A, 'POST', '/api/v1/wallet/send', { address: E.node.baseUrl, amount: '80', currency: 'VWL', allow_split: true });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'no_route', max_sendable: '50', max_split: '50' });
+    expect(res.body.error.message).toMatch(/No split of 80 VWL reaches .*: at most 50 over 1 route\(s\)/);
+    const txs = await ok(A, 'GET', '/api/v1/wallet/transactions');
+    expect(txs.pagination.total).toBe(0);
   });
 });

@@ -2,13 +2,15 @@
  * Split payments through real nodes: a diamond A-B-D, A-C-D whose routes carry 60 each. max-sendable says 60 on one
  * route and 120 split; a send of 100 with allow_split completes on every leg of both parts under one condition, with
  * exact balances and fees, and its parts show in the answer and in each end's transaction detail; an amount above
- * what a split carries fails naming why, and moves nothing; node-cli send --split pays one too.
+ * what a split carries fails naming why, and moves nothing; node-cli send --split pays one too. Then routes that
+ * share a line limiting neither of them: the split is planned a part at a time, each probe seeing what the parts
+ * before it reserved, so it fits three parts where the routes' sum overstates what reaches the destination.
  */
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { nodeCli, send, settled } from './ledger-support.js';
-import { call, diamond, hashOf, legsOf, netOf, ok, setFee, waitFor } from './routing-support.js';
+import { call, connect, diamond, hashOf, legsOf, netOf, ok, setFee, waitFor } from './routing-support.js';
 
 const FINAL = new Set(['completed', 'cancelled', 'rejected', 'failed']);
 
@@ -103,5 +105,49 @@ describe('split payments over a diamond A-B-D, A-C-D', () => {
     expect(cli.body.data.payment_status).toBe('completed');
     for (const p of cli.body.data.split.parts as any[]) await partLegs(p.p2p_hash);
     expect((await netOf(D)).minus(before).toFixed()).toBe(new Decimal(50).toFixed());
+  });
+});
+
+describe('a split over routes that share a line limiting neither (A-B-D-E, A-C-D-E, A-F-E)', () => {
+  let A: TestNode, B: TestNode, C: TestNode, D: TestNode, E: TestNode, F: TestNode;
+
+  beforeAll(async () => {
+    [A, B, C, D, E, F] = await Promise.all(Array.from({ length: 6 }, () => startTestNode()));
+    for (const t of [A, B, C, D, E, F]) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false, hop_budget_randomized: false, max_fee: 5 });
+    // Through B and through C: 60 each (A's line with B, C's line with D), both over D's line into E, which carries 70.
+    await diamond(A, B, C, D);
+    await connect(D, E, { creditAtoB: '1000', creditBtoA: '70', nameOfB: 'nE', nameOfA: 'nD' });
+    // Through F: 30 (F's line into E).
+    await connect(A, F, { creditAtoB: '1000', creditBtoA: '100', nameOfB: 'nF', nameOfA: 'nA' });
+    await connect(F, E, { creditAtoB: '1000', creditBtoA: '30', nameOfB: 'nE', nameOfA: 'nF' });
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([A, B, C, D, E, F].map((t) => t.destroy()));
+  });
+
+  it('100 reaches E in three parts: 60 over D, 30 over F, the 10 D has left', async () => {
+    // The sum counts D's line twice (an upper bound): 60 + 60 + 30, where 100 reaches E.
+    const m = await ok(A, 'GET', '/api/v1/wallet/max-sendable', undefined, { address: E.node.baseUrl, currency: 'VWL' });
+    expect(m).toMatchObject({ max_sendable: '60', routes_found: 3 });
+    expect(m.split.amount).toBe('150');
+
+    const sent = await ok(A, 'POST', '/api/v1/wallet/send', { address: E.node.baseUrl, amount: '100', currency: 'VWL', allow_split: true });
+    expect(sent).toMatchObject({ status: 'sent', amount: '100', total: '100', fee: '0' });
+    const parts = sent.split.parts as any[];
+    expect(parts.map((p) => p.amount).sort()).toEqual(['10', '30', '60']);
+    expect(parts.find((p) => p.amount === '30').via).toBe(hashOf(F));
+    const viaD = parts.filter((p) => p.amount !== '30').map((p) => p.via);
+    expect(new Set(viaD)).toEqual(new Set([hashOf(B), hashOf(C)]));
+
+    const everyNode = [A, B, C, D, E, F];
+    for (const part of parts) {
+      const legs = (await Promise.all(everyNode.map((t) => waitFor(() => legsOf(t, part.p2p_hash), (l) => l.every((x) => FINAL.has(x.status)), 'legs final')))).flat();
+      expect(legs.length).toBeGreaterThan(0);
+      for (const l of legs) expect(l.status).toBe('completed');
+    }
+    expect((await netOf(A)).toFixed()).toBe('-100');
+    expect((await netOf(E)).toFixed()).toBe('100');
+    for (const t of [B, C, D, F]) expect((await netOf(t)).toFixed()).toBe('0');
+    for (const t of everyNode) expect(await ok(t, 'GET', '/api/v1/chain/verify')).toMatchObject({ ok: true, findings: 0 });
   });
 });
