@@ -3,6 +3,7 @@
  * violations as sentences naming the node and payment, so a failing seed says what broke.
  */
 import { Decimal } from 'decimal.js';
+import type { SplitSent } from './workloads.js';
 
 export interface Payment {
   n: number;
@@ -47,11 +48,15 @@ export interface World {
   liars?: ReadonlySet<number>;
   /** Liars that may owe an honest payee a leg it fulfilled (liars.ts `LIAR_OWES`): that leg may stay `accepted`. */
   owingLiars?: ReadonlySet<number>;
+  /** The split payments sent (workloads.ts): the route hash of each part. */
+  splits?: readonly SplitSent[];
 }
 
 const UNSETTLED = new Set(['pending', 'sending', 'accepted', 'sent']);
 /** Causes a payment may fail or be refused for on a healthy network: the receiver's credit or the route's capacity. */
 const HEALTHY_CAUSES = /^((rejected|cancelled): )*(insufficient_credit|no_route|expired: no route)/;
+/** How a split's part ends when a sibling failed (split-receive.ts, split-send.ts), behind any `rejected by the payee: `. */
+const SPLIT_RELEASE = /(released the split payment|not every part of the split payment arrived|another part of the split payment)/;
 /** Causes a lossy network explains: answers lost, late or never delivered. */
 const FAULT_CAUSES = /^((rejected|cancelled): )*(delivery_failed|timeout|unreachable|expired|recovery_exhausted|chain_busy)/;
 
@@ -125,6 +130,13 @@ export function checkInvariants(w: World): string[] {
       feesFound.set(node, (feesFound.get(node) ?? new Decimal(0)).plus(net));
     }
   }
+  // Split payments: the originator's first legs of the parts, all completed or none.
+  for (const split of w.splits ?? []) {
+    if (liar(split.from)) continue;
+    const firsts = w.nodes[split.from]!.transactions.filter((t) => t.type === 'sent' && split.parts.includes(t.memo));
+    const completed = firsts.filter((t) => t.status === 'completed').length;
+    if (completed !== 0 && completed !== split.parts.length) out.push(`split payment ${split.payment} (n${split.from}): ${completed} of ${split.parts.length} parts completed`);
+  }
   for (const s of honest) {
     const found = feesFound.get(s.index) ?? new Decimal(0);
     if (!found.equals(s.fees)) out.push(`n${s.index}: fee earnings ${s.fees}, its relayed legs net ${found.toString()}`);
@@ -133,8 +145,19 @@ export function checkInvariants(w: World): string[] {
   // Every accepted payment ends completed, or failed for a cause the run explains; nothing is left unsettled.
   const extra = w.explained?.length ? new RegExp(`^((rejected|cancelled)( by the payee)?: )*(${w.explained.join('|')})\\b`) : null;
   const allowed = (reason: string): boolean => HEALTHY_CAUSES.test(reason) || (w.faulted && FAULT_CAUSES.test(reason)) || !!extra?.test(reason);
+  const splitOf = new Map((w.splits ?? []).map((x) => [x.payment, x]));
   for (const p of w.payments) {
     if (liar(p.from)) continue;
+    const split = splitOf.get(p.n);
+    if (split) {
+      // The parts end together: released because a sibling failed, that sibling's cause is the payment's.
+      const firsts = w.nodes[p.from]!.transactions.filter((t) => t.type === 'sent' && split.parts.includes(t.memo));
+      if (firsts.some((t) => t.status === 'completed' || UNSETTLED.has(t.status))) continue;
+      const causes = firsts.map((t) => String(t.failure_reason ?? '')).filter((r) => !SPLIT_RELEASE.test(r));
+      if (firsts.length && !causes.length) out.push(`split payment ${p.n} (n${p.from}>n${p.to}): every part released, none failed`);
+      for (const cause of causes) if (!allowed(cause)) out.push(`split payment ${p.n} (n${p.from}>n${p.to}) part failed: ${cause}`);
+      continue;
+    }
     if (p.httpStatus >= 300) {
       if (!allowed(p.answer)) out.push(`payment ${p.n} (n${p.from}>n${p.to}) refused by REST: ${p.answer}`);
       continue;

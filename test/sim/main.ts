@@ -23,7 +23,7 @@ const HELP = `npm run sim -- [options]: one seeded run of real nodes on a simula
   --liar-kinds K,...     ${LIAR_KINDS.join(', ')} (default: all)
   --liar-delay-ms MS     how long a withholding relay or a late destination holds the preimage (default 600000)
  workloads besides payments (probabilities per payment step):
-  --requests P  --refunds P  --terms P  --syncs P  --probes P
+  --requests P  --refunds P  --terms P  --syncs P  --probes P  --splits P  --clearings P
  output:
   --verbose              progress on stderr
   --trace FILE           the event trace (a line per event) and FILE.state.json (the final state)
@@ -62,6 +62,8 @@ const { values } = parseArgs({
     terms: { type: 'string' },
     syncs: { type: 'string' },
     probes: { type: 'string' },
+    splits: { type: 'string' },
+    clearings: { type: 'string' },
     help: { type: 'boolean' },
     profile: { type: 'string' },
     'hop-budget': { type: 'string' },
@@ -108,6 +110,8 @@ const options: SimOptions = {
     terms: num(values.terms, base.workloads?.terms ?? 0),
     syncs: num(values.syncs, base.workloads?.syncs ?? 0),
     probes: num(values.probes, base.workloads?.probes ?? 0),
+    splits: num(values.splits, base.workloads?.splits ?? 0),
+    clearings: num(values.clearings, base.workloads?.clearings ?? 0),
   },
   verbose: values.verbose ?? base.verbose,
   ...(values['hop-budget'] ? { hopBudget: Number(values['hop-budget']) } : {}),

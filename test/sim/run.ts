@@ -197,6 +197,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
     const gap = 1000 / options.rate;
     let at = clock.now();
     const more = new WorkloadRunner(options.seed, options.workloads ?? NO_WORKLOADS, nodes, adjacency, distances, payments, limits, note, CURRENCY);
+    await more.prepare();
     for (let p = 0; p < options.payments; p++) {
       at += Math.max(1, Math.round(gap * -Math.log(1 - rng.next())));
       await clock.runUntil(at);
@@ -259,6 +260,7 @@ export async function runSim(options: SimOptions): Promise<SimResult> {
       explained: [...(crashes.count ? ['route_unknown'] : []), ...(skew.some((k) => k !== 0) ? ['expired'] : []), ...[...liars.values()].flatMap((k) => LIAR_CAUSES[k])],
       liars: new Set(liars.keys()),
       owingLiars: new Set([...liars].filter(([, kind]) => LIAR_OWES.has(kind)).map(([index]) => index)),
+      splits: more.splits,
     });
     violations.push(...crashes.failures);
     if (!crashes.allUp()) violations.push('a crashed node was still down after quiescence');

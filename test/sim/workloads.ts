@@ -8,11 +8,15 @@
  *             (lowering one could leave a balance above it, which the credit check would take for an overdraft);
  *   syncs     a node pulls its chains from its contacts (POST /system/sync, type transactions);
  *   probes    a node asks how much it can send to a node that is not its contact (GET /wallet/max-sendable, a
- *             capacity probe along the routes) and sends up to that much (the answers a capacity liar inflates).
+ *             capacity probe along the routes) and sends up to that much (the answers a capacity liar inflates);
+ *   splits    the same probe, then a payment wider than the widest route and within what the routes carry together,
+ *             sent with allow_split (a split payment: its parts complete all or none);
+ *   clearings a node clears the widest debt cycle through it (POST /clearing/run); every node takes part in clearing
+ *             (auto_cycle_clearing) when this workload runs.
  */
 import { Decimal } from 'decimal.js';
 import type { Payment } from './invariants.js';
-import type { SimNode } from './nodes.js';
+import type { Reply, SimNode } from './nodes.js';
 import { Rng } from './random.js';
 
 export interface Workloads {
@@ -21,6 +25,15 @@ export interface Workloads {
   terms: number;
   syncs: number;
   probes?: number;
+  splits?: number;
+  clearings?: number;
+}
+
+/** A split payment as its originator answered it: the route hash of each of its parts. */
+export interface SplitSent {
+  payment: number;
+  from: number;
+  parts: string[];
 }
 
 export const NO_WORKLOADS: Workloads = { requests: 0, refunds: 0, terms: 0, syncs: 0 };
@@ -40,7 +53,8 @@ const LOOK_TRIES = 20;
 export class WorkloadRunner {
   readonly #rng: Rng;
   readonly #asked: Asked[] = [];
-  readonly counts = { requests: 0, approved: 0, declined: 0, refunds: 0, terms: 0, syncs: 0, probes: 0 };
+  readonly counts = { requests: 0, approved: 0, declined: 0, refunds: 0, terms: 0, syncs: 0, probes: 0, splits: 0, clearings: 0, cleared: 0 };
+  readonly splits: SplitSent[] = [];
 
   constructor(
     seed: number,
@@ -67,6 +81,14 @@ export class WorkloadRunner {
     if (r.chance(this.w.terms)) await this.#terms();
     if (r.chance(this.w.syncs)) await this.#sync();
     if (r.chance(this.w.probes ?? 0)) await this.#probe(now);
+    if (r.chance(this.w.splits ?? 0)) await this.#split(now);
+    if (r.chance(this.w.clearings ?? 0)) await this.#clear();
+  }
+
+  /** Before the workload: every node takes part in clearing when clearings run (relays carry only then). */
+  async prepare(): Promise<void> {
+    if (!this.w.clearings) return;
+    for (const n of this.nodes) await n.ok('PUT', '/api/v1/system/settings', { auto_cycle_clearing: true });
   }
 
   #live(i: number): SimNode | null {
@@ -163,21 +185,58 @@ export class WorkloadRunner {
   }
 
   async #probe(now: number): Promise<void> {
+    const far = await this.#probeFar();
+    if (!far) return;
+    this.counts.probes++;
+    this.note(`probe n${far.from} to n${far.to} -> ${far.status} ${far.widest.toString()}`);
+    if (far.widest.lte(0)) return;
+    await this.#sendFar(far, Decimal.min(far.widest, this.#rng.int(1, 20)).toString(), now, {});
+  }
+
+  async #split(now: number): Promise<void> {
+    const far = await this.#probeFar();
+    if (!far) return;
+    this.note(`split probe n${far.from} to n${far.to} -> ${far.status} ${far.widest.toString()} ${far.together.toString()}`);
+    // Wider than one route: only a split carries it (a split of what one route carries goes as one routed payment).
+    if (far.together.lte(far.widest.plus(0.01))) return;
+    const amount = far.widest.plus(far.together.minus(far.widest).times(this.#rng.int(10, 100) / 100)).toDecimalPlaces(2, Decimal.ROUND_DOWN).toString();
+    this.counts.splits++;
+    const n = this.payments.length;
+    const sent = await this.#sendFar(far, amount, now, { allow_split: true });
+    const parts = ((sent.body?.data?.split?.parts ?? []) as any[]).map((p) => String(p.p2p_hash));
+    if (parts.length) this.splits.push({ payment: n, from: far.from, parts });
+    this.note(`split ${n} parts ${parts.join(' ')}${sent.status < 300 ? '' : ` ${String(sent.body?.error?.message ?? '')}`}`);
+  }
+
+  /** A live node, a node that is not its contact, and what max-sendable says the one can send the other. */
+  async #probeFar(): Promise<{ from: number; to: number; node: SimNode; address: string; status: number; widest: Decimal; together: Decimal } | null> {
     const from = this.#rng.int(0, this.nodes.length - 1);
     const far = [...this.distances[from]!.keys()].filter((j) => this.distances[from]![j]! >= 2);
     const node = this.#live(from);
-    if (!far.length || !node) return;
+    if (!far.length || !node) return null;
     const to = this.#rng.pick(far);
     const address = this.nodes[to]!.address;
     const res = await node.rest('GET', '/api/v1/wallet/max-sendable', undefined, { address, currency: this.currency });
-    const max = new Decimal(res.body?.data?.max_sendable ?? 0);
-    this.counts.probes++;
-    this.note(`probe n${from} to n${to} -> ${res.status} ${max.toString()}`);
-    if (max.lte(0)) return;
-    const amount = Decimal.min(max, this.#rng.int(1, 20)).toString();
-    const sent = await node.rest('POST', '/api/v1/wallet/send', { address, amount, currency: this.currency });
+    const data = res.body?.data;
+    return { from, to, node, address, status: res.status, widest: new Decimal(data?.max_sendable ?? 0), together: new Decimal(data?.split?.amount ?? 0) };
+  }
+
+  async #sendFar(far: { from: number; to: number; node: SimNode; address: string }, amount: string, now: number, extra: Record<string, unknown>): Promise<Reply> {
+    const sent = await far.node.rest('POST', '/api/v1/wallet/send', { address: far.address, amount, currency: this.currency, ...extra });
     const data = sent.body?.data ?? {};
-    this.#record(from, to, amount, now, sent.status, data, sent.status < 300 ? String(data.status) : String(sent.body?.error?.code ?? sent.status));
+    this.#record(far.from, far.to, amount, now, sent.status, data, sent.status < 300 ? String(data.status) : String(sent.body?.error?.code ?? sent.status));
+    return sent;
+  }
+
+  async #clear(): Promise<void> {
+    const i = this.#rng.int(0, this.nodes.length - 1);
+    const node = this.#live(i);
+    if (!node) return;
+    const res = await node.rest('POST', '/api/v1/clearing/run', { currency: this.currency });
+    const data = res.body?.data ?? {};
+    this.counts.clearings++;
+    if (typeof data.hash === 'string') this.counts.cleared++;
+    this.note(`clearing n${i} -> ${res.status} ${data.status ?? res.body?.error?.code ?? ''} ${data.amount ?? ''} ${data.hash ?? ''}`);
   }
 
   #record(from: number, to: number, amount: string, now: number, status: number, data: any, answer: string): void {
