@@ -22,6 +22,8 @@ export interface SplitPart {
   group: string;
   secret: string;
   via: string;
+  /** The legs of the route the plan's probe found through `via`: the part's search reaches at least as far. */
+  hops: number;
 }
 
 interface Waiter {
@@ -119,7 +121,8 @@ export class Payments implements PaymentRouter {
     // A Tor destination is paid in fast mode: a best-fee search over Tor would take minutes (Document 1). A split's
     // part asks one contact only.
     const fast = !p.bestFee || kindOf(p.address) === 'tor' || part !== null;
-    const budget = originBudget((key) => this.ctx.settings.get(key), clearing);
+    // A randomized budget may fall short of the route a split's probe found: that part's search goes as far as it.
+    const budget = Math.max(originBudget((key) => this.ctx.settings.get(key), clearing), part?.hops ?? 0);
     const expires = now + Number(this.ctx.settings.get('p2pExpiration') ?? 300) * 1000;
     this.ctx.db.tx(() =>
       this.store.insertPayment({

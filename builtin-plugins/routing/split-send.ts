@@ -17,13 +17,13 @@ import type { PaymentRow, RoutingStore } from './store.js';
 const MAX_PARTS = 16;
 
 /** The parts of `amount` over the routes (widest first): each carries what is left, up to its width; null if short. */
-export function planParts(routes: readonly RouteView[], amount: Minor): { via: string; amount: Minor }[] | null {
-  const parts: { via: string; amount: Minor }[] = [];
+export function planParts(routes: readonly RouteView[], amount: Minor): { via: string; hops: number; amount: Minor }[] | null {
+  const parts: { via: string; hops: number; amount: Minor }[] = [];
   let left = amount;
   for (const r of [...routes].sort((a, b) => (toMinor(b.amount) > toMinor(a.amount) ? 1 : -1))) {
     if (left === 0n) break;
     const take = toMinor(r.amount) < left ? toMinor(r.amount) : left;
-    if (take > 0n) parts.push({ via: r.via, amount: take });
+    if (take > 0n) parts.push({ via: r.via, hops: r.hops, amount: take });
     left -= take;
   }
   return left === 0n ? parts : null;
@@ -62,7 +62,7 @@ export class SplitSender {
       for (let left = p.amount; left > 0n; ) {
         const next = planParts(plan.split.parts, left)?.[0];
         if (!next || found.length === MAX_PARTS) throw this.#short(p, plan, p.amount - left, found.length);
-        const part = await this.payments.searchPart({ ...p, bestFee: false, amount: next.amount }, { group, secret, via: next.via });
+        const part = await this.payments.searchPart({ ...p, bestFee: false, amount: next.amount }, { group, secret, via: next.via, hops: next.hops });
         if (!this.store.candidates(part.hash).length) throw new ApiError('no_route', 400, 'A part of the split payment found no route in time', { reason: 'destination_unreachable' });
         found.push(part.hash);
         left -= next.amount;

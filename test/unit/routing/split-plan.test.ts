@@ -9,13 +9,13 @@ const U = 100_000_000n;
 describe('planParts', () => {
   it('fills the widest route first, the next with what is left', () => {
     expect(planParts([route('b', '59.40594059'), route('c', '60')], 100n * U)).toEqual([
-      { via: 'c', amount: 60n * U },
-      { via: 'b', amount: 40n * U },
+      { via: 'c', hops: 2, amount: 60n * U },
+      { via: 'b', hops: 2, amount: 40n * U },
     ]);
   });
 
   it('uses only as many routes as the amount needs, and skips empty ones', () => {
-    expect(planParts([route('a', '0'), route('b', '10'), route('c', '30')], 25n * U)).toEqual([{ via: 'c', amount: 25n * U }]);
+    expect(planParts([route('a', '0'), route('b', '10'), route('c', '30')], 25n * U)).toEqual([{ via: 'c', hops: 2, amount: 25n * U }]);
   });
 
   it('null when the routes together carry less than the amount', () => {
