@@ -135,7 +135,7 @@ export function checkInvariants(w: World): string[] {
     if (liar(split.from)) continue;
     const firsts = w.nodes[split.from]!.transactions.filter((t) => t.type === 'sent' && split.parts.includes(t.memo));
     const completed = firsts.filter((t) => t.status === 'completed').length;
-    if (completed !== 0 && completed !== split.parts.length) out.push(`split payment ${split.payment} (n${split.from}): ${completed} of ${split.parts.length} parts completed`);
+    if (completed !== 0 && completed !== split.parts.length) out.push(`split payment ${w.payments[split.index]?.n} (n${split.from}): ${completed} of ${split.parts.length} parts completed`);
   }
   for (const s of honest) {
     const found = feesFound.get(s.index) ?? new Decimal(0);
@@ -145,10 +145,10 @@ export function checkInvariants(w: World): string[] {
   // Every accepted payment ends completed, or failed for a cause the run explains; nothing is left unsettled.
   const extra = w.explained?.length ? new RegExp(`^((rejected|cancelled)( by the payee)?: )*(${w.explained.join('|')})\\b`) : null;
   const allowed = (reason: string): boolean => HEALTHY_CAUSES.test(reason) || (w.faulted && FAULT_CAUSES.test(reason)) || !!extra?.test(reason);
-  const splitOf = new Map((w.splits ?? []).map((x) => [x.payment, x]));
-  for (const p of w.payments) {
+  const splitOf = new Map((w.splits ?? []).map((x) => [x.index, x]));
+  for (const [index, p] of w.payments.entries()) {
     if (liar(p.from)) continue;
-    const split = splitOf.get(p.n);
+    const split = splitOf.get(index);
     if (split) {
       // The parts end together: released because a sibling failed, that sibling's cause is the payment's.
       const firsts = w.nodes[p.from]!.transactions.filter((t) => t.type === 'sent' && split.parts.includes(t.memo));

@@ -31,7 +31,8 @@ export interface Workloads {
 
 /** A split payment as its originator answered it: the route hash of each of its parts. */
 export interface SplitSent {
-  payment: number;
+  /** Its place in the run's list of payments (a workload's payment numbers may repeat the main loop's). */
+  index: number;
   from: number;
   parts: string[];
 }
@@ -204,7 +205,7 @@ export class WorkloadRunner {
     const n = this.payments.length;
     const sent = await this.#sendFar(far, amount, now, { allow_split: true });
     const parts = ((sent.body?.data?.split?.parts ?? []) as any[]).map((p) => String(p.p2p_hash));
-    if (parts.length) this.splits.push({ payment: n, from: far.from, parts });
+    if (parts.length) this.splits.push({ index: n, from: far.from, parts });
     this.note(`split ${n} parts ${parts.join(' ')}${sent.status < 300 ? '' : ` ${String(sent.body?.error?.message ?? '')}`}`);
   }
 
