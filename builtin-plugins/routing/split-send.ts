@@ -2,8 +2,9 @@
  * Split payments, the originator's side (docs/protocol.md, "Split payments"): `send` with `allow_split` pays an amount
  * no single route carries over several routes under one condition. It is planned one part at a time from
  * max-sendable's split: the widest route left takes what it can carry and its search reserves it, then a new probe
- * sees that reservation; only once every part found its route are they all paid. The destination fulfils no part before all arrived (split-receive.ts), and a part that fails
- * tells it to release the others, so the payment completes on every leg of every part or on none.
+ * sees that reservation; only once every part found its route are they all paid. The destination fulfils no part
+ * before all arrived (split-receive.ts), and a part that fails tells it to release the others, so the payment
+ * completes on every leg of every part or on none.
  */
 import { ApiError, formatMinor, type Minor } from '../../sdk/index.js';
 import type { LedgerService, PaymentRouter, RoutedOutcome, RouteDetail, RoutedPart, RoutedPayment, SplitDetail } from '../ledger/api.js';
