@@ -54,11 +54,11 @@ export interface World {
 
 const UNSETTLED = new Set(['pending', 'sending', 'accepted', 'sent']);
 /** Causes a payment may fail or be refused for on a healthy network: the receiver's credit or the route's capacity. */
-const HEALTHY_CAUSES = /^((rejected|cancelled): )*(insufficient_credit|no_route|expired: no route)/;
+const HEALTHY_CAUSES = /^((rejected|cancelled)( by the payee)?: )*(insufficient_credit|no_route|expired: no route)/;
 /** How a split's part ends when a sibling failed (split-receive.ts, split-send.ts), behind any `rejected by the payee: `. */
 const SPLIT_RELEASE = /(released the split payment|not every part of the split payment arrived|another part of the split payment|this split payment is over)/;
 /** Causes a lossy network explains: answers lost, late or never delivered. */
-const FAULT_CAUSES = /^((rejected|cancelled): )*(delivery_failed|timeout|unreachable|expired|recovery_exhausted|chain_busy)/;
+const FAULT_CAUSES = /^((rejected|cancelled)( by the payee)?: )*(delivery_failed|timeout|unreachable|expired|recovery_exhausted|chain_busy)/;
 
 /** What an entry adds to its node's balance with the counterparty: a relay's legs show `relay`, the sender tells which. */
 function signed(s: NodeState, t: any): Decimal {
