@@ -14,4 +14,4 @@ export const PROFILES: Record<string, Partial<SimOptions>> = {
 const ci = PROFILES.ci!;
 ci.faults = { ...ci.faults!, partitions: 1, partitionMs: 5000, crash: 0.005, downMs: 5000, skewMs: 20_000 };
 ci.liars = { count: 1, kinds: [...LIAR_KINDS], delayMs: 120_000 };
-ci.workloads = { requests: 0.1, refunds: 0.05, terms: 0.03, syncs: 0.02, probes: 0.03 };
+ci.workloads = { requests: 0.1, refunds: 0.05, terms: 0.03, syncs: 0.02, probes: 0.03, splits: 0.04, clearings: 0.03 };

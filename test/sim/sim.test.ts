@@ -1,9 +1,9 @@
 /**
  * The simulator's CI profile inside the suite: a fixed seed run twice for the same trace digest, then the seeds that
  * found bugs and a random one (printed), each checked against the invariants. Every fault kind is on (drops, duplicates,
- * delays, a partition, crashes with restarts, clock skew, one liar, requests, refunds, terms changes and syncs: the
- * ci profile in profiles.ts), scaled down from the issue's 50 nodes and 5,000 payments to stay within about three
- * minutes on a loaded two-core machine; `npm run sim -- --profile ci` runs the full profile by hand. Each run imports
+ * delays, a partition, crashes with restarts, clock skew, one liar, requests, refunds, terms changes, syncs, probes,
+ * split payments and debt-cycle clearings: the ci profile in profiles.ts), scaled down from the issue's 50 nodes and
+ * 5,000 payments to stay within about three minutes on a loaded two-core machine; `npm run sim -- --profile ci` runs the full profile by hand. Each run imports
  * the nodes afresh: module state (the ledger's strictly increasing microsecond clock) would otherwise carry one run's
  * time into the next.
  */
@@ -44,7 +44,8 @@ describe('simulator, CI profile', () => {
   // of a batch were in doubt; the first, resent, was refused as busy (the contact still settling its own payment),
   // then the second, resent as signed onto the first, was refused as not extending the contact's head.
   it('keeps every invariant with seed 45911358, which found a follower resent in doubt onto a refused payment', async () => {
-    const result = await ciRun(45911358);
+    // The workloads it ran with: split payments and clearings came later, and would change its run.
+    const result = await ciRun(45911358, (ci) => ({ ...ci, workloads: { ...ci.workloads!, splits: 0, clearings: 0 } }));
     expect(result.violations).toEqual([]);
   }, 300_000);
 
