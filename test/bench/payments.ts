@@ -24,6 +24,7 @@ import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { signRequest } from '../../kernel/auth/verifier.js';
+import { sample, scrape } from '../support/metrics.js';
 
 type Env = { success: boolean; data: any; error?: any };
 
@@ -203,13 +204,9 @@ export class BenchNode {
     return res.body.data;
   }
 
-  /** The ledger payments this node sent to peers so far (peer exchanges of type ledger.send), from its own /metrics. */
+  /** The ledger.send exchanges this node completed with peers so far, from its own /metrics. */
   async ledgerSendsOut(): Promise<number> {
-    const text = await (await fetch(`${this.baseUrl}/metrics`)).text();
-    return text
-      .split('\n')
-      .filter((l) => l.startsWith('wallet_node_peer_messages_total{') && l.includes('direction="out"') && l.includes('type="ledger.send"'))
-      .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    return sample((await scrape(this.baseUrl)).text, 'wallet_node_peer_messages_total', { direction: 'out', type: 'ledger.send', result: 'ok' });
   }
 
   /** CPU time used by this node when it runs as a process of its own; 0 for a worker (counted in this process's). */
@@ -313,9 +310,11 @@ async function throughput(senders: number, contactsPer: number, total: number): 
 
     const perSender = Math.ceil(total / senders);
     const cpu0 = process.cpuUsage();
-    const exchanges0 = (await Promise.all(payers.map((p) => p.ledgerSendsOut()))).reduce((a, b) => a + b, 0);
-    const payers0 = payers.reduce((sum, t) => sum + t.cpuMicros(), 0);
-    const payees0 = payees.reduce((sum, t) => sum + t.cpuMicros(), 0);
+    const cpuOf = (nodes: BenchNode[]): number => nodes.reduce((sum, t) => sum + t.cpuMicros(), 0);
+    const exchangesOf = async (nodes: BenchNode[]): Promise<number> => (await Promise.all(nodes.map((t) => t.ledgerSendsOut()))).reduce((a, b) => a + b, 0);
+    const exchanges0 = await exchangesOf(payers);
+    const payers0 = cpuOf(payers);
+    const payees0 = cpuOf(payees);
     const t0 = performance.now();
     await Promise.all(
       payers.map(async (p) => {
@@ -335,11 +334,11 @@ async function throughput(senders: number, contactsPer: number, total: number): 
     const elapsed = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     const client = cpu.user + cpu.system;
-    const payersCpu = payers.reduce((sum, t) => sum + t.cpuMicros(), 0) - payers0;
-    const payeesCpu = payees.reduce((sum, t) => sum + t.cpuMicros(), 0) - payees0;
+    const payersCpu = cpuOf(payers) - payers0;
+    const payeesCpu = cpuOf(payees) - payees0;
     const used = client + payersCpu + payeesCpu;
     const settled = perSender * senders;
-    const exchanges = (await Promise.all(payers.map((p) => p.ledgerSendsOut()))).reduce((a, b) => a + b, 0) - exchanges0;
+    const exchanges = (await exchangesOf(payers)) - exchanges0;
     const perPayment = (micros: number): string => (micros / 1000 / settled).toFixed(2);
     console.log(
       `  ${senders} sender node(s) x ${contactsPer} contacts each (${senders * (contactsPer + 1)} nodes, one thread each), ${settled} payments fired through REST:\n` +
