@@ -130,13 +130,6 @@ export function checkInvariants(w: World): string[] {
       feesFound.set(node, (feesFound.get(node) ?? new Decimal(0)).plus(net));
     }
   }
-  // Split payments: the originator's first legs of the parts, all completed or none.
-  for (const split of w.splits ?? []) {
-    if (liar(split.from)) continue;
-    const firsts = w.nodes[split.from]!.transactions.filter((t) => t.type === 'sent' && split.parts.includes(t.memo));
-    const completed = firsts.filter((t) => t.status === 'completed').length;
-    if (completed !== 0 && completed !== split.parts.length) out.push(`split payment ${w.payments[split.index]?.n} (n${split.from}): ${completed} of ${split.parts.length} parts completed`);
-  }
   for (const s of honest) {
     const found = feesFound.get(s.index) ?? new Decimal(0);
     if (!found.equals(s.fees)) out.push(`n${s.index}: fee earnings ${s.fees}, its relayed legs net ${found.toString()}`);
@@ -150,9 +143,12 @@ export function checkInvariants(w: World): string[] {
     if (liar(p.from)) continue;
     const split = splitOf.get(index);
     if (split) {
-      // The parts end together: released because a sibling failed, that sibling's cause is the payment's.
+      // The originator's first legs of the parts: all completed or none. Released because a sibling failed, a part's
+      // cause is that sibling's.
       const firsts = w.nodes[p.from]!.transactions.filter((t) => t.type === 'sent' && split.parts.includes(t.memo));
-      if (firsts.some((t) => t.status === 'completed' || UNSETTLED.has(t.status))) continue;
+      const completed = firsts.filter((t) => t.status === 'completed').length;
+      if (completed !== 0 && completed !== split.parts.length) out.push(`split payment ${p.n} (n${p.from}): ${completed} of ${split.parts.length} parts completed`);
+      if (completed || firsts.some((t) => UNSETTLED.has(t.status))) continue;
       const causes = firsts.map((t) => String(t.failure_reason ?? '')).filter((r) => !SPLIT_RELEASE.test(r));
       if (firsts.length && !causes.length) out.push(`split payment ${p.n} (n${p.from}>n${p.to}): every part released, none failed`);
       for (const cause of causes) if (!allowed(cause)) out.push(`split payment ${p.n} (n${p.from}>n${p.to}) part failed: ${cause}`);
