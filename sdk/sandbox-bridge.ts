@@ -49,6 +49,8 @@ export interface SandboxBridgeApi {
   gateway(op: string, handler: (args: unknown, caller: SandboxCaller) => unknown | Promise<unknown>): void;
   /** Publishes a public event to the sandboxed plugins subscribed to it: its payload must hold nothing secret. */
   publish(event: string, payload: Record<string, unknown>): void;
+  /** Whether a sandboxed plugin subscribes to `event` now: a publisher skips building what nobody would receive. */
+  subscribed(event: string): boolean;
   /** Opens an extension point sandboxed plugins fill with `ctx.contribute(point, contract)`. */
   extensionPoint(point: string, slot: ExtensionSlot): void;
 }

@@ -97,7 +97,7 @@ export default definePlugin({
     });
 
     ctx.events.subscribe<{ txid: string; type: string; status: string }>(LEDGER_EVENTS.final, (e) => {
-      if (e.type !== 'received' || e.status !== 'completed') return;
+      if (e.type !== 'received' || e.status !== 'completed' || !ctx.sandbox.subscribed('payment.received')) return;
       const tx = ledger.get(e.txid);
       if (!tx) return;
       const { txid, amount, currency, description, counterparty_hash, completed_at } = publicTx(tx);

@@ -1,7 +1,9 @@
 /**
  * One node of the payment benchmark, in its own thread (its own event loop), like a node in its own process. It tells
  * the driver of every payment that becomes final here (the ledger's event, as the node publishes it), so the driver
- * learns of a completion without asking the node over and over while it works.
+ * learns of a completion without asking the node over and over while it works. Told `quiet`, it tells only what the
+ * driver asks for (`{ completedAt: n }`: once n payments in all completed here), so that a throughput run measures
+ * the node and not a message to the driver per payment.
  */
 import { parentPort } from 'node:worker_threads';
 import type { BuiltinPlugin } from '../../sdk/index.js';
@@ -16,6 +18,20 @@ export interface FinalNotice {
   final: { txid: string; memo: string; status: string; at: number };
 }
 
+/** What the worker posts once the count of payments completed here reaches what the driver asked for. */
+export interface CompletedNotice {
+  completed: number;
+}
+
+let quiet = false;
+let completed = 0;
+let completedAt = Infinity;
+const reached = (): void => {
+  if (completed < completedAt) return;
+  completedAt = Infinity;
+  post({ completed } satisfies CompletedNotice);
+};
+
 /** To the driver: through the worker port, or the IPC channel when the node runs as a process (BENCH_NODES=processes). */
 const post = (m: unknown): void => void (parentPort ? parentPort.postMessage(m) : process.send!(m));
 const onMessage = (fn: (m: unknown) => void): void => void (parentPort ? parentPort.on('message', fn) : process.on('message', fn));
@@ -26,6 +42,11 @@ const finals: BuiltinPlugin = {
     setup(ctx) {
       const ledger = ctx.services.use<LedgerService>('ledger');
       ctx.events.subscribe<{ txid: string; status: string }>(LEDGER_EVENTS.final, (e) => {
+        if (e.status === 'completed') {
+          completed++;
+          reached();
+        }
+        if (quiet) return;
         const notice: FinalNotice = { final: { txid: e.txid, memo: ledger.get(e.txid)?.memo ?? '', status: e.status, at: epochMs() } };
         post(notice);
       });
@@ -38,4 +59,9 @@ const creds = node.node.cliCredentials();
 post({ baseUrl: node.node.baseUrl, keyId: creds.key_id, secret: creds.secret, pubkeyHash: node.node.identity.pubkeyHash });
 onMessage((msg) => {
   if (msg === 'stop') void node.destroy().then(() => process.exit(0));
+  else if (msg === 'quiet') quiet = true;
+  else if (typeof msg === 'object' && msg !== null && 'completedAt' in msg) {
+    completedAt = Number(msg.completedAt);
+    reached();
+  }
 });

@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Agent, request as httpRequest } from 'node:http';
-import type { FinalNotice } from './payments-worker.js';
+import type { CompletedNotice, FinalNotice } from './payments-worker.js';
 import { epochMs, ms } from './clock.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
@@ -35,7 +35,7 @@ export function intEnv(name: string, fallback: number): number {
 }
 
 /** Where a bench node runs: a worker thread, or (BENCH_NODES=processes) a process of its own, as an operator runs it. */
-type NodeHost = EventEmitter & { tell(message: string): void; pid?: number | undefined };
+type NodeHost = EventEmitter & { tell(message: string | object): void; pid?: number | undefined };
 
 /** CPU time (µs) a child process used so far, from /proc (clock ticks of 10 ms); 0 where there is no /proc. */
 function childCpuMicros(pid: number): number {
@@ -53,10 +53,10 @@ function hostNode(): NodeHost {
   if (process.env.BENCH_NODES === 'processes') {
     const execArgv = process.env.BENCH_NODE_ARGV?.split(' ').filter(Boolean) ?? process.execArgv;
     const child: ChildProcess = fork(script, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    return Object.assign(child, { tell: (m: string) => void child.send(m) });
+    return Object.assign(child, { tell: (m: string | object) => void child.send(m) });
   }
   const worker = new Worker(script);
-  return Object.assign(worker, { tell: (m: string) => worker.postMessage(m) });
+  return Object.assign(worker, { tell: (m: string | object) => worker.postMessage(m) });
 }
 
 /** A node running in a worker thread or a process, driven through its REST API with a keep-alive, HMAC-signing client. */
@@ -77,8 +77,9 @@ export class BenchNode {
       worker.once('error', reject);
     });
     const node = new BenchNode(worker, info.baseUrl, info.keyId, info.secret, info.pubkeyHash);
-    worker.on('message', (m: FinalNotice | object) => {
+    worker.on('message', (m: FinalNotice | CompletedNotice | object) => {
       if ('final' in m) node.#final(m.final);
+      else if ('completed' in m) node.#completedWaiter?.resolve();
     });
     return node;
   }
@@ -89,15 +90,10 @@ export class BenchNode {
   /** Finals seen per memo, and who waits for a number of them (a relay has two legs per routed payment). */
   readonly #memoFinals = new Map<string, number>();
   readonly #countWaiters = new Map<string, { count: number; resolve: () => void }>();
-  /** Payments that completed on this node, told by the node, and who waits for a number of them. */
-  #completed = 0;
-  #completedWaiter: { count: number; resolve: () => void } | null = null;
+  /** Who waits for a number of payments in all to complete on this node (the node counts them). */
+  #completedWaiter: { resolve: () => void } | null = null;
 
   #final(f: FinalNotice['final']): void {
-    if (f.status === 'completed' && ++this.#completed >= (this.#completedWaiter?.count ?? Infinity)) {
-      this.#completedWaiter!.resolve();
-      this.#completedWaiter = null;
-    }
     if (f.memo) {
       const n = (this.#memoFinals.get(f.memo) ?? 0) + 1;
       this.#memoFinals.set(f.memo, n);
@@ -140,19 +136,24 @@ export class BenchNode {
     });
   }
 
-  /** Resolves once `count` payments in all completed on this node (the driver does not poll the node). */
+  /** Resolves once `count` payments in all completed on this node, as the node counts them (the driver does not poll). */
   whenCompleted(count: number, timeoutMs = 300_000): Promise<void> {
-    if (this.#completed >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.#completed} of ${count} payments completed within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => reject(new Error(`fewer than ${count} payments completed within ${timeoutMs} ms`)), timeoutMs);
       this.#completedWaiter = {
-        count,
         resolve: () => {
           clearTimeout(timer);
+          this.#completedWaiter = null;
           resolve();
         },
       };
+      this.worker.tell({ completedAt: count });
     });
+  }
+
+  /** From now on the node tells the driver only the counts it asks for, not every payment that becomes final. */
+  quiet(): void {
+    this.worker.tell('quiet');
   }
 
   /** Resolves once `count` payments with this memo (a route's hash: one per leg here) became final on this node. */
@@ -307,6 +308,8 @@ async function throughput(senders: number, contactsPer: number, total: number): 
     // Warm the connections (TLS sessions, statement caches) with one payment per pair.
     await Promise.all(payers.map((p) => Promise.all(Array.from({ length: contactsPer }, (_, c) => p.ok('POST', '/api/v1/wallet/send', { address: `payee${c}`, amount: '0.01', currency: 'VWL' })))));
     await Promise.all(payers.map((p) => p.whenCompleted(contactsPer)));
+    // No message to the driver per payment while measured: an operator's node sends none.
+    for (const t of [...payers, ...payees]) t.quiet();
 
     const perSender = Math.ceil(total / senders);
     const cpu0 = process.cpuUsage();

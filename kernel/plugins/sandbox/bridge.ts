@@ -1,7 +1,7 @@
 import type { ExtensionSlot, Logger, SandboxBridgeApi, SandboxCaller } from '../../../sdk/index.js';
 
 type GatewayHandler = (args: unknown, caller: SandboxCaller) => unknown | Promise<unknown>;
-type PublicListener = (event: string, payloadJson: string) => void;
+type PublicListener = (payloadJson: string) => void;
 
 const OP = /^[a-z][a-z0-9_]{0,31}(?:\.[a-z][a-z0-9_]{0,31}){1,3}$/;
 const EVENT = /^[a-z0-9][a-z0-9_.-]{0,127}$/;
@@ -17,7 +17,8 @@ export const MAX_EVENT_BYTES = 16 * 1024;
 export class SandboxBridge {
   readonly #gateway = new Map<string, { owner: string; handler: GatewayHandler }>();
   readonly #slots = new Map<string, { owner: string; slot: ExtensionSlot }>();
-  readonly #listeners = new Set<PublicListener>();
+  /** Per public event, its sandboxed subscribers' deliveries. */
+  readonly #listeners = new Map<string, Set<PublicListener>>();
 
   constructor(private readonly log: Logger) {}
 
@@ -31,6 +32,7 @@ export class SandboxBridge {
         this.#gateway.set(op, { owner, handler });
       },
       publish: (event, payload) => this.publish(event, payload),
+      subscribed: (event) => this.subscribed(event),
       extensionPoint: (point, slot) => {
         if (!POINT.test(point)) throw new Error(`plugin ${owner} opens extension point "${point}": names match ${POINT.source}`);
         const taken = this.#slots.get(point);
@@ -56,17 +58,29 @@ export class SandboxBridge {
   /** Publishes to every sandboxed subscriber; the payload is serialised once, and refused when it is not small JSON. */
   publish(event: string, payload: unknown): void {
     if (!EVENT.test(event)) throw new Error(`public event "${event}": names match ${EVENT.source}`);
+    const listeners = this.#listeners.get(event);
+    if (!listeners) return;
     const json = JSON.stringify(payload ?? null);
     if (json === undefined || Buffer.byteLength(json) > MAX_EVENT_BYTES) {
       this.log.warn('public event dropped: its payload is not JSON of at most 16 KiB', { event });
       return;
     }
-    for (const listener of this.#listeners) listener(event, json);
+    for (const listener of listeners) listener(json);
   }
 
-  listen(listener: PublicListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+  /** Whether a sandboxed plugin subscribes to `event`. */
+  subscribed(event: string): boolean {
+    return this.#listeners.has(event);
+  }
+
+  listen(event: string, listener: PublicListener): () => void {
+    let listeners = this.#listeners.get(event);
+    if (!listeners) this.#listeners.set(event, (listeners = new Set()));
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.#listeners.get(event) === listeners) this.#listeners.delete(event);
+    };
   }
 }
 

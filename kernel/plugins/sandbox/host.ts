@@ -165,6 +165,7 @@ export class SandboxHost {
     return {
       gateway: (op, handler) => this.#bridge.forOwner(owner).gateway(op, handler),
       publish: (event, payload) => this.#bridge.publish(event, payload),
+      subscribed: (event) => this.#bridge.subscribed(event),
       extensionPoint: (point, slot) => this.#bridge.forOwner(owner).extensionPoint(point, slot),
     };
   }
@@ -517,7 +518,7 @@ export class SandboxHost {
       undo.push(() => table.removeOwner(m.name));
       for (const route of r.registrations.routes) table.add(m.name, this.#route(m, r, route), { kind: route.kind as 'plugin' | 'public', plugin: m.name });
       for (const event of r.registrations.events) {
-        undo.push(this.#bridge.listen((name, payload) => name === event && this.#deliver(m.name, r, name, payload)));
+        undo.push(this.#bridge.listen(event, (payload) => this.#deliver(m.name, r, event, payload)));
       }
       for (const c of r.registrations.contracts) {
         const slot = this.#bridge.slot(c.point);
