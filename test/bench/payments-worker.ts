@@ -23,6 +23,11 @@ export interface CompletedNotice {
   completed: number;
 }
 
+/** To the driver: through the worker port, or the IPC channel when the node runs as a process (BENCH_NODES=processes). */
+const post = (m: unknown): void => void (parentPort ? parentPort.postMessage(m) : process.send!(m));
+const onMessage = (fn: (m: unknown) => void): void => void (parentPort ? parentPort.on('message', fn) : process.on('message', fn));
+
+/** Quiet: no notice per final payment; the count of completed ones, told once it reaches what the driver asked. */
 let quiet = false;
 let completed = 0;
 let completedAt = Infinity;
@@ -31,10 +36,6 @@ const reached = (): void => {
   completedAt = Infinity;
   post({ completed } satisfies CompletedNotice);
 };
-
-/** To the driver: through the worker port, or the IPC channel when the node runs as a process (BENCH_NODES=processes). */
-const post = (m: unknown): void => void (parentPort ? parentPort.postMessage(m) : process.send!(m));
-const onMessage = (fn: (m: unknown) => void): void => void (parentPort ? parentPort.on('message', fn) : process.on('message', fn));
 
 const finals: BuiltinPlugin = {
   manifest: { name: 'bench-finals', version: '0.0.0', enabled_by_default: true, requires: ['ledger'] },
