@@ -67,8 +67,8 @@ export class CapacityProbe {
     private readonly discovery: Discovery,
   ) {}
 
-  async maxSendable(address: string, currency: string): Promise<MaxSendable> {
-    const routes = await this.#routes(address, currency);
+  async maxSendable(address: string, currency: string, budget?: number): Promise<MaxSendable> {
+    const routes = await this.#routes(address, currency, budget);
     const maxFee = new Decimal(String(this.ctx.settings.get('maxFee') ?? 5));
     const usable = (routes ?? []).filter((r) => r.capacity.max > 0n && r.feePercent.lte(maxFee)).sort((a, b) => (b.capacity.max > a.capacity.max ? 1 : -1));
     const direct = routes?.find((r) => r.hops === 1) ?? null;
@@ -88,9 +88,12 @@ export class CapacityProbe {
     };
   }
 
-  /** Why a payment of `amount` found no route (a probe after the failed search): the detail a `no_route` carries. */
-  async diagnose(address: string, currency: string, amount: Minor): Promise<NoRouteDetail & { max_sendable: string }> {
-    const m = await this.maxSendable(address, currency);
+  /**
+   * Why a payment of `amount` found no route (a probe after the failed search, within the search's hop budget, so that
+   * the detail speaks of the routes that search could have taken): the detail a `no_route` carries.
+   */
+  async diagnose(address: string, currency: string, amount: Minor, budget: number): Promise<NoRouteDetail & { max_sendable: string }> {
+    const m = await this.maxSendable(address, currency, budget);
     if (m.no_route) return { ...m.no_route, max_sendable: m.max_sendable };
     const widest = m.single_route!;
     if (amount > parseMinor(m.max_sendable)) {
@@ -115,21 +118,22 @@ export class CapacityProbe {
   }
 
   /** Every route the probe found, one per first contact; null when this node holds no line in the currency. */
-  async #routes(address: string, currency: string): Promise<Route[] | null> {
+  async #routes(address: string, currency: string, budget?: number): Promise<Route[] | null> {
     const own = this.ctx.identity.pubkeyHash;
     if (!this.contacts.accepted(currency).some((c) => c.pubkeyHash && c.pubkeyHash !== own)) return null;
-    const branches = await this.#probe(address, currency, false);
+    const branches = await this.#probe(address, currency, false, budget);
     return branches
       .filter((b): b is Branch & { offer: { capacity: Capacity; hops: number } } => b.state === 'found' && !!b.offer?.capacity)
       .map((b) => ({ via: b.contact, hops: b.offer.hops + 1, capacity: b.offer.capacity, feePercent: new Decimal(b.offer.capacity.rate).minus(1).times(100) }));
   }
 
-  async #probe(address: string, currency: string, clearing: boolean): Promise<Branch[]> {
+  /** A capacity probe within `fixedBudget` legs, or the budget a search of this node's would draw. */
+  async #probe(address: string, currency: string, clearing: boolean, fixedBudget?: number): Promise<Branch[]> {
     const now = this.ctx.clock.now();
     const salt = sha256Hex(Buffer.from(randomHex(32), 'hex'));
     const time = now * 1000;
     const hash = routeHash(address, salt, time);
-    const budget = originBudget((key) => this.ctx.settings.get(key), clearing);
+    const budget = fixedBudget ?? originBudget((key) => this.ctx.settings.get(key), clearing);
     const expires = now + PROBE_WINDOW_MS;
     await new Promise<void>((resolve) => {
       this.discovery.originate(

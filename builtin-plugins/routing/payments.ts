@@ -31,6 +31,12 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
+/**
+ * A fast search whose every route cost more than maxFee: relays in fast mode pass on the first route they hear, which
+ * may be dearer than one that came a moment later. The send searches again for the cheapest (best-fee).
+ */
+class CheaperRouteWanted extends Error {}
+
 const kindOf = (address: string): 'tor' | 'https' | 'http' => (/\.onion(:\d+)?$/i.test(address) ? 'tor' : address.startsWith('https://') ? 'https' : 'http');
 
 /** Microseconds since the epoch, strictly increasing here (two payments never share a request time). */
@@ -43,6 +49,8 @@ const nowMicros = (ms: number): number => {
 
 export class Payments implements PaymentRouter {
   readonly #waiters = new Map<string, Waiter[]>();
+  /** Fast searches that refused a route over maxFee (see CheaperRouteWanted). */
+  readonly #overFee = new Set<string>();
   /** The clearing this node is starting in each currency: the next one waits for it (see `clear`). */
   readonly #clearing = new Map<string, Promise<unknown>>();
   #legs: Legs | null = null;
@@ -105,7 +113,7 @@ export class Payments implements PaymentRouter {
     return run;
   }
 
-  async #route(p: RoutedPayment, kind: { clearing?: boolean; part?: SplitPart }): Promise<RoutedOutcome> {
+  async #route(p: RoutedPayment, kind: { clearing?: boolean; part?: SplitPart; budget?: number }): Promise<RoutedOutcome> {
     const clearing = kind.clearing === true;
     const part = kind.part ?? null;
     if (this.ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
@@ -122,7 +130,7 @@ export class Payments implements PaymentRouter {
     // part asks one contact only.
     const fast = !p.bestFee || kindOf(p.address) === 'tor' || part !== null;
     // A randomized budget may fall short of the route a split's probe found: that part's search goes as far as it.
-    const budget = Math.max(originBudget((key) => this.ctx.settings.get(key), clearing), part?.hops ?? 0);
+    const budget = kind.budget ?? Math.max(originBudget((key) => this.ctx.settings.get(key), clearing), part?.hops ?? 0);
     const expires = now + Number(this.ctx.settings.get('p2pExpiration') ?? 300) * 1000;
     this.ctx.db.tx(() =>
       this.store.insertPayment({
@@ -162,6 +170,10 @@ export class Payments implements PaymentRouter {
     );
     try {
       return await outcome;
+    } catch (err) {
+      // Within the same hop budget, so that the second search reaches no further than the first one did.
+      if (err instanceof CheaperRouteWanted) return await this.#route({ ...p, bestFee: true }, { ...kind, budget });
+      throw err;
     } finally {
       clearTimeout(timer);
     }
@@ -198,6 +210,7 @@ export class Payments implements PaymentRouter {
     if (!payment || !wanted) {
       if (payment && !withinMaxFee(payment.amount, offer.amount, maxFee)) {
         this.ctx.log.info('route refused: its fee is above maxFee', { hash, fee: formatMinor(offer.amount - payment.amount), max_fee_percent: maxFee });
+        if (payment.fast && payment.status === 'searching') this.#overFee.add(hash);
       }
       this.#cancel(hash, branch.contact, payment?.budget ?? 1);
       return;
@@ -220,6 +233,7 @@ export class Payments implements PaymentRouter {
   }
 
   #complete(hash: string): void {
+    const overFee = this.#overFee.delete(hash);
     const payment = this.store.payment(hash);
     if (!payment || payment.status !== 'searching') return;
     if (this.store.candidates(hash).length === 0) {
@@ -236,6 +250,12 @@ export class Payments implements PaymentRouter {
         this.#fail(hash, new ApiError('no_route', 400, `No route carries ${formatMinor(payment.amount)} ${payment.currency} through the contact this part counted on`, { reason: 'line_exhausted' }));
         return;
       }
+      // A Tor destination is always searched in fast mode, and a send that answered already has nobody to pay it.
+      if (overFee && kindOf(payment.destination) !== 'tor' && this.#waiters.has(hash)) {
+        this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'failed', failureReason: 'no_route: the first routes found cost more than maxFee; searched again for the cheapest' }, this.ctx.clock.now()));
+        this.#fail(hash, new CheaperRouteWanted());
+        return;
+      }
       void this.#failWithoutRoute(payment);
       return;
     }
@@ -249,7 +269,7 @@ export class Payments implements PaymentRouter {
   async #failWithoutRoute(payment: PaymentRow): Promise<void> {
     let detail: Awaited<ReturnType<CapacityProbe['diagnose']>> | null = null;
     try {
-      detail = await this.probe.diagnose(payment.destination, payment.currency, payment.amount);
+      detail = await this.probe.diagnose(payment.destination, payment.currency, payment.amount, payment.budget);
     } catch (err) {
       this.ctx.log.warn('no route: the capacity probe failed', { hash: payment.hash, error: err instanceof Error ? err.message : String(err) });
     }

@@ -85,6 +85,62 @@ describe('best-fee and fast on a diamond', () => {
   });
 });
 
+describe('fast mode when the first route found costs more than maxFee', () => {
+  // A's only contact is R. From R, C reaches D at once and charges 6 %; B-E-F reach D two legs later at 0.5 % each.
+  // In fast mode R passes on the first route it hears of, C's, which A refuses above maxFee 5 %.
+  let A: TestNode, R: TestNode, B: TestNode, C: TestNode, D: TestNode, E: TestNode, F: TestNode;
+
+  beforeAll(async () => {
+    [A, R, B, C, D, E, F] = await Promise.all(Array.from({ length: 7 }, () => startTestNode()));
+    await quiet([A, R, B, C, D, E, F]);
+    await ok(A, 'PUT', '/api/v1/system/settings', { max_fee: 5 });
+    await connect(A, R, { nameOfB: 'Rey', nameOfA: 'Ada' });
+    await connect(R, C, { nameOfB: 'Cid', nameOfA: 'Rey' });
+    await connect(C, D, { nameOfB: 'Dan', nameOfA: 'Cid' });
+    await connect(R, B, { nameOfB: 'Bea', nameOfA: 'Rey' });
+    await connect(B, E, { nameOfB: 'Eve', nameOfA: 'Bea' });
+    await connect(E, F, { nameOfB: 'Fay', nameOfA: 'Eve' });
+    await connect(F, D, { nameOfB: 'Dan', nameOfA: 'Fay' });
+    await setFee(C, R, 6);
+    await setFee(B, R, '0.5');
+    await setFee(E, B, '0.5');
+    await setFee(F, E, '0.5');
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([A, R, B, C, D, E, F].map((t) => t.destroy()));
+  });
+
+  /** A's routed payments by status, as GET /system/metrics counts them. */
+  const searches = async (): Promise<Record<string, number>> => (await ok(A, 'GET', '/api/v1/system/metrics')).plugins.routing.payments;
+
+  it('searches again for the cheapest route and pays it, instead of failing no_route', async () => {
+    const cheap = withFee(withFee(withFee(dec(20), '0.5'), '0.5'), '0.5');
+    expect(await searches()).toEqual({});
+    const sent = await routedSend(A, D, '20');
+    expect(sent).toMatchObject({ status: 'sent', best_fee: true, total: cheap.toFixed() });
+    await legsSettled([A, R, B, E, F, D], sent.p2p_hash);
+    expect(await legsOf(C, sent.p2p_hash)).toEqual([]);
+    expect((await netOf(A)).toFixed()).toBe(cheap.negated().toFixed());
+    expect((await netOf(D)).toFixed()).toBe('20');
+    // Two searches: the fast one, which heard only C's route and failed, then the best-fee one, paid.
+    expect(await searches()).toEqual({ failed: 1, completed: 1 });
+    for (const t of [A, R, B, C, D, E, F]) expect(await ok(t, 'GET', '/api/v1/chain/verify')).toMatchObject({ ok: true, findings: 0 });
+  });
+
+  it('fails over_max_fee when even the cheapest route costs more than maxFee, and nothing moves', async () => {
+    await ok(A, 'PUT', '/api/v1/system/settings', { max_fee: 1 });
+    try {
+      const before = (await netOf(A)).toFixed();
+      const refused = await call(A, 'POST', '/api/v1/wallet/send', { address: D.node.baseUrl, amount: '20', currency: 'VWL' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'no_route', reason: 'over_max_fee' });
+      expect((await netOf(A)).toFixed()).toBe(before);
+    } finally {
+      await ok(A, 'PUT', '/api/v1/system/settings', { max_fee: 5 });
+    }
+  });
+});
+
 describe('concurrent routed payments through one relay', () => {
   let A1: TestNode, A2: TestNode, R: TestNode, D: TestNode;
 
