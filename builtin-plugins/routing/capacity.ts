@@ -12,6 +12,7 @@
 import { Decimal } from 'decimal.js';
 import { formatMinor, type Minor, type PluginContext } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
+import type { OriginBudgets } from './budgets.js';
 import type { Branch, Discovery } from './discovery.js';
 import { originBudget, randomHex, routeHash, sha256Hex, type Capacity } from './protocol.js';
 
@@ -65,10 +66,14 @@ export class CapacityProbe {
     private readonly ctx: PluginContext,
     private readonly contacts: ContactsService,
     private readonly discovery: Discovery,
+    private readonly budgets: OriginBudgets,
   ) {}
 
+  /** Within `budget` legs when it is given (a failed search's), else the budget a send to `address` would draw. */
   async maxSendable(address: string, currency: string, budget?: number): Promise<MaxSendable> {
-    const routes = await this.#routes(address, currency, budget);
+    const legs = budget ?? this.budgets.draw(address, currency);
+    const routes = await this.#routes(address, currency, legs);
+    if (routes?.length) this.budgets.reached(address, currency, legs);
     const maxFee = new Decimal(String(this.ctx.settings.get('maxFee') ?? 5));
     const usable = (routes ?? []).filter((r) => r.capacity.max > 0n && r.feePercent.lte(maxFee)).sort((a, b) => (b.capacity.max > a.capacity.max ? 1 : -1));
     const direct = routes?.find((r) => r.hops === 1) ?? null;
@@ -110,7 +115,7 @@ export class CapacityProbe {
   /** The largest debt cycle through this node that a clearing could cancel now (0: none), from a clearing probe. */
   async widestCycle(ownAddress: string, currency: string): Promise<Minor> {
     let widest = 0n;
-    for (const b of await this.#probe(ownAddress, currency, true)) {
+    for (const b of await this.#probe(ownAddress, currency, true, originBudget((key) => this.ctx.settings.get(key), true))) {
       const max = b.state === 'found' ? (b.offer?.capacity?.max ?? 0n) : 0n;
       if (max > widest) widest = max;
     }
@@ -118,7 +123,7 @@ export class CapacityProbe {
   }
 
   /** Every route the probe found, one per first contact; null when this node holds no line in the currency. */
-  async #routes(address: string, currency: string, budget?: number): Promise<Route[] | null> {
+  async #routes(address: string, currency: string, budget: number): Promise<Route[] | null> {
     const own = this.ctx.identity.pubkeyHash;
     if (!this.contacts.accepted(currency).some((c) => c.pubkeyHash && c.pubkeyHash !== own)) return null;
     const branches = await this.#probe(address, currency, false, budget);
@@ -127,13 +132,12 @@ export class CapacityProbe {
       .map((b) => ({ via: b.contact, hops: b.offer.hops + 1, capacity: b.offer.capacity, feePercent: new Decimal(b.offer.capacity.rate).minus(1).times(100) }));
   }
 
-  /** A capacity probe within `fixedBudget` legs, or the budget a search of this node's would draw. */
-  async #probe(address: string, currency: string, clearing: boolean, fixedBudget?: number): Promise<Branch[]> {
+  /** A capacity probe within `budget` legs. */
+  async #probe(address: string, currency: string, clearing: boolean, budget: number): Promise<Branch[]> {
     const now = this.ctx.clock.now();
     const salt = sha256Hex(Buffer.from(randomHex(32), 'hex'));
     const time = now * 1000;
     const hash = routeHash(address, salt, time);
-    const budget = fixedBudget ?? originBudget((key) => this.ctx.settings.get(key), clearing);
     const expires = now + PROBE_WINDOW_MS;
     await new Promise<void>((resolve) => {
       this.discovery.originate(

@@ -7,6 +7,7 @@ import { definePlugin } from '../../sdk/index.js';
 import type { ContactsService } from '../contacts/api.js';
 import type { LedgerService } from '../ledger/api.js';
 import type { SystemService } from '../system/api.js';
+import { OriginBudgets } from './budgets.js';
 import { CapacityProbe } from './capacity.js';
 import { clearingSettings, registerClearing } from './clearing-routes.js';
 import { Discovery } from './discovery.js';
@@ -38,8 +39,9 @@ export default definePlugin({
       (contact, currency) => store.clearingTerms(contact, currency),
       (group, hash) => splits.preimageFor(group, hash),
     );
-    const probe = new CapacityProbe(ctx, contacts, discovery);
-    const payments = new Payments(ctx, store, ledger, contacts, discovery, probe, splits);
+    const budgets = new OriginBudgets((key) => ctx.settings.get(key), () => ctx.clock.now());
+    const probe = new CapacityProbe(ctx, contacts, discovery, budgets);
+    const payments = new Payments(ctx, store, ledger, contacts, discovery, probe, splits, budgets);
     const legs = new Legs(
       ctx,
       store,

@@ -7,6 +7,7 @@ import { ApiError, formatMinor, PeerRefusal, type CounterMetric, type InboundPee
 import type { ContactsService } from '../contacts/api.js';
 import { ROUTING_EVENTS } from './api.js';
 import type { LedgerService, LedgerTx, LegStatement, PaymentRouter, RoutedOutcome, RoutedPayment } from '../ledger/api.js';
+import type { OriginBudgets } from './budgets.js';
 import type { CapacityProbe } from './capacity.js';
 import type { Branch, Discovery, SearchListener } from './discovery.js';
 import type { Legs } from './legs.js';
@@ -65,6 +66,7 @@ export class Payments implements PaymentRouter {
     private readonly discovery: Discovery,
     private readonly probe: CapacityProbe,
     private readonly splits: SplitReceiver,
+    private readonly budgets: OriginBudgets,
   ) {
     this.#searches = ctx.metrics.counter({ name: 'route_discoveries_total', help: 'Route discoveries this node originated, by outcome (found, no_route)', labels: ['outcome'] });
   }
@@ -130,7 +132,8 @@ export class Payments implements PaymentRouter {
     // part asks one contact only.
     const fast = !p.bestFee || kindOf(p.address) === 'tor' || part !== null;
     // A randomized budget may fall short of the route a split's probe found: that part's search goes as far as it.
-    const budget = kind.budget ?? Math.max(originBudget((key) => this.ctx.settings.get(key), clearing), part?.hops ?? 0);
+    const drawn = clearing ? originBudget((key) => this.ctx.settings.get(key), true) : this.budgets.draw(p.address, p.currency);
+    const budget = kind.budget ?? Math.max(drawn, part?.hops ?? 0);
     const expires = now + Number(this.ctx.settings.get('p2pExpiration') ?? 300) * 1000;
     this.ctx.db.tx(() =>
       this.store.insertPayment({

@@ -46,3 +46,33 @@ describe('hop budget of a routed payment', () => {
     expect(seen.some((b) => b < 10)).toBe(true);
   });
 });
+
+describe('a send right after max-sendable reaches what the probe found', () => {
+  // A line of five: E is four legs from A. A randomized budget of six starts at three, which falls short of E three
+  // times in ten; a probe that found E raises every budget toward it for a while, the send's included.
+  let nodes: TestNode[];
+  beforeAll(async () => {
+    nodes = await Promise.all(Array.from({ length: 5 }, () => startTestNode()));
+    for (const n of nodes) await ok(n, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false, max_p2p_level: 6, hop_budget_randomized: true });
+    for (let i = 0; i + 1 < nodes.length; i++) await connect(nodes[i]!, nodes[i + 1]!, { nameOfB: `n${i + 1}`, nameOfA: `n${i}` });
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(nodes.map((n) => n?.destroy()));
+  });
+
+  it('twelve times: the probe that found E is followed by a send that reaches it', async () => {
+    const [A, , , , E] = nodes as [TestNode, TestNode, TestNode, TestNode, TestNode];
+    for (let i = 0; i < 12; i++) {
+      // A probe drawn at three legs finds nothing; the next ones draw again until one reaches E.
+      let found = false;
+      for (let tries = 0; tries < 40 && !found; tries++) {
+        const m = await ok(A, 'GET', '/api/v1/wallet/max-sendable', undefined, { address: E.node.baseUrl, currency: 'VWL' });
+        found = m.routes_found > 0;
+      }
+      expect(found).toBe(true);
+      const res = await call(A, 'POST', '/api/v1/wallet/send', { address: E.node.baseUrl, amount: '1', currency: 'VWL' });
+      expect(res.body.error).toBeUndefined();
+      expect(res.body.data).toMatchObject({ status: 'sent', type: 'p2p' });
+    }
+  });
+});
