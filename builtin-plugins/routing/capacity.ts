@@ -14,7 +14,7 @@ import { formatMinor, type Minor, type PluginContext } from '../../sdk/index.js'
 import type { ContactsService } from '../contacts/api.js';
 import type { OriginBudgets } from './budgets.js';
 import type { Branch, Discovery } from './discovery.js';
-import { originBudget, randomHex, routeHash, sha256Hex, type Capacity } from './protocol.js';
+import { randomHex, routeHash, sha256Hex, type Capacity } from './protocol.js';
 
 /** How long a probe may take: relays answer within a third of what is left of it, the originator collects half. */
 const PROBE_WINDOW_MS = 20_000;
@@ -115,7 +115,7 @@ export class CapacityProbe {
   /** The largest debt cycle through this node that a clearing could cancel now (0: none), from a clearing probe. */
   async widestCycle(ownAddress: string, currency: string): Promise<Minor> {
     let widest = 0n;
-    for (const b of await this.#probe(ownAddress, currency, true, originBudget((key) => this.ctx.settings.get(key), true))) {
+    for (const b of await this.#probe(ownAddress, currency, true, this.budgets.cycle())) {
       const max = b.state === 'found' ? (b.offer?.capacity?.max ?? 0n) : 0n;
       if (max > widest) widest = max;
     }

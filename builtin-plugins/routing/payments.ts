@@ -11,7 +11,7 @@ import type { OriginBudgets } from './budgets.js';
 import type { CapacityProbe } from './capacity.js';
 import type { Branch, Discovery, SearchListener } from './discovery.js';
 import type { Legs } from './legs.js';
-import { MSG, originBudget, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
+import { MSG, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
 import type { SplitReceiver } from './split-receive.js';
 import type { CandidateRow, PaymentRow, RoutingStore } from './store.js';
 
@@ -132,8 +132,7 @@ export class Payments implements PaymentRouter {
     // part asks one contact only.
     const fast = !p.bestFee || kindOf(p.address) === 'tor' || part !== null;
     // A randomized budget may fall short of the route a split's probe found: that part's search goes as far as it.
-    const drawn = clearing ? originBudget((key) => this.ctx.settings.get(key), true) : this.budgets.draw(p.address, p.currency);
-    const budget = kind.budget ?? Math.max(drawn, part?.hops ?? 0);
+    const budget = kind.budget ?? (clearing ? this.budgets.cycle() : Math.max(this.budgets.draw(p.address, p.currency), part?.hops ?? 0));
     const expires = now + Number(this.ctx.settings.get('p2pExpiration') ?? 300) * 1000;
     this.ctx.db.tx(() =>
       this.store.insertPayment({
