@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { call, connect, ok } from './ledger-support.js';
+import { call, connect, line, ok } from './routing-support.js';
 
 describe('hop budget of a routed payment', () => {
   let t: TestNode;
@@ -54,7 +54,7 @@ describe('a send right after max-sendable reaches what the probe found', () => {
   beforeAll(async () => {
     nodes = await Promise.all(Array.from({ length: 5 }, () => startTestNode()));
     for (const n of nodes) await ok(n, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false, max_p2p_level: 6, hop_budget_randomized: true });
-    for (let i = 0; i + 1 < nodes.length; i++) await connect(nodes[i]!, nodes[i + 1]!, { nameOfB: `n${i + 1}`, nameOfA: `n${i}` });
+    await line(nodes);
   }, 120_000);
   afterAll(async () => {
     await Promise.all(nodes.map((n) => n?.destroy()));

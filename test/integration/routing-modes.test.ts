@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { call, connect, dec, hashOf, legsOf, legsSettled, netOf, ok, routedSend, setFee, waitFor, withFee } from './routing-support.js';
+import { call, connect, dec, hashOf, legsOf, legsSettled, line, netOf, ok, routedSend, setFee, waitFor, withFee } from './routing-support.js';
 
 async function quiet(nodes: readonly TestNode[]): Promise<void> {
   for (const t of nodes) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false, hop_budget_randomized: false, max_fee: 10 });
@@ -94,13 +94,8 @@ describe('fast mode when the first route found costs more than maxFee', () => {
     [A, R, B, C, D, E, F] = await Promise.all(Array.from({ length: 7 }, () => startTestNode()));
     await quiet([A, R, B, C, D, E, F]);
     await ok(A, 'PUT', '/api/v1/system/settings', { max_fee: 5 });
-    await connect(A, R, { nameOfB: 'Rey', nameOfA: 'Ada' });
-    await connect(R, C, { nameOfB: 'Cid', nameOfA: 'Rey' });
-    await connect(C, D, { nameOfB: 'Dan', nameOfA: 'Cid' });
-    await connect(R, B, { nameOfB: 'Bea', nameOfA: 'Rey' });
-    await connect(B, E, { nameOfB: 'Eve', nameOfA: 'Bea' });
-    await connect(E, F, { nameOfB: 'Fay', nameOfA: 'Eve' });
-    await connect(F, D, { nameOfB: 'Dan', nameOfA: 'Fay' });
+    await line([A, R, C, D]);
+    await line([R, B, E, F, D]);
     await setFee(C, R, 6);
     await setFee(B, R, '0.5');
     await setFee(E, B, '0.5');
