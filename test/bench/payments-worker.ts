@@ -48,8 +48,10 @@ const finals: BuiltinPlugin = {
           reached();
         }
         if (quiet) return;
-        const notice: FinalNotice = { final: { txid: e.txid, memo: ledger.get(e.txid)?.memo ?? '', status: e.status, at: epochMs() } };
-        post(notice);
+        const at = epochMs();
+        // Told after the node's own work of this turn (its answer to the peer, most often): the notice is the bench's
+        // cost, and an operator's node pays none on the path of its payments.
+        setImmediate(() => post({ final: { txid: e.txid, memo: ledger.get(e.txid)?.memo ?? '', status: e.status, at } } satisfies FinalNotice));
       });
     },
   }),
