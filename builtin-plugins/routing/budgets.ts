@@ -28,6 +28,11 @@ export class OriginBudgets {
     return seen ? Math.max(fresh, seen) : fresh;
   }
 
+  /** The widest budget of a payment (maxP2pLevel), which no draw exceeds. */
+  widest(): number {
+    return originBudget(this.setting, false, false);
+  }
+
   /** A debt-cycle clearing's budget: the longest cycle it may clear, the same for every clearing. */
   cycle(): number {
     return originBudget(this.setting, true);

@@ -8,7 +8,7 @@ import type { ContactsService } from '../contacts/api.js';
 import { ROUTING_EVENTS } from './api.js';
 import type { LedgerService, LedgerTx, LegStatement, PaymentRouter, RoutedOutcome, RoutedPayment } from '../ledger/api.js';
 import type { OriginBudgets } from './budgets.js';
-import type { CapacityProbe } from './capacity.js';
+import { parseMinor, type CapacityProbe } from './capacity.js';
 import type { Branch, Discovery, SearchListener } from './discovery.js';
 import type { Legs } from './legs.js';
 import { MSG, parseNote, randomHex, REFUSAL, routeHash, sha256Hex, withinMaxFee } from './protocol.js';
@@ -33,10 +33,22 @@ interface Waiter {
 }
 
 /**
- * A fast search whose every route cost more than maxFee: relays in fast mode pass on the first route they hear, which
- * may be dearer than one that came a moment later. The send searches again for the cheapest (best-fee).
+ * A search that found no route where a second one may, which the send then makes (once, while its caller waits):
+ * - every route a fast search heard cost more than maxFee: relays in fast mode pass on the first route they hear,
+ *   which may be dearer than one that came a moment later; the second search looks for the cheapest (best-fee);
+ * - the randomized hop budget fell short: the second search goes as far as maxP2pLevel allows;
+ * - the route was busy: other payments held the credit on it while the search asked, and the probe that followed
+ *   found it free for this amount; the second search asks again, as far as the first.
  */
-class CheaperRouteWanted extends Error {}
+class SearchAgain extends Error {
+  constructor(
+    readonly why: string,
+    readonly budget: number,
+    readonly bestFee = false,
+  ) {
+    super(why);
+  }
+}
 
 const kindOf = (address: string): 'tor' | 'https' | 'http' => (/\.onion(:\d+)?$/i.test(address) ? 'tor' : address.startsWith('https://') ? 'https' : 'http');
 
@@ -50,8 +62,10 @@ const nowMicros = (ms: number): number => {
 
 export class Payments implements PaymentRouter {
   readonly #waiters = new Map<string, Waiter[]>();
-  /** Fast searches that refused a route over maxFee (see CheaperRouteWanted). */
+  /** Fast searches that refused a route over maxFee (see SearchAgain). */
   readonly #overFee = new Set<string>();
+  /** Second searches (SearchAgain), with why the first one failed: they end as they end. */
+  readonly #lastTries = new Map<string, string>();
   /** The clearing this node is starting in each currency: the next one waits for it (see `clear`). */
   readonly #clearing = new Map<string, Promise<unknown>>();
   #legs: Legs | null = null;
@@ -115,7 +129,7 @@ export class Payments implements PaymentRouter {
     return run;
   }
 
-  async #route(p: RoutedPayment, kind: { clearing?: boolean; part?: SplitPart; budget?: number }): Promise<RoutedOutcome> {
+  async #route(p: RoutedPayment, kind: { clearing?: boolean; part?: SplitPart; budget?: number; lastTry?: string }): Promise<RoutedOutcome> {
     const clearing = kind.clearing === true;
     const part = kind.part ?? null;
     if (this.ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
@@ -163,6 +177,7 @@ export class Payments implements PaymentRouter {
     // A split waits for every part's search to end (each has its deadline): it pays all parts or none.
     const timer = part ? undefined : setTimeout(() => this.#answer(hash), SEND_WAIT_MS);
     timer?.unref();
+    if (kind.lastTry) this.#lastTries.set(hash, kind.lastTry);
     this.discovery.originate(
       { hash, salt, time, currency: p.currency, amount: p.amount, budget, fast, expires, ...(clearing ? { clearing } : {}), ...(part ? { split: part.group } : {}) },
       budget,
@@ -173,10 +188,10 @@ export class Payments implements PaymentRouter {
     try {
       return await outcome;
     } catch (err) {
-      // Within the same hop budget, so that the second search reaches no further than the first one did.
-      if (err instanceof CheaperRouteWanted) return await this.#route({ ...p, bestFee: true }, { ...kind, budget });
+      if (err instanceof SearchAgain) return await this.#route({ ...p, bestFee: p.bestFee || err.bestFee }, { ...kind, budget: err.budget, lastTry: err.why });
       throw err;
     } finally {
+      this.#lastTries.delete(hash);
       clearTimeout(timer);
     }
   }
@@ -252,13 +267,20 @@ export class Payments implements PaymentRouter {
         this.#fail(hash, new ApiError('no_route', 400, `No route carries ${formatMinor(payment.amount)} ${payment.currency} through the contact this part counted on`, { reason: 'line_exhausted' }));
         return;
       }
-      // A Tor destination is always searched in fast mode, and a send that answered already has nobody to pay it.
-      if (overFee && kindOf(payment.destination) !== 'tor' && this.#waiters.has(hash)) {
-        this.ctx.db.tx(() => this.store.patchPayment(hash, { status: 'failed', failureReason: 'no_route: the first routes found cost more than maxFee; searched again for the cheapest' }, this.ctx.clock.now()));
-        this.#fail(hash, new CheaperRouteWanted());
+      // A search over Tor takes minutes (a Tor destination is always searched in fast mode), and a send that answered
+      // already has nobody to pay it.
+      const mayAgain = kindOf(payment.destination) !== 'tor' && this.#waiters.has(hash) && !this.#lastTries.has(hash);
+      if (overFee && mayAgain) {
+        // Within the same hop budget, so that the second search reaches no further than the first one did.
+        this.#searchAgain(payment, new SearchAgain('the first routes found cost more than maxFee; searched again for the cheapest', payment.budget, true));
         return;
       }
-      void this.#failWithoutRoute(payment);
+      const widest = this.budgets.widest();
+      if (mayAgain && payment.budget < widest) {
+        this.#searchAgain(payment, new SearchAgain(`no route within the hop budget drawn (${payment.budget}); searched again within ${widest}`, widest));
+        return;
+      }
+      void this.#failWithoutRoute(payment, mayAgain);
       return;
     }
     this.#decide(payment);
@@ -268,24 +290,38 @@ export class Payments implements PaymentRouter {
    * No branch offered a route: a capacity probe tells why (no line, a line exhausted at hop k, unreachable, over
    * maxFee), which the failure reason and the `no_route` error's detail name.
    */
-  async #failWithoutRoute(payment: PaymentRow): Promise<void> {
+  async #failWithoutRoute(payment: PaymentRow, mayAgain: boolean): Promise<void> {
     let detail: Awaited<ReturnType<CapacityProbe['diagnose']>> | null = null;
     try {
       detail = await this.probe.diagnose(payment.destination, payment.currency, payment.amount, payment.budget);
     } catch (err) {
       this.ctx.log.warn('no route: the capacity probe failed', { hash: payment.hash, error: err instanceof Error ? err.message : String(err) });
     }
+    if (mayAgain && this.#waiters.has(payment.hash) && detail?.reason === 'destination_unreachable' && parseMinor(detail.max_sendable) >= payment.amount) {
+      this.#searchAgain(payment, new SearchAgain(`the route was busy; ${detail.max_sendable} ${payment.currency} could reach the destination a moment later: searched again`, payment.budget));
+      return;
+    }
     const why = detail ? `${detail.reason}: ${detail.message}` : 'every branch answered without a route within maxFee';
-    const failed = this.ctx.db.tx(() => {
-      if (this.store.payment(payment.hash)?.status !== 'searching') return false;
-      this.store.patchPayment(payment.hash, { status: 'failed', failureReason: `no_route: ${why}` }, this.ctx.clock.now());
-      return true;
-    });
-    if (!failed) return;
-    const message = `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee: ${why}`;
+    if (!this.#searchFailed(payment.hash, why)) return;
+    const first = this.#lastTries.get(payment.hash);
+    const message = `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee: ${why}${first ? ` (the first search: ${first})` : ''}`;
     // The detail's own message is already in the error's; the rest rides beside `code` (merged into `error`).
     const context = detail ? { reason: detail.reason, max_sendable: detail.max_sendable, ...(detail.hop !== undefined ? { hop: detail.hop } : {}) } : undefined;
     this.#fail(payment.hash, new ApiError('no_route', 400, message, context));
+  }
+
+  /** The search failed where a second one may succeed: the send that waits for it makes that one (SearchAgain). */
+  #searchAgain(payment: PaymentRow, again: SearchAgain): void {
+    if (this.#searchFailed(payment.hash, again.why)) this.#fail(payment.hash, again);
+  }
+
+  /** Records that a search found no route (false when it had ended otherwise meanwhile). */
+  #searchFailed(hash: string, why: string): boolean {
+    return this.ctx.db.tx(() => {
+      if (this.store.payment(hash)?.status !== 'searching') return false;
+      this.store.patchPayment(hash, { status: 'failed', failureReason: `no_route: ${why}` }, this.ctx.clock.now());
+      return true;
+    });
   }
 
   /** The route is chosen (fast: the first; best-fee: the cheapest), or waits for the operator's approval. */

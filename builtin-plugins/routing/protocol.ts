@@ -113,9 +113,9 @@ export function hopBudget(maxLevel: number, randomized: boolean, random: () => n
  * for a debt-cycle clearing the longest cycle it may clear (`clearingMaxCycleLength`, legs, fixed: a cycle is not
  * hidden from its own members).
  */
-export function originBudget(setting: (key: string) => unknown, clearing: boolean): number {
+export function originBudget(setting: (key: string) => unknown, clearing: boolean, randomized = setting('hopBudgetRandomized') !== false): number {
   if (clearing) return Math.max(3, Math.min(MAX_BUDGET, Number(setting('clearingMaxCycleLength') ?? 6)));
-  return hopBudget(Number(setting('maxP2pLevel') ?? 6), setting('hopBudgetRandomized') !== false);
+  return hopBudget(Number(setting('maxP2pLevel') ?? 6), randomized);
 }
 
 /** The bytes a responder signs for an offer: it carries `amount` to the destination of `hash` within `hops` legs. */
