@@ -541,7 +541,7 @@ export class SendQueue implements RetryQueue {
         counterpartyPublicKey: peerKey.toString('base64url'),
         needsReview: anomaly || r.needsReview,
       });
-      return typeof data.available_credit === 'string' && /^\d{1,40}$/.test(data.available_credit) ? BigInt(data.available_credit) : null;
+      return reportedCredit(data.available_credit);
     });
   }
 
@@ -638,6 +638,13 @@ export class SendQueue implements RetryQueue {
         case REFUSAL.expired:
           this.core.finalize(r, 'cancelled', `expired: ${message}`, { inDoubt: false });
           return;
+        case REFUSAL.insufficientCredit: {
+          // What the contact says it extends now: the next send to it goes over a route where one carries more.
+          const available = reportedCredit(refusal.data.available_credit);
+          if (available !== null) this.core.contacts.recordAvailableCredit(r.contactHash, r.currency, available);
+          this.core.finalize(r, 'rejected', `${code}: ${message}`, { inDoubt: false });
+          return;
+        }
         default:
           this.core.finalize(r, 'rejected', `${code}: ${message}`, { inDoubt: false });
       }
@@ -651,6 +658,9 @@ const RETRIED_REFUSALS = new Set<string>([REFUSAL.chainBusy, REFUSAL.invalidPrev
 
 /** Whether a payment may travel in a batch: a plain one, signed afresh (a leg or a resend goes alone). */
 const pipelined = (row: TxRow): boolean => !row.inDoubt && !row.heldOnly && !row.condition;
+
+/** The credit a contact reports it extends (`available_credit`, minor units as text), or null when it is not one. */
+const reportedCredit = (v: unknown): bigint | null => (typeof v === 'string' && /^\d{1,40}$/.test(v) ? BigInt(v) : null);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -112,6 +112,11 @@ describe('direct payments in the dead letter queue', () => {
     } finally {
       await ok(B, 'PUT', '/api/v1/contacts/Alice', { currency: 'VWL', credit_limit: '100' });
     }
+    // The refusal told A that B extends it nothing more; a ping tells it B's line is back.
+    const line = async (): Promise<string> => (await ok(A, 'GET', '/api/v1/contacts/Bob')).contact.currencies.find((r: any) => r.currency === 'VWL').my_available_credit;
+    expect(await line()).toBe('0');
+    await ok(A, 'POST', '/api/v1/contacts/ping/Bob');
+    expect(await line()).toBe('95.75');
     const rejected = await tx(A, txid);
     expect(rejected.status).toBe('rejected');
     expect(rejected.failure_reason).toMatch(/^insufficient_credit/);

@@ -4,7 +4,8 @@
  * carry the 50 VWL asked; A and C are also linked through B, who charges 1 %. Approving pays over A → B → C: the
  * request ends approved on both sides, C receives exactly 50 from B, A pays 50.5, B earns 0.5, and the direct line
  * between A and C is untouched. A plain send to the contact does the same when the amount is above the credit it
- * last reported, and goes straight over the line when it fits.
+ * last reported, and goes straight over the line when it fits; a refusal for want of credit updates what it last
+ * reported.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
@@ -93,6 +94,26 @@ describe('a send the direct line cannot carry', () => {
     expect((await settled(A, direct.txid, C)).status).toBe('completed');
     expect((await netOf(C)).minus(before.C).toFixed()).toBe('5.5');
     expect((await netOf(A)).minus(before.A).toFixed()).toBe('-5.55');
+    expect(dec((await ok(C, 'GET', `/api/v1/contacts/${hashOf(A)}`)).contact.balance.net).toFixed()).toBe('0.5');
+  });
+
+  const available = async (): Promise<string> =>
+    (await ok(A, 'GET', `/api/v1/contacts/${hashOf(C)}`)).contact.currencies.find((r: any) => r.currency === 'VWL').my_available_credit;
+
+  it('a refusal for want of credit tells the node what the line carries: the next send goes over a route', async () => {
+    // C lowers the credit it extends to A without telling it: A owes it 0.5, so 0.45 is left where A counts 0.5.
+    expect(await available()).toBe('0.5');
+    await ok(C, 'PUT', `/api/v1/contacts/${hashOf(A)}`, { currency: 'VWL', credit_limit: '0.95' });
+    const refused = await ok(A, 'POST', '/api/v1/wallet/send', { address: 'requester', amount: '0.48', currency: 'VWL' });
+    expect(refused.type).toBe('standard');
+    const row = await settled(A, refused.txid);
+    expect(row.status).toBe('rejected');
+    expect(row.failure_reason).toMatch(/^insufficient_credit/);
+    expect(await available()).toBe('0.45');
+    // Over B, who charges 1%: the direct line is left alone.
+    const again = await ok(A, 'POST', '/api/v1/wallet/send', { address: 'requester', amount: '0.48', currency: 'VWL' });
+    expect(again).toMatchObject({ type: 'p2p', amount: '0.48', total: '0.4848', fee: '0.0048' });
+    await legsSettled([A, B, C], again.p2p_hash);
     expect(dec((await ok(C, 'GET', `/api/v1/contacts/${hashOf(A)}`)).contact.balance.net).toFixed()).toBe('0.5');
   });
 });
