@@ -563,6 +563,11 @@ export class SendQueue implements RetryQueue {
         if (r.condition) this.#parkOwed(r, new PeerDeliveryError(code, reason), false);
         else this.core.finalize(r, 'failed', reason, { inDoubt: false, ...(needsReview ? { needsReview } : {}) });
       };
+      if (code === REFUSAL.insufficientCredit) {
+        // What the contact says it still extends: the next send above it looks for a route first.
+        const available = reportedCredit(refusal.data.available_credit);
+        if (available !== null) this.core.contacts.recordAvailableCredit(r.contactHash, r.currency, available);
+      }
       switch (code) {
         case REFUSAL.notHeld: {
           this.core.finalize(r, 'failed', `${code}: the contact named this payment as its chain head but holds no record of it; not sent again without the operator`, {
@@ -638,13 +643,6 @@ export class SendQueue implements RetryQueue {
         case REFUSAL.expired:
           this.core.finalize(r, 'cancelled', `expired: ${message}`, { inDoubt: false });
           return;
-        case REFUSAL.insufficientCredit: {
-          // What the contact says it extends now: the next send to it goes over a route where one carries more.
-          const available = reportedCredit(refusal.data.available_credit);
-          if (available !== null) this.core.contacts.recordAvailableCredit(r.contactHash, r.currency, available);
-          this.core.finalize(r, 'rejected', `${code}: ${message}`, { inDoubt: false });
-          return;
-        }
         default:
           this.core.finalize(r, 'rejected', `${code}: ${message}`, { inDoubt: false });
       }
