@@ -13,7 +13,7 @@
  *      or failed (a delivery failure also parks the payment in the dead letter queue: dead-letters.ts).
  */
 import { PeerDeliveryError, storageFault, type PeerReply } from '../../sdk/index.js';
-import { backoffMs } from '../../sdk/retry.js';
+import { backoffMs, waitsForPeerDisk } from '../../sdk/retry.js';
 import { buildContent, parseContent, signedBytes, ContentError, KIND_CLEARING, MEMO_STANDARD } from './content.js';
 import type { LedgerCore } from './core.js';
 import { DELIVERY_FAILED, RECOVERY_EXHAUSTED, type LedgerDeadLetters, type RetryQueue } from './dead-letters.js';
@@ -472,13 +472,19 @@ export class SendQueue implements RetryQueue {
     const delivered = !(NOT_DELIVERED.has(code) || /^http_\d+$/.test(code) || (singlePath && code === 'unreachable' && NEVER_CONNECTED.test(reason)));
     const inDoubt = wasInDoubt || delivered;
     const permanent = !failure.transient;
-    this.#ctx.db.tx(() => {
+    const counted = this.#ctx.db.tx(() => {
       const r = this.core.store.transactions.get(row.txid);
-      if (!r || r.status !== 'sending') return;
+      if (!r || r.status !== 'sending') return false;
+      const now = this.core.now();
+      if (waitsForPeerDisk(failure, r.createdAt, now)) {
+        // Not counted: the contact is up and takes the payment once its disk does (the chain waits for it anyway).
+        this.core.update(r, { status: 'pending', inDoubt, sendingStartedAt: null, failureReason: reason, nextAttemptAt: now + backoffMs(1) });
+        return false;
+      }
       const attempts = r.attempts + 1;
       if (r.condition && (permanent || attempts >= MAX_TRANSPORT_FAILURES)) {
         this.#parkOwed(r, failure, inDoubt);
-        return;
+        return true;
       }
       if (permanent || attempts >= MAX_TRANSPORT_FAILURES) {
         const failed = this.core.finalize(r, 'failed', `${DELIVERY_FAILED} after ${attempts} attempt(s): ${reason}`, {
@@ -487,7 +493,7 @@ export class SendQueue implements RetryQueue {
           needsReview: inDoubt,
         });
         this.deadLetters.undelivered(failed, failure);
-        return;
+        return true;
       }
       this.core.update(r, {
         status: 'pending',
@@ -495,10 +501,11 @@ export class SendQueue implements RetryQueue {
         inDoubt,
         sendingStartedAt: null,
         failureReason: reason,
-        nextAttemptAt: this.core.now() + backoffMs(attempts),
+        nextAttemptAt: now + backoffMs(attempts),
       });
+      return true;
     });
-    this.#ctx.log.warn('payment delivery failed', { txid: row.txid, reason });
+    if (counted) this.#ctx.log.warn('payment delivery failed', { txid: row.txid, reason });
   }
 
   /** Completes a payment the contact countersigned; returns the credit it says it still extends (null if not told). */

@@ -27,6 +27,19 @@ export function backoffMs(failedAttempts: number, random: () => number = Math.ra
   return Math.round(base * (1 + 0.2 * (random() * 2 - 1)));
 }
 
+/** How long a message is sent again, uncounted, to a peer whose disk refuses it (`waitsForPeerDisk`). */
+export const PEER_DISK_WAIT_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whether a failed delivery is a peer saying its disk refused the write (507 `insufficient_storage`). That peer is up,
+ * rolled the message's work back and resumes on its own once it can write (docs/decisions.md, "A full disk"), so the
+ * attempt does not count against the retries: the message goes again at the first retry's pace, and reaches the peer
+ * within seconds of its recovery, for up to PEER_DISK_WAIT_MS after it was queued. After that, attempts count again.
+ */
+export function waitsForPeerDisk(err: unknown, queuedAt: number, now: number): boolean {
+  return err instanceof PeerDeliveryError && err.code === 'insufficient_storage' && now - queuedAt < PEER_DISK_WAIT_MS;
+}
+
 interface Row {
   id: string;
   type: string;
@@ -34,6 +47,7 @@ interface Row {
   payload: string;
   attempts: number;
   next_attempt_at: number;
+  created_at: number;
 }
 
 export interface StoredTarget {
@@ -91,7 +105,7 @@ export class Outbox {
       `INSERT OR IGNORE INTO peer_outbox (id, type, target, payload, status, attempts, next_attempt_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
     );
-    this.#due = db.prepare(`SELECT id, type, target, payload, attempts, next_attempt_at FROM peer_outbox
+    this.#due = db.prepare(`SELECT id, type, target, payload, attempts, next_attempt_at, created_at FROM peer_outbox
        WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY created_at, rowid LIMIT 512`);
     this.#nextDue = db.prepare(`SELECT MIN(next_attempt_at) AS at FROM peer_outbox WHERE status = 'pending'`);
     this.#setStatus = db.prepare('UPDATE peer_outbox SET status = ?, last_error = ?, attempts = ?, updated_at = ? WHERE id = ?');
@@ -238,6 +252,10 @@ export class Outbox {
       reply = await this.client.request(target, payload, row.id, true);
     } catch (err) {
       const reason = err instanceof Error ? `${err instanceof PeerDeliveryError ? err.code + ': ' : ''}${err.message}` : String(err);
+      if (waitsForPeerDisk(err, row.created_at, Date.now())) {
+        this.#reschedule.run(row.attempts, Date.now() + backoffMs(1), reason, Date.now(), row.id);
+        return;
+      }
       const final = message.attempts >= DELIVERY_MAX_RETRIES || (err instanceof PeerDeliveryError && !err.transient);
       if (!final) {
         this.#reschedule.run(message.attempts, Date.now() + backoffMs(message.attempts), reason, Date.now(), row.id);

@@ -1,14 +1,16 @@
 /**
  * A payment to a node whose disk refuses writes (issue 28): the payee's handler rolls back and answers the peer 507
- * `insufficient_storage` (not an unexplained 500), the payer keeps the payment pending with that reason and retries on
- * its schedule, and once the payee's disk takes writes again the payment completes, once, on both sides. The payee's
- * disk is made to fail with the node's storage fault seam (NODE_TEST_STORAGE_FAULT_FILE).
+ * `insufficient_storage` (not an unexplained 500), the payer keeps the payment pending with that reason and sends it
+ * again at its first retry's pace without counting those answers against its retries (as long as the outage lasts, up
+ * to a day), and once the payee's disk takes writes again the payment completes, once, on both sides. The payee's disk
+ * is made to fail with the node's storage fault seam (NODE_TEST_STORAGE_FAULT_FILE).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageFaultSeam } from '../../kernel/db/fault-seam.js';
+import { sample, scrape } from '../support/metrics.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { balanceRow, call, connect, ok, send, settled, tx, waitFor } from './ledger-support.js';
 
@@ -47,5 +49,32 @@ describe('a payment to a node whose disk refuses writes', () => {
     expect(await balanceRow(B, A)).toMatchObject({ received: '0', sent: '5' });
     for (const t of [A, B]) expect(await ok(t, 'GET', '/api/v1/chain/verify')).toMatchObject({ ok: true, findings: 0 });
     expect((await call(A, 'GET', '/api/v1/wallet/transactions')).body.data.transactions).toHaveLength(1);
+  }, 30_000);
+
+  it('waits for a payee whose disk stays full past the retries a payee that is down gets, then completes once', async () => {
+    // Five counted failures take the payer about 3 s at this pace (0.1 + 0.2 + 0.4 + 0.8 + 1.6 s), then fail the payment.
+    process.env.NODE_PEER_RETRY_BASE_MS = '100';
+    try {
+      writeFileSync(flag, 'full');
+      const txid = await send(B, 'Alice', '7');
+      // A message of the node's outbox (a payment request) waits the same way.
+      await ok(B, 'POST', '/api/v1/requests', { contact: 'Alice', amount: '3', currency: 'VWL', description: 'Lunch' });
+      await new Promise((r) => setTimeout(r, 5000));
+      const waiting = await tx(B, txid);
+      expect(waiting).toMatchObject({ status: 'pending' });
+      expect(waiting.failure_reason).toMatch(/^insufficient_storage: /);
+      // The payee refused it many more times than the five a delivery failure counts, every ~0.1 s.
+      const refusals = sample((await scrape(B.node.baseUrl)).text, 'wallet_node_peer_messages_total', { direction: 'out', type: 'ledger.send', result: 'insufficient_storage' });
+      expect(refusals).toBeGreaterThan(20);
+      rmSync(flag);
+      expect((await settled(B, txid, A, 3_000)).status).toBe('completed');
+      await waitFor(() => ok(A, 'GET', '/api/v1/requests'), (r) => JSON.stringify(r).includes('Lunch'), 'the payment request on the payee', 3_000);
+    } finally {
+      delete process.env.NODE_PEER_RETRY_BASE_MS;
+    }
+    expect(await balanceRow(A, B)).toMatchObject({ received: '12', sent: '0' });
+    expect(await balanceRow(B, A)).toMatchObject({ received: '0', sent: '12' });
+    expect((await ok(B, 'GET', '/api/v1/system/dlq', undefined, { status: 'all' })).items).toEqual([]);
+    for (const t of [A, B]) expect(await ok(t, 'GET', '/api/v1/chain/verify')).toMatchObject({ ok: true, findings: 0 });
   }, 30_000);
 });
