@@ -33,12 +33,13 @@ interface Waiter {
 }
 
 /**
- * A search that found no route where a second one may, which the send then makes (once, while its caller waits):
+ * A search that found no route where another one may, which the send then makes (while its caller waits, and at most
+ * MAX_SEARCHES searches in all, since each one floods the network):
  * - every route a fast search heard cost more than maxFee: relays in fast mode pass on the first route they hear,
- *   which may be dearer than one that came a moment later; the second search looks for the cheapest (best-fee);
- * - the randomized hop budget fell short: the second search goes as far as maxP2pLevel allows;
+ *   which may be dearer than one that came a moment later; the next search looks for the cheapest (best-fee);
+ * - the randomized hop budget fell short: the next search goes as far as maxP2pLevel allows;
  * - the route was busy: other payments held the credit on it while the search asked, and the probe that followed
- *   found it free for this amount; the second search asks again, as far as the first.
+ *   found it free for this amount; the next search asks again, as far as the last.
  */
 class SearchAgain extends Error {
   constructor(
@@ -49,6 +50,12 @@ class SearchAgain extends Error {
     super(why);
   }
 }
+
+/**
+ * Searches one send may make. Two reasons can follow each other: a budget that fell short, then a route that was busy
+ * (the widened search met credit held by other payments), or whose first route found cost more than maxFee.
+ */
+const MAX_SEARCHES = 3;
 
 const kindOf = (address: string): 'tor' | 'https' | 'http' => (/\.onion(:\d+)?$/i.test(address) ? 'tor' : address.startsWith('https://') ? 'https' : 'http');
 
@@ -64,8 +71,8 @@ export class Payments implements PaymentRouter {
   readonly #waiters = new Map<string, Waiter[]>();
   /** Fast searches that refused a route over maxFee (see SearchAgain). */
   readonly #overFee = new Set<string>();
-  /** Second searches (SearchAgain), with why the first one failed: they end as they end. */
-  readonly #lastTries = new Map<string, string>();
+  /** Searches made again (SearchAgain), with why each earlier one failed. */
+  readonly #earlier = new Map<string, readonly string[]>();
   /** The clearing this node is starting in each currency: the next one waits for it (see `clear`). */
   readonly #clearing = new Map<string, Promise<unknown>>();
   #legs: Legs | null = null;
@@ -129,7 +136,7 @@ export class Payments implements PaymentRouter {
     return run;
   }
 
-  async #route(p: RoutedPayment, kind: { clearing?: boolean; part?: SplitPart; budget?: number; lastTry?: string }): Promise<RoutedOutcome> {
+  async #route(p: RoutedPayment, kind: { clearing?: boolean; part?: SplitPart; budget?: number; earlier?: readonly string[] }): Promise<RoutedOutcome> {
     const clearing = kind.clearing === true;
     const part = kind.part ?? null;
     if (this.ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
@@ -177,7 +184,7 @@ export class Payments implements PaymentRouter {
     // A split waits for every part's search to end (each has its deadline): it pays all parts or none.
     const timer = part ? undefined : setTimeout(() => this.#answer(hash), SEND_WAIT_MS);
     timer?.unref();
-    if (kind.lastTry) this.#lastTries.set(hash, kind.lastTry);
+    if (kind.earlier) this.#earlier.set(hash, kind.earlier);
     this.discovery.originate(
       { hash, salt, time, currency: p.currency, amount: p.amount, budget, fast, expires, ...(clearing ? { clearing } : {}), ...(part ? { split: part.group } : {}) },
       budget,
@@ -188,10 +195,10 @@ export class Payments implements PaymentRouter {
     try {
       return await outcome;
     } catch (err) {
-      if (err instanceof SearchAgain) return await this.#route({ ...p, bestFee: p.bestFee || err.bestFee }, { ...kind, budget: err.budget, lastTry: err.why });
+      if (err instanceof SearchAgain) return await this.#route({ ...p, bestFee: p.bestFee || err.bestFee }, { ...kind, budget: err.budget, earlier: [...(kind.earlier ?? []), err.why] });
       throw err;
     } finally {
-      this.#lastTries.delete(hash);
+      this.#earlier.delete(hash);
       clearTimeout(timer);
     }
   }
@@ -269,9 +276,9 @@ export class Payments implements PaymentRouter {
       }
       // A search over Tor takes minutes (a Tor destination is always searched in fast mode), and a send that answered
       // already has nobody to pay it.
-      const mayAgain = kindOf(payment.destination) !== 'tor' && this.#waiters.has(hash) && !this.#lastTries.has(hash);
+      const mayAgain = kindOf(payment.destination) !== 'tor' && this.#waiters.has(hash) && (this.#earlier.get(hash)?.length ?? 0) + 1 < MAX_SEARCHES;
       if (overFee && mayAgain) {
-        // Within the same hop budget, so that the second search reaches no further than the first one did.
+        // Within the same hop budget, so that the next search reaches no further than this one did.
         this.#searchAgain(payment, new SearchAgain('the first routes found cost more than maxFee; searched again for the cheapest', payment.budget, true));
         return;
       }
@@ -303,8 +310,9 @@ export class Payments implements PaymentRouter {
     }
     const why = detail ? `${detail.reason}: ${detail.message}` : 'every branch answered without a route within maxFee';
     if (!this.#searchFailed(payment.hash, why)) return;
-    const first = this.#lastTries.get(payment.hash);
-    const message = `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee: ${why}${first ? ` (the first search: ${first})` : ''}`;
+    const earlier = this.#earlier.get(payment.hash) ?? [];
+    const before = earlier.length === 0 ? '' : earlier.length === 1 ? ` (the first search: ${earlier[0]})` : ` (the earlier searches: ${earlier.join('; ')})`;
+    const message = `No route to ${payment.destination} in ${payment.currency} for ${formatMinor(payment.amount)} within ${payment.budget} hop(s) and maxFee: ${why}${before}`;
     // The detail's own message is already in the error's; the rest rides beside `code` (merged into `error`).
     const context = detail ? { reason: detail.reason, max_sendable: detail.max_sendable, ...(detail.hop !== undefined ? { hop: detail.hop } : {}) } : undefined;
     this.#fail(payment.hash, new ApiError('no_route', 400, message, context));

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { call, connect, line, ok } from './routing-support.js';
+import { call, connect, dearShortCheapLong, dec, legsOf, legsSettled, line, netOf, ok, routedSend, withFee } from './routing-support.js';
 
 describe('hop budget of a routed payment', () => {
   let t: TestNode;
@@ -87,4 +87,33 @@ describe('a send right after max-sendable reaches what the probe found', () => {
       expect(res.body.data).toMatchObject({ status: 'sent', type: 'p2p' });
     }
   });
+});
+
+describe('a budget that fell short, then only routes above maxFee: a third search pays the cheap route', () => {
+  // A's only contact is R. From R, C reaches D at once and charges 6 %; B-E-F reach D two legs later at 0.5 % each, five
+  // legs from A. A draw of three or four (about half the draws of six) reaches only C's route, which A refuses above
+  // maxFee 5 %; the best-fee search within the same budget finds nothing else; the third, within maxP2pLevel, finds the
+  // cheap route. With two searches at most, those sends failed over_max_fee: six in a row paid in 1.4% of runs.
+  let A: TestNode, R: TestNode, B: TestNode, C: TestNode, D: TestNode, E: TestNode, F: TestNode;
+  beforeAll(async () => {
+    [A, R, B, C, D, E, F] = await Promise.all(Array.from({ length: 7 }, () => startTestNode()));
+    for (const n of [A, R, B, C, D, E, F]) await ok(n, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false, max_p2p_level: 6, hop_budget_randomized: true, max_fee: 10 });
+    await dearShortCheapLong(A, R, B, C, D, E, F);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([A, R, B, C, D, E, F].map((t) => t?.destroy()));
+  });
+
+  it('six sends of 20 from A to D: every one pays the cheap route, none goes through C', async () => {
+    const cheap = withFee(withFee(withFee(dec(20), '0.5'), '0.5'), '0.5');
+    for (let i = 0; i < 6; i++) {
+      const sent = await routedSend(A, D, '20');
+      expect(sent).toMatchObject({ status: 'sent', total: cheap.toFixed() });
+      await legsSettled([A, R, B, E, F, D], sent.p2p_hash);
+      expect(await legsOf(C, sent.p2p_hash)).toEqual([]);
+    }
+    expect((await netOf(A)).toFixed()).toBe(cheap.times(6).negated().toFixed());
+    expect((await netOf(D)).toFixed()).toBe('120');
+    for (const t of [A, R, B, C, D, E, F]) expect(await ok(t, 'GET', '/api/v1/chain/verify')).toMatchObject({ ok: true, findings: 0 });
+  }, 120_000);
 });

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { call, connect, dec, hashOf, legsOf, legsSettled, line, netOf, ok, routedSend, setFee, waitFor, withFee } from './routing-support.js';
+import { call, connect, dearShortCheapLong, dec, hashOf, legsOf, legsSettled, netOf, ok, routedSend, setFee, waitFor, withFee } from './routing-support.js';
 
 async function quiet(nodes: readonly TestNode[]): Promise<void> {
   for (const t of nodes) await ok(t, 'PUT', '/api/v1/system/settings', { contact_status_enabled: false, hop_budget_randomized: false, max_fee: 10 });
@@ -93,13 +93,7 @@ describe('fast mode when the first route found costs more than maxFee', () => {
   beforeAll(async () => {
     [A, R, B, C, D, E, F] = await Promise.all(Array.from({ length: 7 }, () => startTestNode()));
     await quiet([A, R, B, C, D, E, F]);
-    await ok(A, 'PUT', '/api/v1/system/settings', { max_fee: 5 });
-    await line([A, R, C, D]);
-    await line([R, B, E, F, D]);
-    await setFee(C, R, 6);
-    await setFee(B, R, '0.5');
-    await setFee(E, B, '0.5');
-    await setFee(F, E, '0.5');
+    await dearShortCheapLong(A, R, B, C, D, E, F);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([A, R, B, C, D, E, F].map((t) => t.destroy()));

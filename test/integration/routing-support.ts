@@ -38,6 +38,21 @@ export async function diamond(A: TestNode, B: TestNode, C: TestNode, D: TestNode
   await connect(C, D, { creditAtoB: '1000', creditBtoA: '60', nameOfB: 'nD', nameOfA: 'nC' });
 }
 
+/**
+ * Two routes from A to D through A's only contact R: through C at once, C charging 6 %, and through B-E-F two legs
+ * later, 0.5 % each. A's maxFee is 5 %, so in fast mode R passes on C's route first, which A refuses. The relays must
+ * allow a fee of 6 % (maxFee 10 on C).
+ */
+export async function dearShortCheapLong(A: TestNode, R: TestNode, B: TestNode, C: TestNode, D: TestNode, E: TestNode, F: TestNode): Promise<void> {
+  await ok(A, 'PUT', '/api/v1/system/settings', { max_fee: 5 });
+  await line([A, R, C, D]);
+  await line([R, B, E, F, D]);
+  await setFee(C, R, 6);
+  await setFee(B, R, '0.5');
+  await setFee(E, B, '0.5');
+  await setFee(F, E, '0.5');
+}
+
 /** `relay` charges `percent` on what it relays for `upstream` (the fee of its line toward that upstream). */
 export async function setFee(relay: TestNode, upstream: TestNode, percent: string | number, currency = 'VWL'): Promise<void> {
   await ok(relay, 'PUT', `/api/v1/contacts/${hashOf(upstream)}`, { currency, fee_percent: percent });
