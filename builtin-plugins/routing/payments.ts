@@ -136,7 +136,10 @@ export class Payments implements PaymentRouter {
     return run;
   }
 
-  async #route(p: RoutedPayment, kind: { clearing?: boolean; part?: SplitPart; budget?: number; earlier?: readonly string[] }): Promise<RoutedOutcome> {
+  async #route(
+    p: RoutedPayment,
+    kind: { clearing?: boolean; part?: SplitPart; budget?: number; earlier?: readonly string[]; answerBy?: number },
+  ): Promise<RoutedOutcome> {
     const clearing = kind.clearing === true;
     const part = kind.part ?? null;
     if (this.ctx.kernel.isRetired()) throw new ApiError('node_retired', 503, 'This node is retired: it sends no payments until it is unretired');
@@ -181,8 +184,10 @@ export class Payments implements PaymentRouter {
       list.push({ resolve, reject });
       this.#waiters.set(hash, list);
     });
-    // A split waits for every part's search to end (each has its deadline): it pays all parts or none.
-    const timer = part ? undefined : setTimeout(() => this.#answer(hash), SEND_WAIT_MS);
+    // A split waits for every part's search to end (each has its deadline): it pays all parts or none. A search made
+    // again answers within what is left of the first one's wait: a send waits SEND_WAIT_MS in all.
+    const answerBy = kind.answerBy ?? now + SEND_WAIT_MS;
+    const timer = part ? undefined : setTimeout(() => this.#answer(hash), Math.max(0, answerBy - now));
     timer?.unref();
     if (kind.earlier) this.#earlier.set(hash, kind.earlier);
     this.discovery.originate(
@@ -195,7 +200,7 @@ export class Payments implements PaymentRouter {
     try {
       return await outcome;
     } catch (err) {
-      if (err instanceof SearchAgain) return await this.#route({ ...p, bestFee: p.bestFee || err.bestFee }, { ...kind, budget: err.budget, earlier: [...(kind.earlier ?? []), err.why] });
+      if (err instanceof SearchAgain) return await this.#route({ ...p, bestFee: p.bestFee || err.bestFee }, { ...kind, budget: err.budget, earlier: [...(kind.earlier ?? []), err.why], answerBy });
       throw err;
     } finally {
       this.#earlier.delete(hash);
