@@ -28,14 +28,38 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
+/**
+ * A port free now, drawn below the range the system gives outgoing connections their local ports from: a port from
+ * `listen(0)` lies in that range, and a connection any parallel test opens may take it before the process the port is
+ * meant for listens on it (seen: README's second node failed EADDRINUSE in CI).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
+  const low = ephemeralLow();
+  for (let i = 0; i < 100; i++) {
+    const port = PORT_FLOOR + Math.floor(Math.random() * (low - PORT_FLOOR));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${PORT_FLOOR} and ${low}`);
+}
+
+const PORT_FLOOR = 10_000;
+
+/** The first port of the system's ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range; else IANA's 49152). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > PORT_FLOOR + 1000) return low;
+  } catch {
+    // not Linux
+  }
+  return 49_152;
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((done) => {
     const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
+    s.once('error', () => done(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => done(true)));
   });
 }
 
