@@ -28,7 +28,7 @@ export function backoffMs(failedAttempts: number, random: () => number = Math.ra
 }
 
 /** How long a message is sent again, uncounted, to a peer whose disk refuses it (`waitsForPeerDisk`). */
-export const PEER_DISK_WAIT_MS = 24 * 60 * 60 * 1000;
+const PEER_DISK_WAIT_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Whether a failed delivery is a peer saying its disk refused the write (507 `insufficient_storage`). That peer is up,
