@@ -7,7 +7,7 @@
  *   - every write to the tables forgets, before it runs, every kept lookup it can change (`written`): all of them,
  *     unless the write says which (a line's own fields change that line's lookups only);
  *   - inside a transaction that wrote to them, reads go to the database and are not kept, since that transaction may
- *     still roll back; the first read outside a transaction after it ends keeps rows again.
+ *     still roll back; once it has ended, reads keep rows again.
  * The store hands out new objects made from a kept row, never the row itself, so no caller can change it.
  */
 import type { Database } from 'better-sqlite3';
@@ -19,6 +19,8 @@ export class ReadCache {
   readonly #rows = new Map<string, unknown>();
   /** A write happened in the transaction that may still be open. */
   #written = false;
+  /** A microtask is queued to clear `#written` once that transaction has ended. */
+  #ending = false;
   /** Writes announced so far (`written`): what `keep` checks that nothing was written since. */
   #writes = 0;
 
@@ -64,7 +66,15 @@ export class ReadCache {
   written(affects?: (key: string) => boolean): void {
     if (!affects) this.#rows.clear();
     else for (const key of this.#rows.keys()) if (affects(key)) this.#rows.delete(key);
-    this.#written = true;
     this.#writes++;
+    this.#written = true;
+    if (this.#ending) return;
+    this.#ending = true;
+    // A transaction of better-sqlite3 runs to its end within one call, so it has committed or rolled back by the next
+    // microtask: reads may be kept again from then on, also on a hot path that only ever reads inside transactions.
+    queueMicrotask(() => {
+      this.#ending = false;
+      if (!this.db.inTransaction) this.#written = false;
+    });
   }
 }

@@ -47,6 +47,12 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
   readonly #resolve;
   readonly #get;
   readonly #update;
+  readonly #anyOpen;
+  /**
+   * Whether an item may be pending or retrying: false only when counted so after the last change ended. Every payment
+   * that completes asks to resolve its item, and on a node whose queue is empty that asks nothing of the database.
+   */
+  #mayBeOpen = true;
 
   constructor(
     private readonly db: Db,
@@ -69,6 +75,22 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
     );
     this.#get = db.prepare('SELECT * FROM peer_dlq WHERE id = ?');
     this.#update = db.prepare('UPDATE peer_dlq SET status = ?, retry_count = ?, failure_reason = ?, payload = ?, updated_at = ? WHERE id = ?');
+    this.#anyOpen = db.prepare(`SELECT 1 FROM peer_dlq WHERE status IN ('pending', 'retrying') LIMIT 1`);
+  }
+
+  /** Before a write that may leave an item open. */
+  #opening(): void {
+    this.#mayBeOpen = true;
+  }
+
+  /**
+   * After a write that closed items: counts again once its transaction has ended (one of better-sqlite3 ends within
+   * the call that runs it, so by the next microtask it has committed or rolled back).
+   */
+  #closed(): void {
+    queueMicrotask(() => {
+      if (!this.db.inTransaction) this.#mayBeOpen = this.#anyOpen.get() !== undefined;
+    });
   }
 
   /** Told after anything in the queue changed (an item parked, retried, resolved, abandoned). */
@@ -87,6 +109,7 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
 
   park(message: QueuedPeerMessage, type: string, reason: string, address: string | null): void {
     const now = new Date().toISOString();
+    this.#opening();
     this.#insert.run(message.id, type, this.#label(type), storeTarget(message.target), JSON.stringify(message.payload), message.attempts, address, reason, now, now);
     this.#notify();
   }
@@ -94,13 +117,16 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
   /** Parks a message its plugin delivers itself (PeerDeadLetterApi.deadLetter), in the caller's transaction. */
   deadLetter(l: DeadLetter): void {
     const now = new Date().toISOString();
+    this.#opening();
     this.#upsert.run(l.messageId, l.type, this.#label(l.type), storeTarget(l.target), JSON.stringify(l.payload), l.attempts, recipientAddress(l.target), l.reason, now, now);
     this.#notify();
   }
 
   /** Resolves a plugin's pending item that reached its peer another way (PeerDeadLetterApi.resolveDeadLetter). */
   resolveDeadLetter(type: string, messageId: string, outcome: DeadLetterOutcome): boolean {
+    if (!this.#mayBeOpen) return false;
     const resolved = this.#resolve.run(reasonOf(outcome), new Date().toISOString(), type, messageId).changes > 0;
+    this.#closed();
     if (resolved) this.#notify();
     return resolved;
   }
@@ -132,6 +158,7 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
     }
     const payload = hooks.refresh ? hooks.refresh(JSON.parse(row.payload) as PeerPayload) : (JSON.parse(row.payload) as PeerPayload);
     const attempts = row.retry_count + 1;
+    this.#opening();
     this.#update.run('retrying', attempts, row.failure_reason, JSON.stringify(payload), new Date().toISOString(), id);
     const target = loadTarget(row.target);
     const message: QueuedPeerMessage = { id: row.message_id, target, payload, attempts };
@@ -146,10 +173,12 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
       }
     } catch (err) {
       const reason = err instanceof PeerDeliveryError ? `${err.code}: ${err.message}` : String(err);
+      this.#opening();
       this.#update.run('pending', attempts, reason, JSON.stringify(payload), new Date().toISOString(), id);
       throw new ApiError('dlq_retry_failed', 502, `Delivery failed again: ${reason}`, { item: this.get(id) });
     }
     this.#update.run('resolved', attempts, reasonOf(outcome), JSON.stringify(outcome.payload ?? payload), new Date().toISOString(), id);
+    this.#closed();
     this.#notify();
     if (!reply) return this.get(id)!;
     this.#outbox!.markDelivered(row.message_id, attempts, reply.ok ? null : (reply.error?.code ?? 'refused'));
@@ -168,6 +197,7 @@ export class DeadLetterQueue implements DlqMechanism, PeerDeadLetterApi {
       throw new ApiError('dlq_invalid_status', 400, `Dead letter ${id} is already ${row.status}`);
     }
     this.#update.run('abandoned', row.retry_count, row.failure_reason, row.payload, new Date().toISOString(), id);
+    this.#closed();
     this.#notify();
     return this.get(id)!;
   }

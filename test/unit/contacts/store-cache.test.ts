@@ -98,4 +98,31 @@ describe('contact store: rows kept between writes', () => {
     expect(store.currency(c.id, 'USD')!.status).toBe('declined');
     expect(store.acceptedOn('USD')).toEqual([]);
   });
+
+  it('keeps rows again once a transaction that wrote has ended, for lookups made only inside transactions', async () => {
+    // The payment path reads contacts and lines only inside transactions, and records its contact's credit in one.
+    const { db, store, c } = setup();
+    const inTx = <T>(fn: () => T): T => db.transaction(fn)();
+    expect(inTx(() => store.byHash(HASH)!.name)).toBe('Bob');
+    inTx(() => store.updateCurrency(c.id, 'USD', { my_available_credit: 40n }));
+    db.prepare('UPDATE contacts SET name = ? WHERE id = ?').run('Behind', c.id);
+    // Within the same turn, a transaction may still be the one that wrote: its reads go to the database.
+    expect(inTx(() => store.byHash(HASH)!.name)).toBe('Behind');
+    await Promise.resolve();
+    // Ended by now: the row kept before the write (which did not touch it) answers again, and a line read is kept.
+    expect(inTx(() => store.byHash(HASH)!.name)).toBe('Bob');
+    expect(inTx(() => store.currency(c.id, 'USD')!.my_available_credit)).toBe(40n);
+    db.prepare('UPDATE contact_currencies SET available_frac = 50 WHERE contact_id = ?').run(c.id);
+    expect(inTx(() => store.currency(c.id, 'USD')!.my_available_credit)).toBe(40n);
+    // A transaction that wrote and rolled back leaves only committed rows kept, and they answer once it has ended.
+    expect(() =>
+      inTx(() => {
+        store.updateCurrency(c.id, 'USD', { my_available_credit: 7n });
+        expect(store.currency(c.id, 'USD')!.my_available_credit).toBe(7n);
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    await Promise.resolve();
+    expect(inTx(() => store.currency(c.id, 'USD')!.my_available_credit)).toBe(50n);
+  });
 });

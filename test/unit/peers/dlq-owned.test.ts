@@ -90,6 +90,47 @@ describe('DeadLetterQueue: items owned by a plugin', () => {
     expect(dlq.pendingCount()).toBe(0);
   });
 
+  it('an empty queue is counted once a change has ended, and an item parked after that is resolved all the same', async () => {
+    const turn = (): Promise<void> => Promise.resolve();
+    const pendingBehindItsBack = (id: string): void =>
+      void db
+        .prepare(`INSERT INTO peer_dlq (message_id, type, label, target, payload, status, retry_count, added_at, updated_at) VALUES (?, ?, 'thing', '{}', '{}', 'pending', 1, '', '')`)
+        .run(id, TYPE);
+    expect(dlq.resolveDeadLetter(TYPE, 'm0', { ok: true })).toBe(false);
+    await turn();
+    // Counted empty: a completion asks nothing of the database (a row written behind the queue's back is not seen).
+    pendingBehindItsBack('hidden');
+    expect(dlq.resolveDeadLetter(TYPE, 'hidden', { ok: true })).toBe(false);
+    db.prepare(`DELETE FROM peer_dlq WHERE message_id = 'hidden'`).run();
+    // Parked in a transaction that also resolved another: the count waits for it to end and sees the parked item.
+    db.transaction(() => {
+      expect(dlq.resolveDeadLetter(TYPE, 'm0', { ok: true })).toBe(false);
+      dlq.deadLetter(letter());
+    })();
+    await turn();
+    expect(dlq.resolveDeadLetter(TYPE, 'm1', { ok: true })).toBe(true);
+    // Parked in a transaction that rolled back: counted empty again once it ended.
+    expect(() =>
+      db.transaction(() => {
+        dlq.deadLetter(letter({ messageId: 'm2' }));
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    expect(dlq.resolveDeadLetter(TYPE, 'm2', { ok: true })).toBe(false);
+    await turn();
+    pendingBehindItsBack('hidden');
+    expect(dlq.resolveDeadLetter(TYPE, 'hidden', { ok: true })).toBe(false);
+    // An abandoned item closes the queue as a resolved one does; the next parked item opens it.
+    db.prepare(`DELETE FROM peer_dlq WHERE message_id = 'hidden'`).run();
+    dlq.deadLetter(letter({ messageId: 'm3' }));
+    dlq.abandon(dlq.list(['pending'])[0]!.id);
+    await turn();
+    pendingBehindItsBack('hidden');
+    expect(dlq.resolveDeadLetter(TYPE, 'hidden', { ok: true })).toBe(false);
+    dlq.deadLetter(letter({ messageId: 'm4' }));
+    expect(dlq.resolveDeadLetter(TYPE, 'm4', { ok: true })).toBe(true);
+  });
+
   it('a retry runs the owner hook: delivered, refused, or a delivery error (502, pending again)', async () => {
     dlq.deadLetter(letter());
     const id = dlq.list(['pending'])[0]!.id;
