@@ -130,7 +130,8 @@ export default definePlugin({
       produces: [...new Set(Object.values(ASSETS))],
       handler: (req) => {
         const name = req.params.file ?? '';
-        const type = ASSETS[name];
+        // Own keys only: a name such as `toString` is no asset.
+        const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
         if (!type) throw new ApiError('unknown_action', 404, 'Unknown asset');
         return new RawReply(file(name), type, 200, { ...SECURITY_HEADERS });
       },

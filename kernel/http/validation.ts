@@ -116,7 +116,8 @@ export function compileValidator(
       throw new ApiError('missing_field', 400, `Missing required field: ${field}`, { field });
     }
     const field = fieldOf(err);
-    const code = errorCodes[field] ?? fallbackCode;
+    // The field is the client's (an unknown key such as `constructor`): only the route's own codes count.
+    const code = Object.hasOwn(errorCodes, field) ? errorCodes[field]! : fallbackCode;
     const message = field ? `Invalid ${field}: ${err.message ?? 'invalid value'}` : `Invalid ${where}: ${err.message ?? 'invalid value'}`;
     throw new ApiError(code, 400, message, field ? { field } : undefined);
   };

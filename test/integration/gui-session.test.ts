@@ -47,6 +47,11 @@ describe('the GUI session', () => {
     const js = await fetch(url(A, '/gui/assets/app.js'));
     expect([js.status, js.headers.get('content-type'), js.status === 200 ? '' : await js.text()]).toEqual([200, 'text/javascript; charset=utf-8', '']);
     expect((await fetch(url(A, '/gui/assets/secret.txt'))).status).toBe(404);
+    // Names every object answers to are no assets either (they were a 500: a lookup that read Object.prototype).
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      const res = await fetch(url(A, `/gui/assets/${name}`));
+      expect([name, res.status, (await envelope(res)).error.code]).toEqual([name, 404, 'unknown_action']);
+    }
   });
 
   it('a wrong auth code is 401; five from one address lock it out with 429 and Retry-After, even for the right code', async () => {

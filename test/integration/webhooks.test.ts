@@ -93,6 +93,9 @@ describe('signed webhooks', () => {
     const unknown = await call(B, 'POST', '/api/v1/webhooks', { url: receiver.url, events: ['payment.received', 'payment.teleported'] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.code).toBe('invalid_events');
+    // An unknown field named like an object member is refused with a code like any other (it had no code).
+    const member = await call(B, 'POST', '/api/v1/webhooks', JSON.parse(`{"url": "${receiver.url}", "events": ["payment.received"], "constructor": 1}`));
+    expect([member.status, member.body.error.code, member.body.error.field]).toEqual([400, 'validation_error', 'constructor']);
     const created = await call(B, 'POST', '/api/v1/webhooks', { url: receiver.url, events: ['payment.received'], secret: SECRET });
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({ url: receiver.url, events: ['payment.received'], secret: SECRET });

@@ -18,4 +18,12 @@ describe('compileValidator', () => {
     expect(() => a(parseJsonExact('{"amount": 12345678901234567890.5}'))).not.toThrow();
     expect(() => b({})).toThrow(expect.objectContaining({ code: 'missing_field' }));
   });
+
+  it('an unknown field named like an object member still gets the route\'s code (it had none: the lookup read Object.prototype)', () => {
+    const closed = compileValidator({ type: 'object', additionalProperties: false, properties: { note: { type: 'string' } } }, 'body', { note: 'bad_note' });
+    for (const field of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+      const body = JSON.parse(`{"${field}": 1}`) as unknown;
+      expect(() => closed(body)).toThrow(expect.objectContaining({ code: 'validation_error', status: 400, context: { field } }));
+    }
+  });
 });
