@@ -13,6 +13,7 @@ export { defineRail } from './payback-rail.js';
 export * from './money.js';
 export * from './paging.js';
 export * from './read-cache.js';
+export * from './lookup.js';
 export * from './sliding-window.js';
 export * from './statements.js';
 export * from './storage.js';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ApiError, definePlugin, RawReply, Reply, type AuthCandidate, type AuthInfo, type RouteRequest } from '../../sdk/index.js';
+import { ApiError, definePlugin, lookup, RawReply, Reply, type AuthCandidate, type AuthInfo, type RouteRequest } from '../../sdk/index.js';
 import { booleanSchema, integerSchema, objectOf, stringSchema } from '../../sdk/schema.js';
 import { eventStream } from './events.js';
 import { CONFIRMED_MS, GuiSessions } from './sessions.js';
@@ -130,8 +130,7 @@ export default definePlugin({
       produces: [...new Set(Object.values(ASSETS))],
       handler: (req) => {
         const name = req.params.file ?? '';
-        // Own keys only: a name such as `toString` is no asset.
-        const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+        const type = lookup(ASSETS, name);
         if (!type) throw new ApiError('unknown_action', 404, 'Unknown asset');
         return new RawReply(file(name), type, 200, { ...SECURITY_HEADERS });
       },

@@ -13,7 +13,7 @@
  *     by naming it, but it may be one supplied in the same request). Without `active.model` the current model stays
  *     when the provider has it, else none is active.
  */
-import { ApiError, formatMinor, parseDecimal, type Minor, type NodeInfo } from '../../sdk/index.js';
+import { ApiError, formatMinor, lookup, parseDecimal, type Minor, type NodeInfo } from '../../sdk/index.js';
 import { normalizeOrigin } from './origins.js';
 import type { TokenCipher } from './secrets.js';
 import type { McpStore, ModelRow, PricingMode, ProviderRow } from './store.js';
@@ -344,7 +344,7 @@ export class OperatorConfig {
     if (input.set !== undefined) {
       if (!isObject(input.set)) throw invalid('set', 'set must be an object of setting names to string values');
       for (const [name, value] of Object.entries(input.set)) {
-        const parse = SETTING_PARSERS[name];
+        const parse = lookup(SETTING_PARSERS, name);
         if (!parse) throw invalid(`set.${name}`, `unknown setting "${name}"; known: ${SETTING_NAMES.join(', ')}`, 'unknown_setting');
         if (typeof value !== 'string') throw invalid(`set.${name}`, `set.${name} must be a string`);
         const parsed = parse(value);

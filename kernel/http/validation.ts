@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../../sdk/index.js';
+import { lookup } from '../../sdk/lookup.js';
 import { ExactNumber } from '../../sdk/money.js';
 import { ApiError } from '../errors.js';
 
@@ -116,8 +117,7 @@ export function compileValidator(
       throw new ApiError('missing_field', 400, `Missing required field: ${field}`, { field });
     }
     const field = fieldOf(err);
-    // The field is the client's (an unknown key such as `constructor`): only the route's own codes count.
-    const code = Object.hasOwn(errorCodes, field) ? errorCodes[field]! : fallbackCode;
+    const code = lookup(errorCodes, field) ?? fallbackCode;
     const message = field ? `Invalid ${field}: ${err.message ?? 'invalid value'}` : `Invalid ${where}: ${err.message ?? 'invalid value'}`;
     throw new ApiError(code, 400, message, field ? { field } : undefined);
   };

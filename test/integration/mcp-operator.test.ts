@@ -145,6 +145,10 @@ describe('mcp-passthrough operator REST', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ set: { mode: 'closed' } }, 'invalid_setting'],
       [{ set: { colour: 'blue' } }, 'unknown_setting'],
+      // Names every object answers to are no settings (toString was stored, hasOwnProperty a 500, constructor had no message).
+      [{ set: { toString: 'x' } }, 'unknown_setting'],
+      [{ set: { hasOwnProperty: 'x' } }, 'unknown_setting'],
+      [{ set: { constructor: 'x' } }, 'unknown_setting'],
       [{ set: { max_output_tokens: '40000' } }, 'invalid_setting'],
       [{ set: { mode: 'open' }, provider: { id: 'x', preset: 'nope' } }, 'unknown_preset'],
       [{ set: { mode: 'open' }, provider: { id: 'x', preset: 'openai-compatible' } }, 'missing_field'],

@@ -3,7 +3,7 @@
  * of a stream. Beside OpenAI's fields each carries `billing` (ours: the charge, the balance after it, the usage row),
  * where a client reads what the call cost; OpenAI's clients keep unknown fields as they are.
  */
-import { formatMinor } from '../../../sdk/index.js';
+import { formatMinor, lookup } from '../../../sdk/index.js';
 import type { CompletionResult } from '../inference.js';
 import type { ToolCallDelta } from '../upstream/protocol.js';
 
@@ -12,7 +12,7 @@ const FINISH: Record<string, string> = { end_turn: 'stop', stop_sequence: 'stop'
 
 export function finishReason(r: CompletionResult): string {
   if (r.finishReason === null) return r.failure ? 'error' : 'stop';
-  return FINISH[r.finishReason] ?? r.finishReason;
+  return lookup(FINISH, r.finishReason) ?? r.finishReason;
 }
 
 export function usageOf(r: CompletionResult): Record<string, number> {
