@@ -80,7 +80,7 @@ export class TxDrops {
    * re-link first (both rows stay: nothing is lost), else the first gap.
    */
   #firstRepair(contactHash: string, currency?: string): Repair | null {
-    const audits = this.ledger.auditChains({ contactHash, ...(currency ? { currency } : {}) });
+    const audits = this.ledger.auditLinks({ contactHash, ...(currency ? { currency } : {}) });
     for (const a of audits) {
       const f = a.forkRelinks[0];
       if (f) return { kind: 'fork', currency: a.currency, missing: f.txid, broken: f.txid, before: f.before };
@@ -292,7 +292,7 @@ export class TxDrops {
   #autoAccepts(p: Proposal): boolean {
     if (!this.ctx.settings.get<boolean>('autoChainDropAccept')) return false;
     if (!this.ctx.settings.get<boolean>('autoChainDropAcceptGuard')) return true;
-    const audit = this.ledger.auditChains({ contactHash: p.contactHash, currency: p.currency })[0];
+    const audit = this.ledger.auditLinks({ contactHash: p.contactHash, currency: p.currency })[0];
     if (!audit?.balance) return true;
     const { stored, computed } = audit.balance;
     return stored.received - computed.received <= stored.sent - computed.sent;

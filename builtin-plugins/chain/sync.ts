@@ -100,8 +100,8 @@ export class ChainSync {
     const now = this.ctx.clock.now();
     if (this.#running.has(key) || now - (this.#lastTriggered.get(key) ?? -Infinity) < MISMATCH_COOLDOWN_MS) return;
     this.#lastTriggered.set(key, now);
-    const audit = this.ledger.auditChains({ contactHash: e.pubkey_hash, currency: e.currency })[0];
-    const result = await this.syncWith(e.pubkey_hash, e.currency, audit?.ok ? audit.settled : 0);
+    const audit = this.ledger.auditLinks({ contactHash: e.pubkey_hash, currency: e.currency })[0];
+    const result = await this.syncWith(e.pubkey_hash, e.currency, audit?.ok ? audit.settled : 0, 'links');
     if (result.imported.length || result.refused.length || !result.chain_ok) {
       this.ctx.log.info('chain sync after a ping', { contact: e.pubkey_hash, currency: e.currency, imported: result.imported.length, refused: result.refused.length, chain_ok: result.chain_ok });
     }
@@ -119,14 +119,18 @@ export class ChainSync {
     this.#lastAudited.set(key, now);
     this.ctx.db.afterCommit(() =>
       setImmediate(() => {
-        const audit = this.ledger.auditChains({ contactHash: tx.contactHash, currency: tx.currency })[0];
+        const audit = this.ledger.auditLinks({ contactHash: tx.contactHash, currency: tx.currency })[0];
         if (audit && (audit.gaps.length || audit.forks.length)) void this.onMismatch({ pubkey_hash: tx.contactHash, currency: tx.currency });
       }),
     );
   };
 
-  /** Pulls the chain with a contact from row `from` on (0: all of it) and reports what it repaired and what remains. */
-  async syncWith(contactHash: string, currency: string, from = 0): Promise<ChainSyncResult> {
+  /**
+   * Pulls the chain with a contact from row `from` on (0: all of it) and reports what it repaired and what remains:
+   * after the operator's sync, from a full audit (`chain_ok` covers every signature); after the node's own, from the
+   * links and totals (the pulled rows' signatures were checked as they were imported).
+   */
+  async syncWith(contactHash: string, currency: string, from = 0, check: 'full' | 'links' = 'full'): Promise<ChainSyncResult> {
     const key = `${contactHash}|${currency.toLowerCase()}`;
     const result = this.#emptyResult(contactHash, currency);
     const target = this.contacts.target(contactHash);
@@ -137,7 +141,7 @@ export class ChainSync {
     } finally {
       this.#running.delete(key);
     }
-    const audit = this.ledger.auditChains({ contactHash, currency })[0];
+    const audit = (check === 'full' ? this.ledger.auditChains : this.ledger.auditLinks)({ contactHash, currency })[0];
     result.settled = audit?.settled ?? 0;
     result.chain_ok = audit?.ok ?? true;
     result.gaps = (audit?.gaps ?? []).map((g) => ({ missing_txid: g.missing, broken_txid: g.broken }));

@@ -221,7 +221,8 @@ export interface RowFinding {
   detail: string;
 }
 
-export interface ChainAudit {
+/** A chain's links and totals: what the node's own checks (after payments, pings, before archival and tx drops) need. */
+export interface ChainLinks {
   contactHash: string;
   currency: string;
   /** Settled (completed) rows. */
@@ -231,12 +232,17 @@ export interface ChainAudit {
   forks: string[][];
   /** The re-links that make the forks linear, in chain order. */
   forkRelinks: ForkRelink[];
-  rows: RowFinding[];
   /** Stored totals that differ from the sums of the settled rows: what is stored and what the rows add up to. */
   balance: { stored: { received: Minor; sent: Minor }; computed: { received: Minor; sent: Minor } } | null;
   /** The archived rows against the chain's archive checkpoint (archive-checkpoint.ts). */
   checkpoint: CheckpointStatus;
+  /** No gap, no fork, totals and checkpoint as the rows make them (and, in a ChainAudit, no row finding). */
   ok: boolean;
+}
+
+/** verify-chain: the links and totals, and every row's signed content and both signatures. */
+export interface ChainAudit extends ChainLinks {
+  rows: RowFinding[];
 }
 
 export type CheckpointStatus = 'none' | 'matched' | 'mismatch';
@@ -305,6 +311,11 @@ export interface LedgerService {
    * signatures, stored totals. Read only.
    */
   auditChains(filter?: { contactHash?: string; currency?: string }): ChainAudit[];
+  /**
+   * The links and totals of the settled chains, read from their columns: no content parsed, no signature checked, so
+   * a chain of any length costs its node milliseconds where a full audit costs seconds (two Ed25519 checks a row).
+   */
+  auditLinks(filter?: { contactHash?: string; currency?: string }): ChainLinks[];
   /** Every contact and currency with settled rows (the chains there are), without auditing them. */
   chainPairs(): { contactHash: string; currency: string }[];
   /** Chain sync, serving side: the settled rows of the chain with a contact, in chain order, signed (sync.ts). */

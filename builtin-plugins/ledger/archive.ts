@@ -9,13 +9,13 @@ import type { LedgerCore } from './core.js';
 import type { ArchiveResult } from './api.js';
 import { fold } from './archive-checkpoint.js';
 import { currencyKey } from './store/rows.js';
-import { auditChain } from './audit.js';
+import { auditLinks } from './audit.js';
 import { inBatches } from '../../sdk/batches.js';
 
 export async function archiveSettled(core: LedgerCore, olderThan: number, batchSize: number): Promise<ArchiveResult> {
   const result: ArchiveResult = { moved: 0, batches: 0, chains: [], skipped: [] };
   for (const { contactHash, currency } of core.store.chains.chainPairs()) {
-    const audit = auditChain(core, contactHash, currency);
+    const audit = auditLinks(core, contactHash, currency);
     if (audit.gaps.length || audit.forks.length) {
       result.skipped.push({ contactHash, currency, reason: audit.gaps.length ? 'gap' : 'fork' });
       continue;

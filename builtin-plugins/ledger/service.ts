@@ -8,7 +8,7 @@ import { deriveTxid, newSalt, nowMicros } from './content.js';
 import { unconfirmed } from './dead-letters.js';
 import { publicTx, type LedgerCore } from './core.js';
 import { createLegService } from './legs.js';
-import { auditChain } from './audit.js';
+import { auditChain, auditLinks } from './audit.js';
 import { archiveSettled } from './archive.js';
 import { applyRelink, importRows, relinkDraft, settledRows } from './sync.js';
 import { sameCurrency } from '../../sdk/currency.js';
@@ -16,6 +16,11 @@ import type { SendQueue } from './sender.js';
 
 export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerService {
   const { ctx, store } = core;
+  /** The chains a filter names: every pair, or the contact's, or one currency of it. */
+  const chainsOf = (filter: { contactHash?: string; currency?: string }) =>
+    store.chains
+      .chainPairs()
+      .filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)));
   return {
     send(payment: NewPayment): LedgerTx {
       if (payment.amount <= 0n || payment.amount > MAX_AMOUNT) throw new RangeError('payment amount out of range');
@@ -78,11 +83,8 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
       queue.retryFailed(row, why);
       return publicTx(store.transactions.get(txid)!);
     },
-    auditChains: (filter = {}) =>
-      store.chains
-        .chainPairs()
-        .filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)))
-        .map((p) => auditChain(core, p.contactHash, p.currency)),
+    auditChains: (filter = {}) => chainsOf(filter).map((p) => auditChain(core, p.contactHash, p.currency)),
+    auditLinks: (filter = {}) => chainsOf(filter).map((p) => auditLinks(core, p.contactHash, p.currency)),
     chainPairs: () => store.chains.chainPairs(),
     settledRows: (contactHash, currency, offset, limit) => settledRows(core, contactHash, currency, offset, limit),
     importSettled: (contactHash, contactKey, currency, rows) => importRows(core, contactHash, contactKey, currency, rows),

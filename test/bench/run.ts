@@ -9,12 +9,14 @@
  *   same names as arguments (`npm run bench -- payments triangle status`); BENCH_TRI_RATE, BENCH_TRI_S (triangle.ts),
  *   BENCH_EXPORT_ROWS (1000000), BENCH_MCP_SAMPLES (400), BENCH_MCP_SESSIONS (50); BENCH_ONLY also takes mcp.
  *   BENCH_SANDBOX_SAMPLES (3000), BENCH_SANDBOX_IDLE (20); BENCH_ONLY also takes sandbox.
+ *   BENCH_CHAIN_ROWS (50000); BENCH_ONLY also takes chain.
  *   BENCH_MCP_FED_SAMPLES (200: the one-hop and two-hop runs both call S with B's key, and the public /mcp route
  *   allows one key 600 requests a minute); BENCH_ONLY also takes mcp-federation.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { runAuthBench } from './auth.js';
 import { runBackupBench } from './backup.js';
+import { benchChainChecks } from './chain-checks.js';
 import { benchExport } from './export.js';
 import { benchMcp } from './mcp.js';
 import { benchMcpFederation } from './mcp-federation.js';
@@ -87,6 +89,10 @@ async function main(): Promise<void> {
   if (wanted('export')) {
     console.log('\n[export] GET /api/v1/export/transactions, node in its own process, client reading on loopback');
     await benchExport(intEnv('BENCH_EXPORT_ROWS', 1_000_000));
+  }
+  if (wanted('chain')) {
+    console.log("\n[chain] a long chain's checks, in-process: verify-chain's full audit against the links and totals the node's own checks read");
+    benchChainChecks(intEnv('BENCH_CHAIN_ROWS', 50_000));
   }
   if (wanted('mcp')) {
     console.log('\n[mcp] mcp-passthrough: added latency over the fake upstream, and billed calls per second with concurrent MCP sessions');

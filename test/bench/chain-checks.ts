@@ -1,0 +1,87 @@
+/**
+ * A chain's checks on a long chain (prints figures, asserts nothing): verify-chain's full audit (links, totals, every
+ * row's content and both Ed25519 signatures) against the links and totals alone, which is all the node's own checks
+ * need (after payments, pings and chain syncs, before archival and tx drops). Both run on the ledger's store, in this
+ * process, over BENCH_CHAIN_ROWS (50,000) settled rows signed by two real identities, alternating directions; each is
+ * synchronous, so its time is how long it holds the node's event loop.
+ */
+import Database from 'better-sqlite3';
+import { auditChain, auditLinks } from '../../builtin-plugins/ledger/audit.js';
+import { buildContent, deriveTxid, MEMO_STANDARD, newSalt, signedBytes } from '../../builtin-plugins/ledger/content.js';
+import type { LedgerCore } from '../../builtin-plugins/ledger/core.js';
+import { LedgerStore } from '../../builtin-plugins/ledger/store.js';
+import { migrations } from '../../builtin-plugins/ledger/store/tables.js';
+import { generateMnemonic } from '../../kernel/crypto/mnemonic.js';
+import { Identity } from '../../kernel/identity.js';
+
+const CURRENCY = 'VWL';
+
+function seededChain(rows: number): { core: LedgerCore; contactHash: string } {
+  const db = new Database(':memory:');
+  for (const m of migrations) {
+    if (typeof m.up === 'string') db.exec(m.up);
+    else m.up(db);
+  }
+  const store = new LedgerStore(db);
+  const own = Identity.fromMnemonic(generateMnemonic());
+  const contact = Identity.fromMnemonic(generateMnemonic());
+  const now = Date.now();
+  db.transaction(() => {
+    let prev: string | null = null;
+    for (let i = 0; i < rows; i++) {
+      const [from, to] = i % 2 === 0 ? [own, contact] : [contact, own];
+      const amount = BigInt(100 + (i % 997));
+      const fields = { from: from.pubkeyHash, to: to.pubkeyHash, currency: CURRENCY, time: (now - rows + i) * 1000, salt: newSalt() };
+      const txid = deriveTxid({ ...fields, amount });
+      const content = buildContent({ txid, prev, ...fields, amount: amount.toString(), memo: MEMO_STANDARD });
+      const bytes = signedBytes(content);
+      const row = store.transactions.insert({
+        txid,
+        type: from === own ? 'sent' : 'received',
+        status: 'pending',
+        contactHash: contact.pubkeyHash,
+        counterpartyPublicKey: contact.publicKey.toString('base64url'),
+        fromHash: fields.from,
+        toHash: fields.to,
+        amount,
+        currency: CURRENCY,
+        timeMicros: fields.time,
+        salt: fields.salt,
+        prevTxid: prev,
+        description: null,
+        expiresAt: null,
+        content,
+        senderSignature: from.sign(bytes).toString('base64url'),
+        recipientSignature: to.sign(bytes).toString('base64url'),
+        senderAddress: null,
+        receiverAddress: null,
+        refundOf: null,
+        now,
+      });
+      store.chains.complete(row, now);
+      prev = txid;
+    }
+  })();
+  return { core: { store, ctx: { identity: own } } as unknown as LedgerCore, contactHash: contact.pubkeyHash };
+}
+
+const timed = <T>(run: () => T): { ms: number; value: T } => {
+  const started = performance.now();
+  const value = run();
+  return { ms: performance.now() - started, value };
+};
+
+export function benchChainChecks(rows: number): void {
+  const seeding = timed(() => seededChain(rows));
+  const { core, contactHash } = seeding.value;
+  console.log(`  ${rows.toLocaleString('en-US')} settled rows signed and stored in ${(seeding.ms / 1000).toFixed(1)} s`);
+  for (let round = 1; round <= 3; round++) {
+    const full = timed(() => auditChain(core, contactHash, CURRENCY));
+    const links = timed(() => auditLinks(core, contactHash, CURRENCY));
+    const agree = full.value.ok && links.value.ok && full.value.settled === rows && links.value.settled === rows;
+    console.log(
+      `  round ${round}: verify-chain ${full.ms.toFixed(0)} ms, links and totals ${links.ms.toFixed(0)} ms ` +
+        `(${(full.ms / links.ms).toFixed(0)}x less, ${((links.ms / rows) * 1000).toFixed(1)} µs a row)${agree ? '' : ' MISMATCH'}`,
+    );
+  }
+}
