@@ -44,12 +44,12 @@ export default definePlugin({
         properties: { contact_pubkey_hash: { type: 'string' }, currency: { type: 'string' } },
         additionalProperties: false,
       },
-      handler: (req) => {
+      handler: async (req) => {
         const hash = req.query.contact_pubkey_hash?.trim().toLowerCase();
         if (hash !== undefined && !/^[0-9a-f]{64}$/.test(hash)) {
           throw new ApiError('invalid_hash', 400, 'contact_pubkey_hash must be a 64-character hex string', { field: 'contact_pubkey_hash' });
         }
-        const audits = ledger.auditChains({ ...(hash ? { contactHash: hash } : {}), ...(req.query.currency ? { currency: req.query.currency } : {}) });
+        const audits = await ledger.auditChains({ ...(hash ? { contactHash: hash } : {}), ...(req.query.currency ? { currency: req.query.currency } : {}) });
         const chains = audits.map((a) => auditView(a, contacts.get(a.contactHash)?.name ?? null));
         const findings = chains.reduce((n, c) => n + (c.findings as number), 0);
         return { ok: findings === 0, findings, count: chains.length, chains };

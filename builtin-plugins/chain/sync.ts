@@ -141,7 +141,7 @@ export class ChainSync {
     } finally {
       this.#running.delete(key);
     }
-    const audit = (check === 'full' ? this.ledger.auditChains : this.ledger.auditLinks)({ contactHash, currency })[0];
+    const audit = check === 'full' ? (await this.ledger.auditChains({ contactHash, currency }))[0] : this.ledger.auditLinks({ contactHash, currency })[0];
     result.settled = audit?.settled ?? 0;
     result.chain_ok = audit?.ok ?? true;
     result.gaps = (audit?.gaps ?? []).map((g) => ({ missing_txid: g.missing, broken_txid: g.broken }));

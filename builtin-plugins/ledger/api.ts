@@ -308,9 +308,9 @@ export interface LedgerService {
   resend(txid: string, why: string): LedgerTx | null;
   /**
    * Audits the settled chains (every pair, or the contact's, or one currency of it): links, signed content, both
-   * signatures, stored totals. Read only.
+   * signatures, stored totals. Read only; the signatures are checked a slice of rows per turn of the event loop.
    */
-  auditChains(filter?: { contactHash?: string; currency?: string }): ChainAudit[];
+  auditChains(filter?: { contactHash?: string; currency?: string }): Promise<ChainAudit[]>;
   /**
    * The links and totals of the settled chains, read from their columns: no content parsed, no signature checked, so
    * a chain of any length costs its node milliseconds where a full audit costs seconds (two Ed25519 checks a row).

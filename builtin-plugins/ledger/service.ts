@@ -83,7 +83,11 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
       queue.retryFailed(row, why);
       return publicTx(store.transactions.get(txid)!);
     },
-    auditChains: (filter = {}) => chainsOf(filter).map((p) => auditChain(core, p.contactHash, p.currency)),
+    auditChains: async (filter = {}) => {
+      const audits = [];
+      for (const p of chainsOf(filter)) audits.push(await auditChain(core, p.contactHash, p.currency));
+      return audits;
+    },
     auditLinks: (filter = {}) => chainsOf(filter).map((p) => auditLinks(core, p.contactHash, p.currency)),
     chainPairs: () => store.chains.chainPairs(),
     settledRows: (contactHash, currency, offset, limit) => settledRows(core, contactHash, currency, offset, limit),

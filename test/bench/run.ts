@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   }
   if (wanted('chain')) {
     console.log("\n[chain] a long chain's checks, in-process: verify-chain's full audit against the links and totals the node's own checks read");
-    benchChainChecks(intEnv('BENCH_CHAIN_ROWS', 50_000));
+    await benchChainChecks(intEnv('BENCH_CHAIN_ROWS', 50_000));
   }
   if (wanted('mcp')) {
     console.log('\n[mcp] mcp-passthrough: added latency over the fake upstream, and billed calls per second with concurrent MCP sessions');
