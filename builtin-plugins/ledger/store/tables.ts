@@ -117,4 +117,15 @@ export const migrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    // The send queue's lookups (queue.ts) whatever the backlog: a payment waiting on a chain with 15,000 others queued
+    // cost the sender (and the contact's receiver, asking whether a payment of its own is unresolved) 23 ms a lookup,
+    // which scanned the backlog for the one in doubt. Each holds pending rows only, so it stays as small as the queue.
+    version: 5,
+    up: `
+      CREATE INDEX ledger_tx_outbound ON ledger_tx (contact_hash, currency_key, seq) WHERE status = 'pending' AND type = 'sent';
+      CREATE INDEX ledger_tx_doubt ON ledger_tx (contact_hash, currency_key, seq) WHERE status = 'pending' AND type = 'sent' AND in_doubt = 1;
+      CREATE INDEX ledger_tx_expiring ON ledger_tx (expires_at) WHERE status = 'pending' AND type = 'sent' AND in_doubt = 0 AND expires_at IS NOT NULL;
+    `,
+  },
 ];
