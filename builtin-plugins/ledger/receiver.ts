@@ -52,6 +52,7 @@ export class Receiver {
       throw decision.refusal;
     }
     for (const row of expedite) this.queue.expedite(row);
+    this.queue.yielded(sender.pubkeyHash, currencyKey(first.content.currency));
     const reply: SendReply = results.length > 0 ? { ...decision.reply, following: results } : decision.reply;
     return reply as unknown as Record<string, unknown>;
   };
@@ -155,11 +156,13 @@ export class Receiver {
       // the answer yet: a lag, not a fork, so busy rather than a re-pointing the peer would count against itself.
       const held = content.prev === mine.txid ? mine : content.prev !== null && content.prev !== head ? store.transactions.get(content.prev) : null;
       if (held && isUnresolvedOutgoing(held, contactHash)) {
-        return { refusal: busy('this node is still settling its payment that your chain head is'), expedite: mine };
+        return { refusal: busy('this node is still settling its payment that your chain head is', false), expedite: mine };
       }
       // Both sides signed onto the same head at once: the lower txid goes first, the other side retries.
       if (mine.prevTxid === content.prev && mine.txid < content.txid) {
-        return { refusal: busy('this node is settling its own payment on this chain first'), expedite: mine };
+        // Our next batch waits for the contact's retry: a steady stream of ours would otherwise win every time.
+        this.queue.yieldTo(contactHash, currencyKey(currency));
+        return { refusal: busy('this node is settling its own payment on this chain first', true), expedite: mine };
       }
     }
     if (content.prev !== head) {
@@ -229,4 +232,6 @@ const isUnresolvedOutgoing = (row: TxRow, contactHash: string): boolean =>
 /** A leg locked here (`accepted`), or fulfilled here and completed before its chain entry came (no chain position). */
 const awaitsChainEntry = (row: TxRow): boolean => row.status === 'accepted' || (row.status === 'completed' && row.chainPos === null);
 
-const busy = (message: string): PeerRefusal => new PeerRefusal(REFUSAL.chainBusy, message, { retry_after_ms: 20 });
+/** A chain_busy refusal; `yields`: this node holds its next batch on the chain for the sender's retry (sender.ts). */
+const busy = (message: string, yields: boolean): PeerRefusal =>
+  new PeerRefusal(REFUSAL.chainBusy, message, { retry_after_ms: 20, ...(yields ? { yields: true } : {}) });

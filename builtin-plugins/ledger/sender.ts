@@ -64,6 +64,16 @@ const NOT_DELIVERED = new Set([
 const NEVER_CONNECTED = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_FAIL|EHOSTUNREACH|ENETUNREACH)\b/;
 
 const busyDelay = (n: number): number => Math.min(10 * 2 ** Math.min(n, 8), 1000) + Math.floor(Math.random() * 10);
+/** The wait a contact that holds its next batch for us asks (`retry_after_ms`), within bounds, and a little jitter. */
+const askedDelay = (asked: unknown): number => Math.min(Math.max(typeof asked === 'number' ? asked : 20, 5), 200) + Math.floor(Math.random() * 10);
+
+/**
+ * How long our next batch on a chain waits for the contact whose payment we refused for one of ours (chain_busy, with
+ * `yields`): its retry goes first. Without it a node with a steady stream on the chain had a batch in flight at every
+ * retry of the other side, and under load both ways one side's payments waited for minutes (a soak of 200,000
+ * payments left 15,000 of one node's queued on one chain while its contact's went through).
+ */
+export const YIELD_MS = 100;
 
 export class SendQueue implements RetryQueue {
   readonly #workers = new Map<string, Promise<void>>();
@@ -74,6 +84,8 @@ export class SendQueue implements RetryQueue {
   #scanQueued = false;
   #flushQueued = false;
   #stopped = false;
+  /** Chains whose next batch waits for the contact's retry (yieldTo), until the time given. */
+  readonly #yields = new Map<string, number>();
 
   constructor(
     private readonly core: LedgerCore,
@@ -98,6 +110,16 @@ export class SendQueue implements RetryQueue {
         this.#start(chain.contactHash, chain.ckey);
       }
     });
+  }
+
+  /** We refused the contact's payment on the chain for one of ours: our next batch there waits for its retry. */
+  yieldTo(contactHash: string, ckey: string): void {
+    this.#yields.set(chainKey(contactHash, ckey), this.core.now() + YIELD_MS);
+  }
+
+  /** A payment of the contact's on the chain was taken: what we held back for it goes now. */
+  yielded(contactHash: string, ckey: string): void {
+    if (this.#yields.delete(chainKey(contactHash, ckey))) this.wake(contactHash, ckey);
   }
 
   /** Looks at every chain (startup, timers, the sweep): due chains start, the next due time arms the timer. */
@@ -304,6 +326,12 @@ export class SendQueue implements RetryQueue {
         this.arm(row.nextAttemptAt);
         return;
       }
+      const held = this.#yields.get(chainKey(contactHash, ckey));
+      if (held !== undefined && held > this.core.now()) {
+        this.arm(held);
+        return;
+      }
+      this.#yields.delete(chainKey(contactHash, ckey));
       try {
         await this.#attempt(this.#batchOf(row));
       } catch (err) {
@@ -594,7 +622,9 @@ export class SendQueue implements RetryQueue {
             giveUp(`chain_busy: the contact kept settling its own payments (${busy} tries)`, false);
             return;
           }
-          this.core.update(r, { status: 'pending', inDoubt: false, busyRetries: busy, sendingStartedAt: null, nextAttemptAt: now + busyDelay(busy) });
+          // A contact that holds its next batch for us asks for the retry at once; one that does not, backed off.
+          const wait = refusal.data.yields === true ? askedDelay(refusal.data.retry_after_ms) : busyDelay(busy);
+          this.core.update(r, { status: 'pending', inDoubt: false, busyRetries: busy, sendingStartedAt: null, nextAttemptAt: now + wait });
           kick = true;
           return;
         }
