@@ -5,6 +5,7 @@ import { builtinPlugins } from '../../builtin-plugins/index.js';
 import type { BuiltinPlugin } from '../../kernel/plugins/host.js';
 import { loadConfig, type NodeConfig } from '../../kernel/config.js';
 import { startNode, type RunningNode } from '../../kernel/node.js';
+import type { MemoryNetwork } from '../../kernel/peers/transport-memory.js';
 import { SignedClient } from '../../kernel/cli/rest-client.js';
 import type { Clock } from '../../sdk/index.js';
 
@@ -30,6 +31,8 @@ export interface StartOptions {
   extraBuiltins?: readonly BuiltinPlugin[];
   /** The time of the node's plugins and job schedules (NodeOptions.clock); kept across restarts. */
   clock?: Clock;
+  /** An in-memory network its peer messages go through (NodeOptions.network), whose `link` the test decides. */
+  network?: MemoryNetwork;
 }
 
 export function tempDataDir(): string {
@@ -61,6 +64,7 @@ export async function startTestNode(options: StartOptions = {}): Promise<TestNod
       builtins: [...builtinPlugins, ...(options.extraBuiltins ?? [])],
       env: fullEnv,
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.network ? { network: options.network } : {}),
     });
     // Test nodes all live on loopback: let them adopt each other's loopback addresses (off in production), as a
     // stored setting, so that a test can still turn it off, or pin it with NODE_PEER_PRIVATE_ADDRESSES.
