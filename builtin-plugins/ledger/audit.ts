@@ -19,29 +19,27 @@ import { ContentError, parseContent, signedBytes } from './content.js';
 import type { ChainAudit, ChainGap, ChainLinks, RowFinding } from './api.js';
 import { checkpointStatus } from './archive-checkpoint.js';
 import type { LedgerCore } from './core.js';
-import type { AuditRow, LinkRow } from './store/chains.js';
+import { AUDIT_CHUNK, type AuditRow, type ChainPlace, type LinkRow } from './store/chains.js';
 
 const keyHash = (raw: Buffer): string => createHash('sha256').update(raw).digest('hex');
 
-/** Rows whose signatures are checked in one turn of the event loop: about 15 ms of Ed25519 work. */
-const ROWS_PER_TURN = 64;
-
 /**
- * The full audit: links and totals, and each row's content and signatures (two Ed25519 checks a row), a slice of rows
- * per turn of the event loop so that the node goes on serving meanwhile. The rows and the stored totals they are
- * compared with are read in one turn, so payments settling during the checks cannot make the totals disagree.
+ * The full audit: links and totals, and each row's content and signatures (two Ed25519 checks a row). The links and
+ * the stored totals are read together in one turn, so payments settling meanwhile cannot make them disagree; then the
+ * rows are read and checked a chunk per turn of the event loop (AUDIT_CHUNK), so that the node goes on serving and a
+ * chain of any length is never held in memory whole. Each row is checked against its own columns, read with it.
  */
 export async function auditChain(core: LedgerCore, contactHash: string, currency: string): Promise<ChainAudit> {
-  const rows = core.store.chains.auditRows(contactHash, currency);
-  const links = linksOf(core, contactHash, currency, rows);
+  const links = auditLinks(core, contactHash, currency);
   // A row stored before the contact's key was known borrows it from another row of the pair (checked against the hash).
-  const contactKey = rows.map((r) => r.counterpartyPublicKey).find((k) => k !== null && keyHash(Buffer.from(k, 'base64url')) === contactHash) ?? null;
+  const contactKey = core.store.chains.storedKeys(contactHash, currency).find((k) => keyHash(Buffer.from(k, 'base64url')) === contactHash) ?? null;
   const findings: RowFinding[] = [];
-  for (let start = 0; start < rows.length; start += ROWS_PER_TURN) {
-    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const row of rows.slice(start, start + ROWS_PER_TURN)) {
-      findings.push(...checkRow(core, row, fromParts(row.amountWhole, row.amountFrac), contactHash, currency, contactKey));
-    }
+  for (let after: ChainPlace | null = null; ; ) {
+    const rows = core.store.chains.auditChunk(contactHash, currency, after);
+    for (const row of rows) findings.push(...checkRow(core, row, fromParts(row.amountWhole, row.amountFrac), contactHash, currency, contactKey));
+    if (rows.length < AUDIT_CHUNK) break;
+    after = rows[rows.length - 1]!;
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return { ...links, rows: findings, ok: links.ok && findings.length === 0 };
 }

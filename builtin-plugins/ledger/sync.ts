@@ -17,12 +17,9 @@ import type { LedgerCore } from './core.js';
 import { currencyKey } from './store/rows.js';
 
 export function settledRows(core: LedgerCore, contactHash: string, currency: string, offset: number, limit: number): { rows: SignedRow[]; total: number } {
-  const rows = core.store.chains.auditRows(contactHash, currency);
-  const page = rows.slice(offset, offset + limit).filter((r) => r.content && r.senderSignature && r.recipientSignature);
-  return {
-    rows: page.map((r) => ({ content: r.content!, sender_signature: r.senderSignature!, recipient_signature: r.recipientSignature! })),
-    total: rows.length,
-  };
+  const { rows, total } = core.store.chains.signedPage(contactHash, currency, offset, limit);
+  const signed = rows.filter((r) => r.content && r.sender_sig && r.recipient_sig);
+  return { rows: signed.map((r) => ({ content: r.content!, sender_signature: r.sender_sig!, recipient_signature: r.recipient_sig! })), total };
 }
 
 export function importRows(core: LedgerCore, contactHash: string, contactKey: Buffer, currency: string, rows: readonly unknown[]): ImportResult {
