@@ -4,30 +4,16 @@
  * database). Rows lost from Alice's database, beyond the first page, all come back; a signature spoilt beyond the first
  * chunks is the one finding verify-chain reports.
  */
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_CHUNK } from '../../builtin-plugins/ledger/store/chains.js';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { connect, hashOf, ok, send, settledAll } from './ledger-support.js';
+import { connect, editStopped, hashOf, ok, send, settledAll } from './ledger-support.js';
 
 const PAYMENTS = 230;
 let A: TestNode;
 let B: TestNode;
 let txids: string[];
 
-/** Runs SQL on a node's database with the node stopped, then starts it again where its contact reaches it. */
-async function edit(t: TestNode, statements: [string, ...unknown[]][]): Promise<void> {
-  const port = t.node.port;
-  await t.stop();
-  const db = new Database(join(t.dataDir, 'node.db'));
-  try {
-    for (const [sql, ...params] of statements) db.prepare(sql).run(...params);
-  } finally {
-    db.close();
-  }
-  await t.restart({ NODE_PORT: String(port) });
-}
 
 beforeAll(async () => {
   [A, B] = await Promise.all([startTestNode(), startTestNode()]);
@@ -46,7 +32,7 @@ afterAll(async () => {
 describe('a long chain', () => {
   it('rows lost beyond the first page of a sync all come back, checked', async () => {
     const lost = txids.slice(90, 210);
-    await edit(A, lost.map((txid) => [`DELETE FROM ledger_tx WHERE txid = ?`, txid]));
+    await editStopped(A, lost.map((txid) => [`DELETE FROM ledger_tx WHERE txid = ?`, txid]));
     const sync = (await ok(A, 'POST', '/api/v1/system/sync', { type: 'transactions' })).results.transactions;
     expect(sync.report).toEqual([`Bob VWL: ${PAYMENTS} pulled, ${lost.length} restored, 0 refused, ${PAYMENTS} settled; chain OK`]);
     expect([...sync.chains[0].imported].sort()).toEqual([...lost].sort());
@@ -59,7 +45,7 @@ describe('a long chain', () => {
     expect(report).toMatchObject({ ok: true, findings: 0, count: 1 });
     expect(report.chains[0].settled_count).toBe(PAYMENTS);
     const spoilt = txids[3 * AUDIT_CHUNK + 5]!;
-    await edit(A, [[`UPDATE ledger_tx SET recipient_sig = ? WHERE txid = ?`, 'A'.repeat(86), spoilt]]);
+    await editStopped(A, [[`UPDATE ledger_tx SET recipient_sig = ? WHERE txid = ?`, 'A'.repeat(86), spoilt]]);
     const damaged = await ok(A, 'GET', '/api/v1/chain/verify');
     expect(damaged).toMatchObject({ ok: false, findings: 1, count: 1 });
     expect(damaged.chains[0].rows).toEqual([{ txid: spoilt, problem: 'recipient_signature', detail: 'the recipient signature does not verify' }]);

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
-import { connect, hashOf, nodeCliHuman, ok, send, settled, tradeInOrder, waitFor } from './ledger-support.js';
+import { connect, editStopped, hashOf, nodeCliHuman, ok, send, settled, tradeInOrder, waitFor } from './ledger-support.js';
 
 let A: TestNode;
 let B: TestNode;
@@ -26,18 +26,6 @@ afterAll(async () => {
   await Promise.all([A, B].map((t) => t?.destroy()));
 });
 
-/** Runs SQL on a node's database with the node stopped, then starts it again where its contact reaches it. */
-async function edit(t: TestNode, statements: [string, ...unknown[]][]): Promise<void> {
-  const port = t.node.port;
-  await t.stop();
-  const db = new Database(join(t.dataDir, 'node.db'));
-  try {
-    for (const [sql, ...params] of statements) db.prepare(sql).run(...params);
-  } finally {
-    db.close();
-  }
-  await t.restart({ NODE_PORT: String(port) });
-}
 
 const balanceWithBob = async (): Promise<unknown> => (await ok(A, 'GET', `/api/v1/contacts/${hashOf(B)}`)).contact.balance;
 const syncTransactions = async (t: TestNode): Promise<any> => (await ok(t, 'POST', '/api/v1/system/sync', { type: 'transactions' })).results.transactions;
@@ -47,7 +35,7 @@ describe('transaction-chain sync', () => {
     const before = await balanceWithBob();
     expect(before).toEqual({ currency: 'VWL', received: '3.5', sent: '17.5', net: '-14' });
     const lost = txids.slice(1, 4);
-    await edit(A, lost.map((txid) => [`DELETE FROM ledger_tx WHERE txid = ?`, txid]));
+    await editStopped(A, lost.map((txid) => [`DELETE FROM ledger_tx WHERE txid = ?`, txid]));
     const broken = (await ok(A, 'GET', '/api/v1/chain/verify')).chains[0];
     expect(broken.gaps).toEqual([{ missing_txid: txids[3], broken_txid: txids[4], before_txid: txids[0] }]);
 
@@ -87,7 +75,7 @@ describe('transaction-chain sync', () => {
 
   it('a ping that shows the chains disagree starts the pull: no operator needed', async () => {
     const before = await balanceWithBob();
-    await edit(A, [txids[2]!, txids[3]!].map((txid) => [`DELETE FROM ledger_tx WHERE txid = ?`, txid]));
+    await editStopped(A, [txids[2]!, txids[3]!].map((txid) => [`DELETE FROM ledger_tx WHERE txid = ?`, txid]));
     expect((await ok(A, 'GET', '/api/v1/chain/verify')).ok).toBe(false);
     await ok(B, 'POST', `/api/v1/contacts/ping/${hashOf(A)}`);
     await waitFor(() => ok(A, 'GET', '/api/v1/chain/verify'), (r) => r.ok === true, "Alice's chain whole again");
@@ -95,7 +83,7 @@ describe('transaction-chain sync', () => {
   });
 
   it('contactStatusSyncOnPing false: a ping that shows the chains disagree pulls nothing, on either side', async () => {
-    await edit(A, [[`DELETE FROM ledger_tx WHERE txid = ?`, txids[2]]]);
+    await editStopped(A, [[`DELETE FROM ledger_tx WHERE txid = ?`, txids[2]]]);
     const pulls = (): number => readFileSync(join(A.dataDir, 'node.log'), 'utf8').split('\n').filter((l) => l.includes('chain sync after a ping')).length;
     const before = pulls();
     try {
@@ -118,7 +106,7 @@ describe('transaction-chain sync', () => {
 
   it('a payment refused for a chain head this node lacks starts the pull; the next payment goes through', async () => {
     const head = txids[6]!;
-    await edit(A, [[`DELETE FROM ledger_tx WHERE txid = ?`, head]]);
+    await editStopped(A, [[`DELETE FROM ledger_tx WHERE txid = ?`, head]]);
     const first = await send(A, 'Bob', '1');
     const failed = await settled(A, first);
     expect(failed).toMatchObject({ status: 'failed' });
@@ -131,8 +119,8 @@ describe('transaction-chain sync', () => {
   });
 
   it('a row served with a spoilt signature is refused and reported; nothing of it is stored', async () => {
-    await edit(A, [[`DELETE FROM ledger_tx WHERE txid = ?`, txids[0]]]);
-    await edit(B, [[`UPDATE ledger_tx SET sender_sig = ? WHERE txid = ?`, 'A'.repeat(86), txids[0]]]);
+    await editStopped(A, [[`DELETE FROM ledger_tx WHERE txid = ?`, txids[0]]]);
+    await editStopped(B, [[`UPDATE ledger_tx SET sender_sig = ? WHERE txid = ?`, 'A'.repeat(86), txids[0]]]);
     const result = await syncTransactions(A);
     expect(result.chains[0]).toMatchObject({
       imported: [],

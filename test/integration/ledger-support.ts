@@ -156,6 +156,14 @@ export function sql(t: Pick<TestNode, 'dataDir'>, statement: string, ...params: 
   db.close();
 }
 
+/** Runs statements on a node's database with the node stopped (a damaged disk, a careless operator), then starts it again on its port. */
+export async function editStopped(t: TestNode, statements: [string, ...unknown[]][]): Promise<void> {
+  const port = t.node.port;
+  await t.stop();
+  for (const [statement, ...params] of statements) sql(t, statement, ...params);
+  await t.restart({ NODE_PORT: String(port) });
+}
+
 /**
  * Turns a completed outgoing payment back into "sent, answer lost" (status sending, balances without it), as a crash
  * leaves it; `attempts` is its count of transport failures so far. Run it on a stopped node's data directory.
