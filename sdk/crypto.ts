@@ -3,5 +3,5 @@
  * sealing to an X25519 key (ephemeral key agreement, HKDF-SHA256, AES-256-GCM).
  */
 export { decryptAtRest, encryptAtRest } from '../kernel/crypto/at-rest.js';
-export { rawPublicKey } from '../kernel/crypto/keys.js';
+export { newPrivateKey, rawPublicKey } from '../kernel/crypto/keys.js';
 export { open, seal, type Sealed } from '../kernel/crypto/seal.js';

@@ -11,8 +11,8 @@
  * requester generated for this fetch and forgets right after: what the responder's database keeps cannot be
  * opened by anyone afterwards.
  */
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { decryptAtRest, encryptAtRest, open, rawPublicKey, seal, type Sealed } from '../../sdk/crypto.js';
+import type { KeyObject } from 'node:crypto';
+import { decryptAtRest, encryptAtRest, newPrivateKey, open, rawPublicKey, seal, type Sealed } from '../../sdk/crypto.js';
 import { isPlainObject } from './validate.js';
 
 export class FieldCipher {
@@ -49,7 +49,7 @@ export interface ReplyKey {
 }
 
 export function newReplyKey(): ReplyKey {
-  const { privateKey } = generateKeyPairSync('x25519');
+  const privateKey = newPrivateKey('x25519');
   const publicRaw = rawPublicKey(privateKey);
   return { publicB64: publicRaw.toString('base64url'), publicRaw, privateKey };
 }

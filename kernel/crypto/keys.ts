@@ -7,7 +7,7 @@
  * import costs ~80 us and an SPKI export ~90 us, against ~8 us and ~1 us for JWK, and public keys are
  * imported on every message opened (the sender's ephemeral key).
  */
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { CryptoError } from './errors.js';
 
 export type CurveName = 'ed25519' | 'x25519';
@@ -35,6 +35,17 @@ export function privateKeyFromSeed(curve: CurveName, seed: Uint8Array): KeyObjec
     format: 'der',
     type: 'pkcs8',
   });
+}
+
+/**
+ * A new private key: 32 random bytes as its seed (Ed25519) or scalar (X25519), which is all key generation does for
+ * these curves. Not `generateKeyPair(Sync)`: on Node 20 a finished key-generation job can be destroyed by a garbage
+ * collection that runs while its key is being exported under the key's lock (an allocation inside the JWK export), and
+ * the job's destructor then waits for that lock for good. Seen once, in a test process: its main thread in
+ * `futex_wait` under `KeyGenJob::~KeyGenJob`, called from `ExportJWKEdKey`, for 15 minutes, until killed.
+ */
+export function newPrivateKey(curve: CurveName): KeyObject {
+  return privateKeyFromSeed(curve, randomBytes(RAW_KEY_LENGTH));
 }
 
 /** Public KeyObject from the raw 32-byte public key. Throws CryptoError('bad-key') if OpenSSL refuses it. */

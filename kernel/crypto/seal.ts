@@ -8,23 +8,21 @@
  * authenticates the ciphertext together with caller-supplied AAD (the envelope header), so a body
  * cannot be moved under another header.
  *
- * Hot path: runs for every peer message. The recipient's KeyObject is cached, the ephemeral public key
- * comes out of key generation already as base64url (no export round-trip), the sender's ephemeral key is
- * imported via JWK (see keys.ts for the costs), and both sides keep a session's derived keys.
+ * Hot path: runs for every peer message. The recipient's KeyObject is cached, the sender's ephemeral key is
+ * imported via JWK (see keys.ts for the costs), and both sides keep a session's derived keys, so a new ephemeral
+ * key (newPrivateKey: random bytes, not key generation, keys.ts) is made once a minute per recipient.
  */
 import {
   createCipheriv,
   createDecipheriv,
   diffieHellman,
-  generateKeyPairSync,
   hkdfSync,
   randomBytes,
-  type JsonWebKey,
   type KeyObject,
 } from 'node:crypto';
 import { decodeBase64urlStrict, toBuffer, type BytesLike } from './encoding.js';
 import { CryptoError } from './errors.js';
-import { PublicKeyCache, publicKeyFromRaw, RAW_KEY_LENGTH } from './keys.js';
+import { newPrivateKey, PublicKeyCache, publicKeyFromRaw, RAW_KEY_LENGTH, rawPublicKey } from './keys.js';
 
 /** All fields base64url; `ct` is the ciphertext followed by the 16-byte GCM tag. */
 export interface Sealed {
@@ -38,15 +36,6 @@ const IV_LENGTH = 12;
 const TAG_LENGTH = 16;
 
 const recipientKeys = new PublicKeyCache('x25519');
-
-/**
- * Node documents that a key pair generated with `publicKeyEncoding` returns that half already
- * exported; the typings only model PEM/DER with both halves encoded, hence this narrow signature.
- */
-const generateEphemeral = generateKeyPairSync as unknown as (
-  type: 'x25519',
-  options: { publicKeyEncoding: { format: 'jwk' } },
-) => { publicKey: JsonWebKey; privateKey: KeyObject };
 
 function messageKey(shared: Buffer, epkRaw: Buffer, recipientRaw: Uint8Array): Buffer {
   // X25519 with a small-order point yields all zeros; OpenSSL refuses it, this is belt and braces.
@@ -98,11 +87,10 @@ interface SessionKeys {
 
 function newSession(recipientPublicRaw: Uint8Array): SessionKeys {
   const recipient = recipientKeys.get(recipientPublicRaw);
-  const ephemeral = generateEphemeral('x25519', { publicKeyEncoding: { format: 'jwk' } });
-  const epk = ephemeral.publicKey.x;
-  if (typeof epk !== 'string') throw new CryptoError('bad-key', 'ephemeral key generation failed');
-  const epkRaw = Buffer.from(epk, 'base64url');
-  const key = messageKey(diffieHellman({ privateKey: ephemeral.privateKey, publicKey: recipient }), epkRaw, recipientPublicRaw);
+  const ephemeral = newPrivateKey('x25519');
+  const epkRaw = rawPublicKey(ephemeral);
+  const epk = epkRaw.toString('base64url');
+  const key = messageKey(diffieHellman({ privateKey: ephemeral, publicKey: recipient }), epkRaw, recipientPublicRaw);
   return { epk, key, replyKey: replyKeyOf(key, epkRaw) };
 }
 

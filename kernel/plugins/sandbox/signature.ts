@@ -3,7 +3,8 @@
  * checked against the public keys the operator trusts. The trust anchors live in a file of the data directory that
  * only the operator edits (`trusted-plugin-keys`): no API key, even an admin one, can widen them.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign as nodeSign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, sign as nodeSign, type KeyObject } from 'node:crypto';
+import { newPrivateKey } from '../../crypto/keys.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { verify } from '../../crypto/sign.js';
 import { TRUSTED_KEYS_FILE } from '../../data-files.js';
@@ -55,8 +56,8 @@ export function publicKeyHex(key: KeyObject): string {
 
 /** A new author key pair: the private key as PKCS#8 PEM, the public key as the hex an operator trusts. */
 export function generateAuthorKey(): { privatePem: string; publicHex: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  return { privatePem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), publicHex: publicKeyHex(publicKey) };
+  const privateKey = newPrivateKey('ed25519');
+  return { privatePem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), publicHex: publicKeyHex(createPublicKey(privateKey)) };
 }
 
 export function signPlugin(input: { name: string; manifest: Uint8Array; entryName: string; entry: Uint8Array }, privatePem: string): PluginSignature {
