@@ -1,12 +1,12 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CryptoError } from '../../../kernel/crypto/errors.js';
-import { rawPublicKey } from '../../../kernel/crypto/keys.js';
+import { newPrivateKey, rawPublicKey } from '../../../kernel/crypto/keys.js';
 import { open, OpenedSessions, openReply, openSession, seal, SealingSessions, sealReply, sealSession, SESSION_LIFETIME_MS, type Sealed } from '../../../kernel/crypto/seal.js';
 
 function recipient(): { privateKey: KeyObject; raw: Buffer } {
-  const { privateKey, publicKey } = generateKeyPairSync('x25519');
-  return { privateKey, raw: rawPublicKey(publicKey) };
+  const privateKey = newPrivateKey('x25519');
+  return { privateKey, raw: rawPublicKey(privateKey) };
 }
 
 function reasonOf(fn: () => unknown): string {

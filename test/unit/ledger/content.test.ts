@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { createHash, createPublicKey, sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   buildContent,
@@ -10,6 +10,7 @@ import {
   parseContent,
   signedBytes,
 } from '../../../builtin-plugins/ledger/content.js';
+import { newPrivateKey } from '../../../kernel/crypto/keys.js';
 import { MAX_AMOUNT } from '../../../kernel/money.js';
 
 const A = 'a'.repeat(64);
@@ -77,7 +78,8 @@ describe('ledger content', () => {
   });
 
   it('signed bytes carry the domain; a signature over them verifies with the raw key only for those bytes', () => {
-    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const privateKey = newPrivateKey('ed25519');
+    const publicKey = createPublicKey(privateKey);
     const text = content();
     const bytes = signedBytes(text);
     expect(bytes.toString('utf8')).toBe(`wn-tx-v1\n${text}`);
