@@ -19,7 +19,7 @@ import { ContentError, parseContent, signedBytes } from './content.js';
 import type { ChainAudit, ChainGap, ChainLinks, RowFinding } from './api.js';
 import { checkpointStatus } from './archive-checkpoint.js';
 import type { LedgerCore } from './core.js';
-import { AUDIT_CHUNK, type AuditRow, type ChainPlace, type LinkRow } from './store/chains.js';
+import { AUDIT_CHUNK, type AuditRow, type ChainPlace } from './store/chains.js';
 
 const keyHash = (raw: Buffer): string => createHash('sha256').update(raw).digest('hex');
 
@@ -46,10 +46,7 @@ export async function auditChain(core: LedgerCore, contactHash: string, currency
 
 /** The links and totals alone, from the columns that carry them (what the node's own checks need). */
 export function auditLinks(core: LedgerCore, contactHash: string, currency: string): ChainLinks {
-  return linksOf(core, contactHash, currency, core.store.chains.linkRows(contactHash, currency));
-}
-
-function linksOf(core: LedgerCore, contactHash: string, currency: string, rows: readonly LinkRow[]): ChainLinks {
+  const rows = core.store.chains.linkRows(contactHash, currency);
   const own = core.ctx.identity;
   const settled = new Set(rows.map((r) => r.txid));
   const gaps: ChainGap[] = [];

@@ -318,6 +318,7 @@ export class SendQueue implements RetryQueue {
    * first one not due yet (and arms the timer).
    */
   async #work(contactHash: string, ckey: string): Promise<void> {
+    const key = chainKey(contactHash, ckey);
     for (;;) {
       if (!this.running()) return;
       const row = this.core.store.queue.nextPending(contactHash, ckey);
@@ -326,12 +327,12 @@ export class SendQueue implements RetryQueue {
         this.arm(row.nextAttemptAt);
         return;
       }
-      const held = this.#yields.get(chainKey(contactHash, ckey));
+      const held = this.#yields.get(key);
       if (held !== undefined && held > this.core.now()) {
         this.arm(held);
         return;
       }
-      this.#yields.delete(chainKey(contactHash, ckey));
+      this.#yields.delete(key);
       try {
         await this.#attempt(this.#batchOf(row));
       } catch (err) {
