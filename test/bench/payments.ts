@@ -7,10 +7,12 @@
  *               p50, p90, p99, and the CPU per payment of every thread.
  *   throughput  S sender nodes, each paying R contacts of its own, payments fired through the REST API (32 in
  *               flight per sender); settled (completed) payments per second from the first request to the last
- *               completion.
+ *               completion. Three rounds on the same nodes: just started, warming up, running (the figure of a node
+ *               that has run a while); then every pair's balances and every node's chains are checked.
  *
- * Knobs (environment): BENCH_PAY_LATENCY_N (300), BENCH_PAY_SENDERS (2), BENCH_PAY_CONTACTS (4 per sender),
- * BENCH_PAY_TOTAL (2000). BENCH_NODES=processes runs each node in a process of its own (the throughput figure then
+ * Knobs (environment): BENCH_PAY_LATENCY_N (300), BENCH_PAY_LATENCY_WARMUP (1000), BENCH_PAY_SENDERS (2),
+ * BENCH_PAY_CONTACTS (4 per sender), BENCH_PAY_TOTAL (2000 in the first and last rounds), BENCH_PAY_WARMUP (8000 in
+ * the round between). BENCH_NODES=processes runs each node in a process of its own (the throughput figure then
  * splits the CPU between the REST client, the senders and the receivers), and BENCH_NODE_ARGV gives those processes
  * Node options (`--cpu-prof --cpu-prof-dir=DIR` profiles each node).
  */
@@ -261,7 +263,7 @@ async function latency(n: number): Promise<void> {
     await connect(A, B, 'Bob');
     const rest: number[] = [];
     const samples: number[] = [];
-    const warmup = 20;
+    const warmup = intEnv('BENCH_PAY_LATENCY_WARMUP', 1000);
     let cpu0 = process.cpuUsage();
     let nodes0 = 0;
     for (let i = 0; i < n + warmup; i++) {
@@ -296,7 +298,7 @@ async function latency(n: number): Promise<void> {
   }
 }
 
-async function throughput(senders: number, contactsPer: number, total: number): Promise<void> {
+async function throughput(senders: number, contactsPer: number, total: number, warmup: number): Promise<void> {
   const payers = await Promise.all(Array.from({ length: senders }, () => BenchNode.start()));
   const payees = await Promise.all(Array.from({ length: senders * contactsPer }, () => BenchNode.start()));
   try {
@@ -312,52 +314,96 @@ async function throughput(senders: number, contactsPer: number, total: number): 
     for (const t of [...payers, ...payees]) t.quiet();
 
     const perSender = Math.ceil(total / senders);
-    const cpu0 = process.cpuUsage();
     const cpuOf = (nodes: BenchNode[]): number => nodes.reduce((sum, t) => sum + t.cpuMicros(), 0);
     const exchangesOf = async (nodes: BenchNode[]): Promise<number> => (await Promise.all(nodes.map((t) => t.ledgerSendsOut()))).reduce((a, b) => a + b, 0);
-    const exchanges0 = await exchangesOf(payers);
-    const payers0 = cpuOf(payers);
-    const payees0 = cpuOf(payees);
-    const t0 = performance.now();
-    await Promise.all(
-      payers.map(async (p) => {
-        // At most 32 REST requests in flight per sender, payments round-robin over its contacts.
-        let next = 0;
-        const worker = async (): Promise<void> => {
-          while (next < perSender) {
-            const i = next++;
-            await p.ok('POST', '/api/v1/wallet/send', { address: `payee${i % contactsPer}`, amount: '0.01', currency: 'VWL' });
-          }
-        };
-        await Promise.all(Array.from({ length: 32 }, worker));
-      }),
-    );
-    const accepted = performance.now() - t0;
-    await Promise.all(payers.map((p) => p.whenCompleted(contactsPer + perSender)));
-    const elapsed = performance.now() - t0;
-    const cpu = process.cpuUsage(cpu0);
-    const client = cpu.user + cpu.system;
-    const payersCpu = cpuOf(payers) - payers0;
-    const payeesCpu = cpuOf(payees) - payees0;
-    const used = client + payersCpu + payeesCpu;
-    const settled = perSender * senders;
-    const exchanges = (await exchangesOf(payers)) - exchanges0;
-    const perPayment = (micros: number): string => (micros / 1000 / settled).toFixed(2);
+    // Completed on each sender so far (the warming payment to each contact), and sent to each of its contacts.
+    let completedPerSender = contactsPer;
+    const perContact = Array.from({ length: contactsPer }, () => 1);
+    /** One round of `perSender` payments per sender, measured from the first request to the last completion. */
+    const round = async (label: string, perSender: number): Promise<void> => {
+      const cpu0 = process.cpuUsage();
+      const exchanges0 = await exchangesOf(payers);
+      const payers0 = cpuOf(payers);
+      const payees0 = cpuOf(payees);
+      const t0 = performance.now();
+      await Promise.all(
+        payers.map(async (p) => {
+          // At most 32 REST requests in flight per sender, payments round-robin over its contacts.
+          let next = 0;
+          const worker = async (): Promise<void> => {
+            while (next < perSender) {
+              const i = next++;
+              await p.ok('POST', '/api/v1/wallet/send', { address: `payee${i % contactsPer}`, amount: '0.01', currency: 'VWL' });
+            }
+          };
+          await Promise.all(Array.from({ length: 32 }, worker));
+        }),
+      );
+      const accepted = performance.now() - t0;
+      completedPerSender += perSender;
+      for (let i = 0; i < perSender; i++) perContact[i % contactsPer]!++;
+      await Promise.all(payers.map((p) => p.whenCompleted(completedPerSender)));
+      const elapsed = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      const client = cpu.user + cpu.system;
+      const payersCpu = cpuOf(payers) - payers0;
+      const payeesCpu = cpuOf(payees) - payees0;
+      const used = client + payersCpu + payeesCpu;
+      const settled = perSender * senders;
+      const exchanges = (await exchangesOf(payers)) - exchanges0;
+      const perPayment = (micros: number): string => (micros / 1000 / settled).toFixed(2);
+      console.log(
+        `    ${label}: accepted by REST in ${(accepted / 1000).toFixed(2)} s; all settled in ${(elapsed / 1000).toFixed(2)} s -> ${(settled / (elapsed / 1000)).toFixed(0)} settled payments/s (target >= 1000)\n` +
+          `      ${exchanges} peer exchanges carried them (${(settled / Math.max(1, exchanges)).toFixed(1)} payments per exchange)\n` +
+          `      CPU (every thread: REST client, senders, receivers): ${(used / 1000 / settled).toFixed(2)} ms per settled payment (target <= 1.5)` +
+          // Only processes have a CPU time of their own; worker threads count in this process's.
+          (payersCpu > 0 ? `: REST client ${perPayment(client)}, senders ${perPayment(payersCpu)}, receivers ${perPayment(payeesCpu)}` : ''),
+      );
+    };
     console.log(
-      `  ${senders} sender node(s) x ${contactsPer} contacts each (${senders * (contactsPer + 1)} nodes, one thread each), ${settled} payments fired through REST:\n` +
-        `    accepted by REST in ${(accepted / 1000).toFixed(2)} s; all settled in ${(elapsed / 1000).toFixed(2)} s -> ${(settled / (elapsed / 1000)).toFixed(0)} settled payments/s (target >= 1000)\n` +
-        `    ${exchanges} peer exchanges carried them (${(settled / Math.max(1, exchanges)).toFixed(1)} payments per exchange)\n` +
-        `    CPU (every thread: REST client, senders, receivers): ${(used / 1000 / settled).toFixed(2)} ms per settled payment (target <= 1.5)` +
-        // Only processes have a CPU time of their own; worker threads count in this process's.
-        (payersCpu > 0 ? `: REST client ${perPayment(client)}, senders ${perPayment(payersCpu)}, receivers ${perPayment(payeesCpu)}` : ''),
+      `  ${senders} sender node(s) x ${contactsPer} contacts each (${senders * (contactsPer + 1)} nodes, one thread each), ${perSender * senders} payments fired through REST in the first and last rounds, ${Math.ceil(warmup / senders) * senders} between them:`,
     );
+    // The first round meets code V8 has not compiled yet (every node just started); the last, nodes that have run a
+    // while (V8 optimises a function after many calls, so a fresh process runs slower code for its first thousands of
+    // payments). All are printed: the first is what a node pays once after a start, the last what it pays from then on.
+    await round('just started', perSender);
+    await round('warming up  ', Math.ceil(warmup / senders));
+    await round('running     ', perSender);
+    await checkBooks(payers, payees, perContact);
   } finally {
     await Promise.all([...payers, ...payees].map((t) => t.stop()));
   }
 }
 
+/**
+ * After the rounds: every pair's balance is exactly what was sent (0.01 a payment), seen from both sides, and every
+ * node's chains verify. A benchmark whose payments went missing or doubled must not print a rate.
+ */
+async function checkBooks(payers: BenchNode[], payees: BenchNode[], perContact: number[]): Promise<void> {
+  const contactsPer = perContact.length;
+  const problems: string[] = [];
+  const balanceWith = async (node: BenchNode, other: BenchNode): Promise<string | undefined> => {
+    const { balances } = (await node.ok('GET', '/api/v1/wallet/balance')) as { balances: { pubkey_hash: string; currency: string; net_balance: string }[] };
+    return balances.find((b) => b.pubkey_hash === other.pubkeyHash && b.currency === 'VWL')?.net_balance;
+  };
+  const cents = (v: string | undefined): number => (v === undefined ? NaN : Math.round(Number(v) * 100));
+  for (const [s, payer] of payers.entries()) {
+    for (let c = 0; c < contactsPer; c++) {
+      const payee = payees[s * contactsPer + c]!;
+      const [owed, owing, sent] = [cents(await balanceWith(payer, payee)), cents(await balanceWith(payee, payer)), perContact[c]!];
+      if (owed !== -sent || owing !== sent) problems.push(`pair ${s}/${c}: ${owed} and ${owing} hundredths, expected -${sent} and ${sent}`);
+    }
+  }
+  for (const node of [...payers, ...payees]) {
+    const verify = (await node.ok('GET', '/api/v1/chain/verify')) as { ok: boolean; findings: number };
+    if (!verify.ok) problems.push(`${node.pubkeyHash.slice(0, 8)}: verify-chain has ${verify.findings} finding(s)`);
+  }
+  if (problems.length > 0) throw new Error(`the books are wrong after the run:\n${problems.join('\n')}`);
+  console.log(`    books exact after both rounds (${perContact.reduce((a, b) => a + b, 0) * payers.length} payments over ${payers.length * contactsPer} pairs, each pair seen from both sides); every chain verifies`);
+}
+
 export async function benchPayments(): Promise<void> {
   console.log(`\n[payments] every node in its own ${process.env.BENCH_NODES === 'processes' ? 'process' : 'worker thread'}, loopback, HTTPS between nodes (signed + sealed envelopes), ${availableParallelism()} CPUs`);
   await latency(intEnv('BENCH_PAY_LATENCY_N', 300));
-  await throughput(intEnv('BENCH_PAY_SENDERS', 2), intEnv('BENCH_PAY_CONTACTS', 4), intEnv('BENCH_PAY_TOTAL', 2000));
+  await throughput(intEnv('BENCH_PAY_SENDERS', 2), intEnv('BENCH_PAY_CONTACTS', 4), intEnv('BENCH_PAY_TOTAL', 2000), intEnv('BENCH_PAY_WARMUP', 8000));
 }
