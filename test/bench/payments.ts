@@ -254,6 +254,22 @@ export async function connect(A: BenchNode, B: BenchNode, name: string): Promise
   });
 }
 
+/** Each payer sends `perSender` payments of 0.01 VWL through REST, `inFlight` at a time; payment i goes to `address(i)`. */
+export async function fire(payers: BenchNode[], perSender: number, inFlight: number, address: (i: number) => string): Promise<void> {
+  await Promise.all(
+    payers.map(async (p) => {
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < perSender) {
+          const i = next++;
+          await p.ok('POST', '/api/v1/wallet/send', { address: address(i), amount: '0.01', currency: 'VWL' });
+        }
+      };
+      await Promise.all(Array.from({ length: inFlight }, worker));
+    }),
+  );
+}
+
 export const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function latency(n: number): Promise<void> {
@@ -326,19 +342,8 @@ async function throughput(senders: number, contactsPer: number, total: number, w
       const payers0 = cpuOf(payers);
       const payees0 = cpuOf(payees);
       const t0 = performance.now();
-      await Promise.all(
-        payers.map(async (p) => {
-          // At most 32 REST requests in flight per sender, payments round-robin over its contacts.
-          let next = 0;
-          const worker = async (): Promise<void> => {
-            while (next < perSender) {
-              const i = next++;
-              await p.ok('POST', '/api/v1/wallet/send', { address: `payee${i % contactsPer}`, amount: '0.01', currency: 'VWL' });
-            }
-          };
-          await Promise.all(Array.from({ length: 32 }, worker));
-        }),
-      );
+      // At most 32 REST requests in flight per sender, payments round-robin over its contacts.
+      await fire(payers, perSender, 32, (i) => `payee${i % contactsPer}`);
       const accepted = performance.now() - t0;
       completedPerSender += perSender;
       for (let i = 0; i < perSender; i++) perContact[i % contactsPer]!++;

@@ -24,7 +24,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { epochMs, ms } from './clock.js';
-import { BenchNode, connect, intEnv, pct, until } from './payments.js';
+import { BenchNode, connect, fire, intEnv, pct, until } from './payments.js';
 
 const SETTINGS = {
   rate_limit_enabled: false,
@@ -135,18 +135,7 @@ async function throughput(senders: number, receivers: number, total: number, inF
 
     const perSender = Math.ceil(total / senders);
     const t0 = performance.now();
-    await Promise.all(
-      payers.map(async (p) => {
-        let next = 0;
-        const worker = async (): Promise<void> => {
-          while (next < perSender) {
-            const i = next++;
-            await p.ok('POST', '/api/v1/wallet/send', { address: payees[i % receivers]!.baseUrl, amount: '0.01', currency: 'VWL' });
-          }
-        };
-        await Promise.all(Array.from({ length: inFlight }, worker));
-      }),
-    );
+    await fire(payers, perSender, inFlight, (i) => payees[i % receivers]!.baseUrl);
     const routed = performance.now() - t0;
     const count = perSender * senders;
     await until('all settled', async () => ((await received()) >= warm + count ? true : null), 300_000, 20);
