@@ -23,7 +23,7 @@ export interface CompletedNotice {
   completed: number;
 }
 
-/** To the driver: through the worker port, or the IPC channel when the node runs as a process (BENCH_NODES=processes). */
+/** To the driver: through the IPC channel of the node's process, or the worker port (BENCH_NODES=threads). */
 const post = (m: unknown): void => void (parentPort ? parentPort.postMessage(m) : process.send!(m));
 const onMessage = (fn: (m: unknown) => void): void => void (parentPort ? parentPort.on('message', fn) : process.on('message', fn));
 

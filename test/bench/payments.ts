@@ -1,6 +1,7 @@
 /**
- * Payment benchmarks (prints figures, asserts nothing). Every node runs in its own worker thread (its own event
- * loop, as a node in its own process would), the REST client in the main thread; loopback, HTTPS between nodes.
+ * Payment benchmarks (prints figures; fails only if the books are wrong after the run). Every node runs in a process
+ * of its own, as operators run them (BENCH_NODES=threads: a worker thread each), the REST client in this process;
+ * loopback, HTTPS between nodes.
  *
  *   latency     one payment at a time, A → B: from the start of POST /wallet/send to `completed` on both sides,
  *               taken from the nodes' own final events (payments-worker.ts), so the bench does not poll.
@@ -12,9 +13,9 @@
  *
  * Knobs (environment): BENCH_PAY_LATENCY_N (300), BENCH_PAY_LATENCY_WARMUP (1000), BENCH_PAY_SENDERS (2),
  * BENCH_PAY_CONTACTS (4 per sender), BENCH_PAY_TOTAL (2000 in the first and last rounds), BENCH_PAY_WARMUP (8000 in
- * the round between). BENCH_NODES=processes runs each node in a process of its own (the throughput figure then
- * splits the CPU between the REST client, the senders and the receivers), and BENCH_NODE_ARGV gives those processes
- * Node options (`--cpu-prof --cpu-prof-dir=DIR` profiles each node).
+ * the round between). The CPU figures split between the REST client, the senders and the receivers (with
+ * BENCH_NODES=threads the nodes' CPU counts in this process's, so only the sum is printed). BENCH_NODE_ARGV gives
+ * the nodes' processes Node options (`--cpu-prof --cpu-prof-dir=DIR` profiles each node).
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
@@ -36,7 +37,13 @@ export function intEnv(name: string, fallback: number): number {
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }
 
-/** Where a bench node runs: a worker thread, or (BENCH_NODES=processes) a process of its own, as an operator runs it. */
+/**
+ * Whether bench nodes run in processes of their own, as operators run them (the default), or in worker threads of this
+ * process (BENCH_NODES=threads), whose CPU then counts in this process's with the REST client's.
+ */
+export const inProcesses = process.env.BENCH_NODES !== 'threads';
+
+/** Where a bench node runs: a process of its own, or a worker thread (BENCH_NODES=threads). */
 type NodeHost = EventEmitter & { tell(message: string | object): void; pid?: number | undefined };
 
 /** CPU time (µs) a child process used so far, from /proc (clock ticks of 10 ms); 0 where there is no /proc. */
@@ -52,7 +59,7 @@ function childCpuMicros(pid: number): number {
 
 function hostNode(): NodeHost {
   const script = new URL('./payments-worker.js', import.meta.url);
-  if (process.env.BENCH_NODES === 'processes') {
+  if (inProcesses) {
     const execArgv = process.env.BENCH_NODE_ARGV?.split(' ').filter(Boolean) ?? process.execArgv;
     const child: ChildProcess = fork(script, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return Object.assign(child, { tell: (m: string | object) => void child.send(m) });
@@ -214,7 +221,7 @@ export class BenchNode {
 
   /** CPU time used by this node when it runs as a process of its own; 0 for a worker (counted in this process's). */
   cpuMicros(): number {
-    return process.env.BENCH_NODES === 'processes' && this.worker.pid ? childCpuMicros(this.worker.pid) : 0;
+    return inProcesses && this.worker.pid ? childCpuMicros(this.worker.pid) : 0;
   }
 
   async stop(): Promise<void> {
@@ -360,13 +367,14 @@ async function throughput(senders: number, contactsPer: number, total: number, w
       console.log(
         `    ${label}: accepted by REST in ${(accepted / 1000).toFixed(2)} s; all settled in ${(elapsed / 1000).toFixed(2)} s -> ${(settled / (elapsed / 1000)).toFixed(0)} settled payments/s (target >= 1000)\n` +
           `      ${exchanges} peer exchanges carried them (${(settled / Math.max(1, exchanges)).toFixed(1)} payments per exchange)\n` +
-          `      CPU (every thread: REST client, senders, receivers): ${(used / 1000 / settled).toFixed(2)} ms per settled payment (target <= 1.5)` +
-          // Only processes have a CPU time of their own; worker threads count in this process's.
-          (payersCpu > 0 ? `: REST client ${perPayment(client)}, senders ${perPayment(payersCpu)}, receivers ${perPayment(payeesCpu)}` : ''),
+          // Only processes have a CPU time of their own; worker threads count in this process's, with the REST client's.
+          (inProcesses
+            ? `      CPU per settled payment: the nodes ${perPayment(payersCpu + payeesCpu)} ms (target <= 1.5; senders ${perPayment(payersCpu)}, receivers ${perPayment(payeesCpu)}), the REST client ${perPayment(client)}, in all ${perPayment(used)}`
+            : `      CPU per settled payment, every thread (the nodes and the REST client): ${perPayment(used)} ms (target <= 1.5 for the nodes)`),
       );
     };
     console.log(
-      `  ${senders} sender node(s) x ${contactsPer} contacts each (${senders * (contactsPer + 1)} nodes, one thread each), ${perSender * senders} payments fired through REST in the first and last rounds, ${Math.ceil(warmup / senders) * senders} between them:`,
+      `  ${senders} sender node(s) x ${contactsPer} contacts each (${senders * (contactsPer + 1)} nodes, ${inProcesses ? "a process" : "a thread"} each), ${perSender * senders} payments fired through REST in the first and last rounds, ${Math.ceil(warmup / senders) * senders} between them:`,
     );
     // The first round meets code V8 has not compiled yet (every node just started); the last, nodes that have run a
     // while (V8 optimises a function after many calls, so a fresh process runs slower code for its first thousands of
@@ -408,7 +416,7 @@ async function checkBooks(payers: BenchNode[], payees: BenchNode[], perContact: 
 }
 
 export async function benchPayments(): Promise<void> {
-  console.log(`\n[payments] every node in its own ${process.env.BENCH_NODES === 'processes' ? 'process' : 'worker thread'}, loopback, HTTPS between nodes (signed + sealed envelopes), ${availableParallelism()} CPUs`);
+  console.log(`\n[payments] every node in its own ${inProcesses ? 'process' : 'worker thread'}, loopback, HTTPS between nodes (signed + sealed envelopes), ${availableParallelism()} CPUs`);
   await latency(intEnv('BENCH_PAY_LATENCY_N', 300));
   await throughput(intEnv('BENCH_PAY_SENDERS', 2), intEnv('BENCH_PAY_CONTACTS', 4), intEnv('BENCH_PAY_TOTAL', 2000), intEnv('BENCH_PAY_WARMUP', 8000));
 }

@@ -1,7 +1,6 @@
 /**
- * Routed payment benchmarks (prints figures, asserts nothing). Every node runs in its own worker thread (its own event
- * loop, as a node in its own process would; BENCH_NODES=processes: a process of its own), the REST client in the main
- * thread; loopback, HTTPS between nodes.
+ * Routed payment benchmarks (prints figures, asserts nothing). Every node runs in a process of its own
+ * (BENCH_NODES=threads: a worker thread each), the REST client in this process; loopback, HTTPS between nodes.
  *
  *   latency     a line A-B-C-D-E-F (5 legs, relays charging 0.1 %), fast mode, one payment at a time: from the start of
  *               POST /wallet/send on A to `completed` of the last leg at F (F's own completion stamp). Discovery,

@@ -3,7 +3,7 @@
  *   BENCH_CONCURRENCY (50), BENCH_WARMUP_S (2), BENCH_DURATION_S (10), BENCH_CLIENT (http, fetch or both: both),
  *   BENCH_STATUS_ROUNDS (3: signed and bare status windows, alternating),
  *   BENCH_AUTH_N (100000), BENCH_PEER_CONCURRENCY (32), BENCH_PEER_TRANSPORT (http: https by default),
- *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts), BENCH_NODES (threads; processes: payments and routing),
+ *   BENCH_BACKUP_MB (1024), BENCH_ROUTE_* (see routing.ts), BENCH_NODES (processes; threads: payments and routing),
  *   BENCH_NODE_ARGV (Node options of those processes, payments.ts),
  *   BENCH_ONLY (comma-separated subset of status,auth,peer,contact,payments,triangle,routing,backup,export: all), or the
  *   same names as arguments (`npm run bench -- payments triangle status`); BENCH_TRI_RATE, BENCH_TRI_S (triangle.ts),
