@@ -108,8 +108,9 @@ export class ChainSync {
   };
 
   /**
-   * A payment settled on a chain (either way): the chain is audited after the commit, at most once per
-   * PAYMENT_AUDIT_EVERY_MS; a gap or a fork found there pulls the contact's rows (then repairs what is left).
+   * A payment settled on a chain (either way): the chain is checked after the commit, at most once per
+   * PAYMENT_AUDIT_EVERY_MS. A chain that is no longer one line is audited, and a gap or a fork found there pulls the
+   * contact's rows (then repairs what is left).
    */
   onPayment = (tx: { status: string; contactHash: string; currency: string }): void => {
     if (tx.status !== 'completed') return;
@@ -119,6 +120,8 @@ export class ChainSync {
     this.#lastAudited.set(key, now);
     this.ctx.db.afterCommit(() =>
       setImmediate(() => {
+        // A chain that is one line has no gap and no fork; only one that is not is audited for which it has.
+        if (this.ledger.chainLinear(tx.contactHash, tx.currency)) return;
         const audit = this.ledger.auditLinks({ contactHash: tx.contactHash, currency: tx.currency })[0];
         if (audit && (audit.gaps.length || audit.forks.length)) void this.onMismatch({ pubkey_hash: tx.contactHash, currency: tx.currency });
       }),

@@ -316,6 +316,12 @@ export interface LedgerService {
    * a chain of any length costs its node milliseconds where a full audit costs seconds (two Ed25519 checks a row).
    */
   auditLinks(filter?: { contactHash?: string; currency?: string }): ChainLinks[];
+  /**
+   * Whether the settled chain with a contact is one unbroken line (each row's previous txid the row before it, the
+   * first's none): then it has no gap and no fork. Read from where the last check of that chain ended, so it costs the
+   * rows settled since, not the chain; the first check after the node starts reads the chain whole.
+   */
+  chainLinear(contactHash: string, currency: string): boolean;
   /** Every contact and currency with settled rows (the chains there are), without auditing them. */
   chainPairs(): { contactHash: string; currency: string }[];
   /** Chain sync, serving side: the settled rows of the chain with a contact, in chain order, signed (sync.ts). */

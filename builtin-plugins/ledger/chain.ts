@@ -7,16 +7,6 @@ import type { LedgerCore } from './core.js';
 import type { SendQueue } from './sender.js';
 import { currencyKey } from './store/rows.js';
 
-/** Whether the completed chain is one unbroken line: each row's prev is the row before it, the first's is null. */
-export function chainIsLinear(rows: readonly { txid: string; prev_txid: string | null }[]): boolean {
-  let prev: string | null = null;
-  for (const r of rows) {
-    if (r.prev_txid !== prev) return false;
-    prev = r.txid;
-  }
-  return true;
-}
-
 export function balanceProvider(core: LedgerCore): BalanceProvider {
   return {
     balances: (hash) => {
@@ -59,19 +49,20 @@ export function chainProvider(core: LedgerCore, queue: SendQueue): ChainProvider
    * on revives that payment: the contact holds it, so the resend completes it here too.
    */
   function judge(hash: string, currency: string, remoteHead: string | null): boolean {
-    const rows = core.store.chains.chain(hash, currency);
-    if (!chainIsLinear(rows)) return false;
-    const local = rows.length ? rows[rows.length - 1]!.txid : null;
+    const line = core.store.chains.line(hash, currency);
+    if (!line.linear) return false;
+    const local = line.head?.txid ?? null;
     if (remoteHead === local) return true;
     if (remoteHead === null) {
       // The contact has no chain in this currency: fine only while its single payment to us is settling there.
-      return rows.length === 1 && core.store.transactions.get(rows[0]!.txid)?.type === 'received';
+      return line.head !== null && line.head.prev === null && core.store.transactions.get(line.head.txid)?.type === 'received';
     }
     const known = core.store.transactions.get(remoteHead);
     if (!known || known.contactHash !== hash) return false;
     if (known.status === 'completed') {
-      // The contact is behind us: only our completion of its latest payment may be missing there.
-      return rows.length >= 2 && rows[rows.length - 2]!.txid === remoteHead && core.store.transactions.get(local!)?.type === 'received';
+      // The contact is behind us: only our completion of its latest payment may be missing there (the line's last row
+      // follows the contact's head).
+      return line.head !== null && line.head.prev === remoteHead && core.store.transactions.get(local!)?.type === 'received';
     }
     if (known.type === 'sent' && (known.status === 'sending' || known.status === 'pending')) return true;
     if (known.type === 'sent' && (known.status === 'failed' || known.status === 'cancelled')) {

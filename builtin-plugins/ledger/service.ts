@@ -16,11 +16,16 @@ import type { SendQueue } from './sender.js';
 
 export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerService {
   const { ctx, store } = core;
-  /** The chains a filter names: every pair, or the contact's, or one currency of it. */
-  const chainsOf = (filter: { contactHash?: string; currency?: string }) =>
-    store.chains
-      .chainPairs()
-      .filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)));
+  /**
+   * The chains a filter names: every pair, or the contact's, or one currency of it. The audit the operator asks for
+   * finds them from the rows alone; the node's own checks, from the contact's lines (`chainCurrencies`), without
+   * reading every settled row of the node.
+   */
+  const chainsOf = (filter: { contactHash?: string; currency?: string }, from: 'rows' | 'lines') =>
+    (from === 'lines' && filter.contactHash
+      ? store.chains.chainCurrencies(filter.contactHash).map((currency) => ({ contactHash: filter.contactHash!, currency }))
+      : store.chains.chainPairs()
+    ).filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)));
   return {
     send(payment: NewPayment): LedgerTx {
       if (payment.amount <= 0n || payment.amount > MAX_AMOUNT) throw new RangeError('payment amount out of range');
@@ -85,10 +90,11 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
     },
     auditChains: async (filter = {}) => {
       const audits = [];
-      for (const p of chainsOf(filter)) audits.push(await auditChain(core, p.contactHash, p.currency));
+      for (const p of chainsOf(filter, 'rows')) audits.push(await auditChain(core, p.contactHash, p.currency));
       return audits;
     },
-    auditLinks: (filter = {}) => chainsOf(filter).map((p) => auditLinks(core, p.contactHash, p.currency)),
+    auditLinks: (filter = {}) => chainsOf(filter, 'lines').map((p) => auditLinks(core, p.contactHash, p.currency)),
+    chainLinear: (contactHash, currency) => store.chains.line(contactHash, currency).linear,
     chainPairs: () => store.chains.chainPairs(),
     settledRows: (contactHash, currency, offset, limit) => settledRows(core, contactHash, currency, offset, limit),
     importSettled: (contactHash, contactKey, currency, rows) => importRows(core, contactHash, contactKey, currency, rows),
