@@ -14,7 +14,7 @@ import { inBatches } from '../../sdk/batches.js';
 
 export async function archiveSettled(core: LedgerCore, olderThan: number, batchSize: number): Promise<ArchiveResult> {
   const result: ArchiveResult = { moved: 0, batches: 0, chains: [], skipped: [] };
-  for (const { contactHash, currency } of core.store.chains.chainPairs()) {
+  for (const { contactHash, currency } of core.store.chains.chainsOnLines()) {
     // A chain that is one line has neither gap nor fork; only one that is not is audited for which it has.
     const audit = core.store.chains.line(contactHash, currency).linear ? null : auditLinks(core, contactHash, currency);
     if (audit && (audit.gaps.length || audit.forks.length)) {

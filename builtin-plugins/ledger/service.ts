@@ -18,14 +18,11 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
   const { ctx, store } = core;
   /**
    * The chains a filter names: every pair, or the contact's, or one currency of it. The audit the operator asks for
-   * finds them from the rows alone; the node's own checks, from the contact's lines (`chainCurrencies`), without
-   * reading every settled row of the node.
+   * finds them from the rows alone; the node's own checks, from the lines (`chainsOnLines`), without reading every
+   * settled row of the node.
    */
   const chainsOf = (filter: { contactHash?: string; currency?: string }, from: 'rows' | 'lines') =>
-    (from === 'lines' && filter.contactHash
-      ? store.chains.chainCurrencies(filter.contactHash).map((currency) => ({ contactHash: filter.contactHash!, currency }))
-      : store.chains.chainPairs()
-    ).filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)));
+    (from === 'lines' ? store.chains.chainsOnLines(filter.contactHash) : store.chains.chainPairs()).filter((p) => (!filter.contactHash || p.contactHash === filter.contactHash) && (!filter.currency || sameCurrency(p.currency, filter.currency)));
   return {
     send(payment: NewPayment): LedgerTx {
       if (payment.amount <= 0n || payment.amount > MAX_AMOUNT) throw new RangeError('payment amount out of range');

@@ -275,20 +275,25 @@ export class Chains {
   }
 
   /**
-   * Currencies in which this node has a settled chain with the contact, each spelt as the chain's first row spells it.
-   * The candidates are the contact's lines with totals (every settled row counts in them), each confirmed by a seek
-   * to its first settled row: every ping asks this, so it must not read the chain (a GROUP BY over the rows took 45 ms
-   * on a chain of 50,000). `chainPairs` still reads the rows, for an audit that trusts no table but the chain's.
+   * The chains this node has (with one contact, or with all), each spelt as its first settled row spells its currency.
+   * The candidates are the lines with totals (every settled row counts in them), each confirmed by a seek to its first
+   * settled row: every ping asks this, so it must not read the chain (a GROUP BY over the rows took 45 ms on a chain
+   * of 50,000). `chainPairs` still reads the rows, for an audit that trusts no table but the chain's.
    */
-  chainCurrencies(contactHash: string): string[] {
+  chainsOnLines(contactHash?: string): { contactHash: string; currency: string }[] {
     // A chain's first rows are in the archive once archival moved them, else live: each table is sought along its chain
     // index (through the view, the planner read every settled row of the chain to sort them).
     const first = (table: string, index: string) =>
       this.statements.get(`SELECT currency FROM ${table} INDEXED BY ${index} WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos LIMIT 1`).pluck();
     return this.balances.list(contactHash).flatMap((b) => {
       const key = currencyKey(b.currency);
-      const spelt = (first('ledger_tx_archive', 'ledger_tx_archive_chain').get(contactHash, key) ?? first('ledger_tx', 'ledger_tx_chain').get(contactHash, key)) as string | undefined;
-      return spelt === undefined ? [] : [spelt];
+      const spelt = (first('ledger_tx_archive', 'ledger_tx_archive_chain').get(b.contactHash, key) ?? first('ledger_tx', 'ledger_tx_chain').get(b.contactHash, key)) as string | undefined;
+      return spelt === undefined ? [] : [{ contactHash: b.contactHash, currency: spelt }];
     });
+  }
+
+  /** Currencies in which this node has a settled chain with the contact (`chainsOnLines`). */
+  chainCurrencies(contactHash: string): string[] {
+    return this.chainsOnLines(contactHash).map((c) => c.currency);
   }
 }

@@ -17,7 +17,7 @@ function setup() {
   const store = new LedgerStore(db);
   let n = 0;
   /** A payment to Bob settled at the end of the chain, linked onto `prev`. */
-  const settle = (txid: string, prev: string | null): TxRow => {
+  const settle = (txid: string, prev: string | null, currency = 'VWL', chained = true): TxRow => {
     const row = store.transactions.insert({
       txid,
       type: 'sent',
@@ -27,7 +27,7 @@ function setup() {
       fromHash: ME,
       toHash: BOB,
       amount: 1n,
-      currency: 'VWL',
+      currency,
       timeMicros: ++n,
       salt: 's',
       prevTxid: prev,
@@ -41,7 +41,8 @@ function setup() {
       refundOf: null,
       now: n,
     });
-    store.chains.complete(row, n);
+    if (chained) store.chains.complete(row, n);
+    else store.chains.settle(row, n);
     return row;
   };
   const line = () => store.chains.line(BOB, 'vwl');
@@ -128,5 +129,18 @@ describe('a chain read as one line', () => {
     settle('d', 'c');
     expect(line()).toEqual({ linear: true, head: { txid: 'd', prev: 'c' } });
     expect(new LedgerStore(db).chains.line(BOB, 'VWL')).toEqual({ linear: true, head: { txid: 'd', prev: 'c' } });
+  });
+
+  it('lists the currencies a contact has chains in, from its lines, wherever the first rows are', () => {
+    const { store, settle } = setup();
+    expect(store.chains.chainCurrencies(BOB)).toEqual([]);
+    const rows = [settle('a', null), settle('b', 'a')];
+    // A leg settled here whose chain entry has not come yet counts in the line's totals but makes no chain.
+    settle('u', null, 'USD', false);
+    expect(store.chains.chainCurrencies(BOB)).toEqual(['VWL']);
+    expect(store.chains.chainsOnLines()).toEqual([{ contactHash: BOB, currency: 'VWL' }]);
+    store.archive.move([rows[0]!.seq]);
+    expect(store.chains.chainCurrencies(BOB)).toEqual(['VWL']);
+    expect(store.chains.chainCurrencies('cc'.repeat(32))).toEqual([]);
   });
 });
