@@ -2,7 +2,8 @@
  * The GUI in a real Chromium (Debian's, driven by playwright-core), against two real nodes on loopback: in Alice's GUI
  * add Bob; in Bob's GUI accept; in Alice's GUI send; Bob's overview shows the payment without a reload; a payment
  * request made in Bob's GUI is approved in Alice's; the analytics consent modal appears once; axe-core finds no serious
- * or critical violation on any page, at 1440 and 375 px.
+ * or critical violation on any page, at 1440 and 375 px; a burst of 80 payments reloads Bob's open page a few times
+ * (160 reloads, two per payment, before live reloads were coalesced), and it ends on the balance the API reports.
  */
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -250,4 +251,26 @@ describe('the GUI in Chromium', () => {
       await page.context().close();
     }
   }, 120_000);
+
+  it("a burst of payments reloads Bob's open overview a few times, not once a payment, and it ends on the last balance", async () => {
+    await bob.goto(`${B.node.baseUrl}/#/overview`);
+    await bob.getByRole('heading', { name: 'Overview' }).waitFor();
+    let loads = 0;
+    const count = (r: { url(): string }): void => void (r.url().includes('/api/v1/wallet/overview') && loads++);
+    bob.on('request', count);
+    const started = Date.now();
+    // 80 payments at once: each that settles on Bob is a live event to his page.
+    await Promise.all(Array.from({ length: 80 }, () => ok(A, "POST", "/api/v1/wallet/send", { address: "Bob", amount: "0.01", currency: "VWL" })));
+    await waitFor(() => ok(B, 'GET', '/api/v1/wallet/transactions', undefined, { status: 'completed', limit: 1 }), (r) => r.pagination.total >= 81, 'the burst settled on Bob');
+    const total = (await ok(B, 'GET', '/api/v1/wallet/overview')).balances.find((b: { currency: string }) => b.currency === 'VWL').total_balance as string;
+    // The exact amount: the card's text, or its tooltip where displayDecimals shortens the text.
+    const shown = (): Promise<number> =>
+      bob.getByTestId('balance-VWL').locator('.amount').evaluate((el) => Number(((el.querySelector('[title]')?.getAttribute('title') ?? el.textContent) || '').replace(/[^0-9.-]/g, '')));
+    await expect.poll(shown, { timeout: 10_000 }).toBe(Number(total));
+    const seconds = (Date.now() - started) / 1000;
+    bob.off('request', count);
+    // The page's own load, one reload at once and one per half second after it: a reload per event would be 80.
+    expect(loads).toBeGreaterThanOrEqual(1);
+    expect(loads).toBeLessThanOrEqual(Math.ceil(seconds * 2) + 3);
+  });
 });

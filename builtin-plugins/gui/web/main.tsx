@@ -3,7 +3,7 @@
  * The browser holds a session cookie (HttpOnly) and a CSRF token, never an API secret or the seed.
  */
 import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ResponseData } from '../../../sdk/responses.js';
 import { api, problemOf, type Problem, setCsrf, whenConfirmationNeeded, whenLoggedOut } from './api.js';
 import { Overview, Send } from './pages.js';
@@ -132,11 +132,38 @@ function ConfirmModal(props: { done: (confirmed: boolean) => void }) {
   );
 }
 
+/** The least time between two reloads of the page that live events cause. */
+const REFRESH_MS = 500;
+
+/**
+ * The page's version, which follows live events at most once per REFRESH_MS: the first event after a quiet spell
+ * reloads the page at once, and the events within the window after it reload it once more at its end. A node settling a
+ * thousand payments a second sends a thousand events; a reload for each asked it for the page's data as often.
+ */
+function useLiveVersion(): [number, () => void] {
+  const [version, setVersion] = useState(0);
+  const due = useRef<{ last: number; timer: ReturnType<typeof setTimeout> | undefined }>({ last: -Infinity, timer: undefined });
+  const changed = useCallback(() => {
+    const d = due.current;
+    if (d.timer !== undefined) return;
+    const bump = () => {
+      d.timer = undefined;
+      d.last = Date.now();
+      setVersion((v) => v + 1);
+    };
+    const wait = d.last + REFRESH_MS - Date.now();
+    if (wait <= 0) bump();
+    else d.timer = setTimeout(bump, wait);
+  }, []);
+  useEffect(() => () => clearTimeout(due.current.timer), []);
+  return [version, changed];
+}
+
 function App() {
   const [session, setSession] = useState<SessionInfo | null>(null);
   const [checked, setChecked] = useState(false);
   const [page, setPage] = useState(pageFromHash());
-  const [version, setVersion] = useState(0);
+  const [version, changed] = useLiveVersion();
   const [dlq, setDlq] = useState(0);
   const [consent, setConsent] = useState(false);
   const [menu, setMenu] = useState(false);
@@ -162,7 +189,7 @@ function App() {
     if (typeof data.dlq === 'number') setDlq(data.dlq);
     const b = softLimit(data);
     if (b) setBudgetNotice(`Customer key ${b.label} (${b.key_id}) spent ${b.spent} of its budget of ${b.budget} ${b.currency} per ${b.period}.`);
-    setVersion((v) => v + 1);
+    changed();
   });
   const [info, setInfo] = useState<NodeInfo | null>(null);
   useEffect(() => {
