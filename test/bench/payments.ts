@@ -12,6 +12,7 @@
  *               that has run a while); then every pair's balances and every node's chains are checked.
  *
  * Knobs (environment): BENCH_PAY_LATENCY_N (300), BENCH_PAY_LATENCY_WARMUP (1000), BENCH_PAY_SENDERS (2),
+ * BENCH_PEER_TRANSPORT (http: the nodes' default_transport_mode; HTTPS by default),
  * BENCH_PAY_CONTACTS (4 per sender), BENCH_PAY_TOTAL (2000 in the first and last rounds), BENCH_PAY_WARMUP (8000 in
  * the round between). The CPU figures split between the REST client, the senders and the receivers (with
  * BENCH_NODES=threads the nodes' CPU counts in this process's, so only the sum is printed). BENCH_NODE_ARGV gives
@@ -277,12 +278,19 @@ export async function fire(payers: BenchNode[], perSender: number, inFlight: num
   );
 }
 
+/** BENCH_PEER_TRANSPORT=http: the nodes talk plain HTTP to each other (a LAN's choice) instead of HTTPS. */
+async function peerTransport(nodes: BenchNode[]): Promise<void> {
+  const mode = process.env.BENCH_PEER_TRANSPORT;
+  if (mode) await Promise.all(nodes.map((t) => t.ok('PUT', '/api/v1/system/settings', { default_transport_mode: mode })));
+}
+
 export const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function latency(n: number): Promise<void> {
   const [A, B] = await Promise.all([BenchNode.start(), BenchNode.start()]);
   try {
     await A.ok('PUT', '/api/v1/system/settings', { rate_limit_enabled: false });
+    await peerTransport([A, B]);
     await connect(A, B, 'Bob');
     const rest: number[] = [];
     const samples: number[] = [];
@@ -327,6 +335,7 @@ async function throughput(senders: number, contactsPer: number, total: number, w
   try {
     // The bench sends more than an API key's default rate limit allows.
     await Promise.all(payers.map((p) => p.ok('PUT', '/api/v1/system/settings', { rate_limit_enabled: false })));
+    await peerTransport([...payers, ...payees]);
     for (let s = 0; s < senders; s++) {
       await Promise.all(Array.from({ length: contactsPer }, (_, c) => connect(payers[s]!, payees[s * contactsPer + c]!, `payee${c}`)));
     }
@@ -416,7 +425,7 @@ async function checkBooks(payers: BenchNode[], payees: BenchNode[], perContact: 
 }
 
 export async function benchPayments(): Promise<void> {
-  console.log(`\n[payments] every node in its own ${inProcesses ? 'process' : 'worker thread'}, loopback, HTTPS between nodes (signed + sealed envelopes), ${availableParallelism()} CPUs`);
+  console.log(`\n[payments] every node in its own ${inProcesses ? 'process' : 'worker thread'}, loopback, ${process.env.BENCH_PEER_TRANSPORT === 'http' ? 'HTTP' : 'HTTPS'} between nodes (signed + sealed envelopes), ${availableParallelism()} CPUs`);
   await latency(intEnv('BENCH_PAY_LATENCY_N', 300));
   await throughput(intEnv('BENCH_PAY_SENDERS', 2), intEnv('BENCH_PAY_CONTACTS', 4), intEnv('BENCH_PAY_TOTAL', 2000), intEnv('BENCH_PAY_WARMUP', 8000));
 }
