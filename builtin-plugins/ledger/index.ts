@@ -49,7 +49,13 @@ export default definePlugin({
       };
     });
     system.registerMetrics('ledger', () => ({ transactions_by_status: store.listings.counts() }));
+    // The chains' lines read ahead of the first pings, a chunk per turn, so none reads a long chain whole at once.
+    let stopping = false;
+    setImmediate(() =>
+      store.chains.readLinesAhead(() => stopping).catch((err: unknown) => ctx.log.warn('chain lines not read ahead', { error: err instanceof Error ? err.message : String(err) })),
+    );
     ctx.onStop(async () => {
+      stopping = true;
       await queue.stop();
       deadLetters.stop();
     });

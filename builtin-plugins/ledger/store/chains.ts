@@ -133,10 +133,30 @@ export class Chains {
    * its place is read again from the start.
    */
   line(contactHash: string, currency: string): ChainLine {
+    return this.#walk(contactHash, currency, Infinity) as ChainLine;
+  }
+
+  /**
+   * Reads every chain's line ahead of the checks that will ask for it, a chunk of links per turn of the event loop:
+   * after a start, the first ping of a contact would otherwise read a long chain whole at once (about 1.5 µs a link,
+   * 15 s for 10 million). What it has read counts for `line`, which goes on from there. Stops when `stopped()` says so.
+   */
+  async readLinesAhead(stopped: () => boolean): Promise<void> {
+    for (const { contactHash, currency } of this.chainsOnLines()) {
+      while (!stopped() && this.#walk(contactHash, currency, 1) === 'more') await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** `line`, reading at most `chunks` chunks: 'more' when the chain goes on (what was read is kept). */
+  #walk(contactHash: string, currency: string, chunks: number): ChainLine | 'more' {
     const key = `${contactHash}|${currencyKey(currency)}`;
     let end: LineEnd | null = this.#lines.get(key) ?? null;
     if (end && this.#stillAt.get(end.txid, end.pos, end.seq) === undefined) end = null;
-    for (;;) {
+    for (let read = 0; ; read++) {
+      if (read === chunks) {
+        if (end) this.#lines.set(key, end);
+        return 'more';
+      }
       const rows = this.#lineChunk.all(contactHash, currencyKey(currency), end?.pos ?? -1, end?.pos ?? -1, end?.seq ?? -1) as [number, number, string, string | null][];
       for (const [pos, seq, txid, prev] of rows) {
         if (prev !== (end?.txid ?? null)) {

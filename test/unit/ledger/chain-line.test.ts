@@ -143,4 +143,26 @@ describe('a chain read as one line', () => {
     expect(store.chains.chainCurrencies(BOB)).toEqual(['VWL']);
     expect(store.chains.chainCurrencies('cc'.repeat(32))).toEqual([]);
   });
+
+  it('reads the lines ahead of the checks, a chunk per turn, and the checks go on from there', async () => {
+    const long = () => {
+      const made = setup();
+      made.db.transaction(() => {
+        let prev: string | null = null;
+        for (let i = 0; i < 9000; i++) prev = made.settle(`t${i}`, prev).txid;
+      })();
+      return made;
+    };
+    const spoil = (db: ReturnType<typeof setup>['db']) => db.prepare("UPDATE ledger_tx SET prev_txid = 'x' WHERE txid = 't100'").run();
+    // Read ahead whole: a row spoilt behind the store's back afterwards is not read again.
+    const ahead = long();
+    await ahead.store.chains.readLinesAhead(() => false);
+    spoil(ahead.db);
+    expect(ahead.line()).toEqual({ linear: true, head: { txid: 't8999', prev: 't8998' } });
+    // Stopped before it read anything: the check reads the chain whole and finds the row.
+    const stopped = long();
+    await stopped.store.chains.readLinesAhead(() => true);
+    spoil(stopped.db);
+    expect(stopped.line()).toEqual({ linear: false });
+  });
 });
