@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     await benchExport(intEnv('BENCH_EXPORT_ROWS', 1_000_000));
   }
   if (wanted('chain')) {
-    console.log("\n[chain] a long chain's checks, in-process: verify-chain's full audit against the links and totals the node's own checks read");
+    console.log("\n[chain] a long chain's checks, in-process: verify-chain's full audit, the links and totals a repair reads, and the line pings and the check after payments read");
     await benchChainChecks(intEnv('BENCH_CHAIN_ROWS', 50_000));
   }
   if (wanted('mcp')) {
