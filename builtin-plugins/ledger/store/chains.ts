@@ -25,6 +25,13 @@ export interface ChainPlace {
   seq: number;
 }
 
+/**
+ * The settled rows after a place, in chain order (a keyset on position then seq): what a read of a chain a chunk at a
+ * time appends to its WHERE, with `placeArgs(after)` (from the start when `after` is null).
+ */
+const AFTER_PLACE = `chain_pos >= ? AND (chain_pos > ? OR seq > ?) ORDER BY chain_pos, seq`;
+const placeArgs = (after: ChainPlace | null): [number, number, number] => [after?.pos ?? -1, after?.pos ?? -1, after?.seq ?? -1];
+
 /** The last row of a chain's prefix found to be one line: its place, txid and previous txid. */
 interface LineEnd extends ChainPlace {
   txid: string;
@@ -58,6 +65,9 @@ export class Chains {
   readonly #complete: Statement;
   readonly #lineChunk: Statement;
   readonly #stillAt: Statement;
+  /** A chain's first settled row's currency, archived and live: `chainsOnLines` seeks them for every ping. */
+  readonly #firstArchived: Statement;
+  readonly #firstLive: Statement;
   #pos: number | null = null;
   /**
    * Per chain, where its last check found the line unbroken. In memory only: rows lost behind the node's back (a database
@@ -80,11 +90,16 @@ export class Chains {
     );
     this.#lineChunk = db
       .prepare(
-        `SELECT chain_pos, seq, txid, prev_txid FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED}
-           AND chain_pos >= ? AND (chain_pos > ? OR seq > ?) ORDER BY chain_pos, seq LIMIT ${LINE_CHUNK}`,
+        `SELECT chain_pos, seq, txid, prev_txid FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} AND ${AFTER_PLACE} LIMIT ${LINE_CHUNK}`,
       )
       .raw(true);
     this.#stillAt = db.prepare(`SELECT 1 FROM ledger_tx_all WHERE txid = ? AND chain_pos = ? AND seq = ? AND status = 'completed'`).pluck();
+    // A chain's first rows are in the archive once archival moved them, else live: each table is sought along its chain
+    // index (through the view, the planner read every settled row of the chain to sort them).
+    const first = (table: string, index: string): Statement =>
+      db.prepare(`SELECT currency FROM ${table} INDEXED BY ${index} WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos LIMIT 1`).pluck();
+    this.#firstArchived = first('ledger_tx_archive', 'ledger_tx_archive_chain');
+    this.#firstLive = first('ledger_tx', 'ledger_tx_chain');
   }
 
   /** Marks a row completed at the end of its chain and adds it to the balances; returns its chain position. Call inside a transaction. */
@@ -157,7 +172,7 @@ export class Chains {
         if (end) this.#lines.set(key, end);
         return 'more';
       }
-      const rows = this.#lineChunk.all(contactHash, currencyKey(currency), end?.pos ?? -1, end?.pos ?? -1, end?.seq ?? -1) as [number, number, string, string | null][];
+      const rows = this.#lineChunk.all(contactHash, currencyKey(currency), ...placeArgs(end)) as [number, number, string, string | null][];
       for (const [pos, seq, txid, prev] of rows) {
         if (prev !== (end?.txid ?? null)) {
           this.#lines.delete(key);
@@ -191,11 +206,10 @@ export class Chains {
     const rows = this.statements
       .get(
         `SELECT chain_pos, seq, txid, prev_txid, from_hash, to_hash, amount_whole, amount_frac, content, sender_sig, recipient_sig, counterparty_pubkey
-           FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} AND chain_pos >= ? AND (chain_pos > ? OR seq > ?)
-           ORDER BY chain_pos, seq LIMIT ${AUDIT_CHUNK}`,
+           FROM ledger_tx_all WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} AND ${AFTER_PLACE} LIMIT ${AUDIT_CHUNK}`,
         true,
       )
-      .all(contactHash, currencyKey(currency), after?.pos ?? -1, after?.pos ?? -1, after?.seq ?? -1) as {
+      .all(contactHash, currencyKey(currency), ...placeArgs(after)) as {
       chain_pos: bigint;
       seq: bigint;
       txid: string;
@@ -301,13 +315,9 @@ export class Chains {
    * of 50,000). `chainPairs` still reads the rows, for an audit that trusts no table but the chain's.
    */
   chainsOnLines(contactHash?: string): { contactHash: string; currency: string }[] {
-    // A chain's first rows are in the archive once archival moved them, else live: each table is sought along its chain
-    // index (through the view, the planner read every settled row of the chain to sort them).
-    const first = (table: string, index: string) =>
-      this.statements.get(`SELECT currency FROM ${table} INDEXED BY ${index} WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos LIMIT 1`).pluck();
     return this.balances.list(contactHash).flatMap((b) => {
       const key = currencyKey(b.currency);
-      const spelt = (first('ledger_tx_archive', 'ledger_tx_archive_chain').get(b.contactHash, key) ?? first('ledger_tx', 'ledger_tx_chain').get(b.contactHash, key)) as string | undefined;
+      const spelt = (this.#firstArchived.get(b.contactHash, key) ?? this.#firstLive.get(b.contactHash, key)) as string | undefined;
       return spelt === undefined ? [] : [{ contactHash: b.contactHash, currency: spelt }];
     });
   }
