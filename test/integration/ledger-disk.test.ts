@@ -36,7 +36,7 @@ describe('a payment to a node whose disk refuses writes', () => {
   it('is refused with insufficient_storage while the disk fails, then completes once', async () => {
     writeFileSync(flag, 'full');
     const txid = await send(B, 'Alice', '5');
-    const held = await waitFor(() => tx(B, txid), (t) => /insufficient_storage/.test(t?.failure_reason ?? ''), 'the refusal on the payer');
+    const held = await waitFor(() => tx(B, txid), (t) => t?.status !== 'sending' && /insufficient_storage/.test(t?.failure_reason ?? ''), 'the refusal on the payer');
     expect(held.status).toBe('pending');
     expect(await tx(A, txid)).toBeNull();
     const health = (await (await fetch(`${A.node.baseUrl}/healthz`)).json()) as { data: unknown };
@@ -60,7 +60,9 @@ describe('a payment to a node whose disk refuses writes', () => {
       // A message of the node's outbox (a payment request) waits the same way.
       await ok(B, 'POST', '/api/v1/requests', { contact: 'Alice', amount: '3', currency: 'VWL', description: 'Lunch' });
       await new Promise((r) => setTimeout(r, 5000));
-      const waiting = await tx(B, txid);
+      // Between two refusals the payment is pending; during an attempt (a few ms of every ~0.1 s) it is sending.
+      // Failed is final, so seeing it pending again after 5 s shows it was never failed.
+      const waiting = await waitFor(() => tx(B, txid), (t) => t?.status !== 'sending', 'the payment between two attempts', 2_000);
       expect(waiting).toMatchObject({ status: 'pending' });
       expect(waiting.failure_reason).toMatch(/^insufficient_storage: /);
       // The payee refused it many more times than the five a delivery failure counts, every ~0.1 s.
