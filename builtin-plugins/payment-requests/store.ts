@@ -5,6 +5,7 @@
  *                     requester's id (unique per direction); amounts as whole + frac; times in ms since the epoch.
  */
 import type { Database, Statement } from 'better-sqlite3';
+import { keyAfterArchive, moveLiveAfterArchive } from '../../sdk/archive-keys.js';
 import { likeLiteral, type Migration } from '../../sdk/index.js';
 import { fromParts, toParts, type Minor } from '../../sdk/money.js';
 import type { ExportedRequest, RequestExportFilter } from './api.js';
@@ -82,6 +83,12 @@ export const migrations: readonly Migration[] = [
       CREATE VIEW payment_requests_all AS
         SELECT *, 'live' AS source FROM payment_requests UNION ALL SELECT *, 'archive' AS source FROM payment_requests_archive;
     `,
+  },
+  {
+    // Requests inserted after every request had moved to the archive took archived ids again (inserts now take the id
+    // after both tables): they move after the archive, so that an id names one request and archival goes on.
+    version: 4,
+    up: (db) => void moveLiveAfterArchive(db, 'payment_requests', 'payment_requests_archive', 'id'),
   },
 ];
 
@@ -215,10 +222,11 @@ export class RequestStore {
     /** Told of every row written (inside the transaction that writes it). */
     private readonly changed: (row: RequestRow) => void = () => undefined,
   ) {
-    this.#insert = db.prepare(`INSERT INTO payment_requests (request_id, direction, status, contact_hash, requester_hash, recipient_hash,
+    // After every request, live or archived: a quiet node's archival moves every request, the newest too.
+    this.#insert = db.prepare(`INSERT INTO payment_requests (id, request_id, direction, status, contact_hash, requester_hash, recipient_hash,
         stored_contact_name, requester_address, address_type, amount_whole, amount_frac, currency, description, delivery, created_at,
         expires_at, updated_at)
-      VALUES (@request_id, @direction, 'pending', @contact_hash, @requester_hash, @recipient_hash, @stored_contact_name,
+      VALUES (${keyAfterArchive('payment_requests', 'payment_requests_archive', 'id')}, @request_id, @direction, 'pending', @contact_hash, @requester_hash, @recipient_hash, @stored_contact_name,
         @requester_address, @address_type, @amount_whole, @amount_frac, @currency, @description, @delivery, @created_at, @expires_at,
         @created_at)`);
     this.#byRequest = db.prepare('SELECT * FROM payment_requests_all WHERE request_id = ? ORDER BY id').safeIntegers(true);

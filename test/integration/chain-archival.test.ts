@@ -168,6 +168,24 @@ describe('archival', () => {
     expect((await ok(A, 'GET', '/api/v1/chain/verify', undefined, { contact_pubkey_hash: hashOf(B) })).ok).toBe(true);
   });
 
+  it('a request made once every request is archived takes an id of its own, and is archived in its turn', async () => {
+    const asked = (await ok(B, 'POST', '/api/v1/requests', { contact: 'Alice', amount: '0.75', currency: 'VWL' })).request_id;
+    await waitFor(() => requests(A), (r) => r.incoming.some((q: any) => q.request_id === asked), 'the new request on Alice');
+    await ok(A, 'POST', '/api/v1/requests/decline', { request_id: asked });
+    await waitFor(() => requests(B), (r) => r.outgoing.find((q: any) => q.request_id === asked)?.status === 'declined', 'the decline on Bob');
+    const listed = await requests(A);
+    expect(listed.incoming).toHaveLength(3);
+
+    justBefore(1, 0);
+    await A.restart({ NODE_PORT: String(A.node.port) });
+    await waitFor(async () => count(A, 'payment_requests_archive'), (n) => n === 3, 'the new request archived', 15_000);
+    offset = 0;
+    expect(count(A, 'payment_requests')).toBe(0);
+    expect(await requests(A)).toEqual(listed);
+    const ids = ndjson((await download(A, 'payment_requests', { view: 'full', format: 'json' })).text).map((r) => r.request_id);
+    expect(ids.sort()).toEqual(listed.incoming.map((q: any) => q.request_id).sort());
+  });
+
   it('an archived row altered: the checkpoint mismatches, verify-chain exits 1', async () => {
     await edit(A, [`UPDATE ledger_tx_archive SET recipient_sig = sender_sig WHERE txid = '${withBob[0]}'`]);
     const chain = await chainWith(A, B);
