@@ -114,7 +114,7 @@ export class LedgerCore {
    */
   update(row: TxRow, patch: TxPatch): TxRow {
     const now = this.now();
-    this.store.transactions.patch(row.seq, patch, now);
+    this.store.transactions.patch(row, patch, now);
     // The patch names TxRow fields: the updated row is the old one with the patch applied (no re-read).
     const updated = applyPatch(row, patch, now);
     if (patch.status && FINAL_STATUSES.includes(patch.status) && patch.status !== 'completed') this.#final(updated);
@@ -139,7 +139,7 @@ export class LedgerCore {
 
   #completeAs(row: TxRow, patch: TxPatch, store: (patched: TxRow, now: number) => number | null): TxRow {
     const now = this.now();
-    if (Object.keys(patch).length) this.store.transactions.patch(row.seq, patch, now);
+    if (Object.keys(patch).length) this.store.transactions.patch(row, patch, now);
     const patched = applyPatch(row, patch, now);
     const chainPos = store(patched, now);
     const updated: TxRow = {
@@ -159,7 +159,7 @@ export class LedgerCore {
   /** A row completed by `settle` takes its place in the chain with its signed entry (in the caller's transaction). */
   chainIn(row: TxRow, patch: TxPatch): TxRow {
     const now = this.now();
-    this.store.transactions.patch(row.seq, patch, now);
+    this.store.transactions.patch(row, patch, now);
     const chainPos = this.store.chains.chainIn(row, now);
     return { ...applyPatch(row, patch, now), chainPos };
   }

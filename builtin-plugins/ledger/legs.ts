@@ -223,7 +223,7 @@ export function createLegService(core: LedgerCore, queue: SendQueue): LegApi {
     legsOf: (routeHash): LedgerTx[] => store.listings.legsOf(routeHash).map(publicTx),
     creditAvailable: (contactHash, currency) => creditAvailable(contactHash, currency),
     clearable: (contactHash, currency) => clearable(contactHash, currency),
-    feeEarnings: () => store.listings.feeEarnings(),
+    feeEarnings: () => store.fees.read(),
     feeEarningsByDay: (f) => store.listings.feeEarningsByDay(f),
 
     registerRouter(r) {

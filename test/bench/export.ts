@@ -6,7 +6,8 @@
  * no node runs; then the node starts in a child process and the export streams. Figures: rows per second from the
  * request to the last byte, and the node's resident memory (VmRSS sampled every 10 ms; VmHWM is the process's peak
  * since its start) against the issue's goal of 250,000 rows/s under 150 MB, and the node's CPU time per export (rows per
- * CPU second: what one idle core would stream, a figure the other load of a shared machine barely moves).
+ * CPU second: what one idle core would stream, a figure the other load of a shared machine barely moves). Then the
+ * listing's first page over the same rows under the history's filters.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -121,6 +122,35 @@ export async function benchExport(rows: number): Promise<void> {
   }
 }
 
+/**
+ * The listing's first page over the same rows, as the GUI's history asks it: no filter, each type, two statuses, and
+ * an amount bound every row meets. Each answer counts its total. p50 of 21 calls each.
+ */
+async function measureListing(creds: Credentials, rows: number): Promise<void> {
+  const p50 = async (query: Record<string, string>): Promise<{ ms: number; total: number }> => {
+    const times: number[] = [];
+    let total = 0;
+    for (let i = 0; i < 21; i++) {
+      const started = performance.now();
+      const res = await signedGet(creds, '/api/v1/wallet/transactions', { limit: '20', ...query });
+      const chunks: Buffer[] = [];
+      for await (const chunk of res as AsyncIterable<Buffer>) chunks.push(chunk);
+      if (res.statusCode !== 200) throw new Error(`the listing answered ${res.statusCode}`);
+      times.push(performance.now() - started);
+      total = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { pagination: { total: number } } }).data.pagination.total;
+    }
+    return { ms: times.sort((a, b) => a - b)[10]!, total };
+  };
+  const filters: Record<string, string>[] = [{}, { type: 'sent' }, { type: 'received' }, { type: 'relay' }, { status: 'completed' }, { status: 'failed' }, { amount_min: '0.00000001' }];
+  const figures: string[] = [];
+  for (const filter of filters) {
+    const { ms, total } = await p50(filter);
+    if (Object.keys(filter).length === 0 && total !== rows) console.log(`  warning: the listing's total is ${total}, expected ${rows}`);
+    figures.push(`${Object.entries(filter).map(([k, v]) => `${k}=${v}`)[0] ?? 'no filter'} ${ms.toFixed(2)} ms (${total.toLocaleString('en-US')})`);
+  }
+  console.log(`  GET /wallet/transactions?limit=20, p50 of 21 (total): ${figures.join(', ')}`);
+}
+
 async function cpuOf(child: ChildProcess): Promise<number> {
   child.send('cpu');
   for (;;) {
@@ -169,6 +199,7 @@ export async function measureExports(dataDir: string, rows: number): Promise<voi
         if (exported !== rows) console.log(`  warning: expected ${rows} rows`);
       }
       console.log(`  node process peak RSS since its start (VmHWM): ${mb(procStatus(pid, 'VmHWM'))}`);
+      await measureListing(creds, rows);
     } finally {
       child.send('stop');
       await once(child, 'exit');

@@ -5,6 +5,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { PreparedStatements } from '../../../sdk/index.js';
 import type { Balances } from './balances.js';
+import type { FeeTotals } from './fees.js';
 import { currencyKey, type TxRow } from './rows.js';
 
 /**
@@ -79,6 +80,7 @@ export class Chains {
     db: Database,
     private readonly statements: PreparedStatements,
     private readonly balances: Balances,
+    private readonly fees: FeeTotals,
   ) {
     this.#head = db.prepare(
       `SELECT txid FROM ledger_tx WHERE contact_hash = ? AND currency_key = ? AND ${CHAINED} ORDER BY chain_pos DESC LIMIT 1`,
@@ -118,7 +120,7 @@ export class Chains {
   }
 
   #completeAt(row: TxRow, pos: number | null, now: number): void {
-    this.#complete.run(pos, now, now, row.seq);
+    this.fees.aroundStatus(row, row.status, 'completed', () => this.#complete.run(pos, now, now, row.seq));
     this.balances.add(row.contactHash, row.currency, row.type === 'received' ? 'received' : 'sent', row.amount, now);
   }
 

@@ -77,23 +77,6 @@ export class Listings {
   }
 
   /**
-   * Fees earned relaying, per currency: for each route whose two legs here both completed, what came in minus what
-   * went out (exactly the relay's fee).
-   */
-  feeEarnings(): Record<string, Minor> {
-    const rows = this.statements.get(
-      `SELECT MIN(currency) AS currency, SUM(CASE WHEN type = 'received' THEN amount_whole ELSE -amount_whole END) AS w,
-         SUM(CASE WHEN type = 'received' THEN amount_frac ELSE -amount_frac END) AS f
-         FROM ledger_tx_all WHERE relay = 1 AND memo IN (
-           SELECT memo FROM ledger_tx_all WHERE memo <> 'standard' AND relay = 1
-           GROUP BY memo HAVING COUNT(*) = 2 AND SUM(status = 'completed') = 2)
-         GROUP BY currency_key`,
-      true,
-    ).all() as { currency: string; w: bigint; f: bigint }[];
-    return Object.fromEntries(rows.map((r) => [r.currency, fromParts(r.w, r.f)]));
-  }
-
-  /**
    * The same fees per UTC day (the day the later leg completed) and currency, oldest first, `completedAt` within
    * [from, to); `total` counts the groups.
    */

@@ -3,6 +3,8 @@
  * moves, and what the direct refunds of it add up to.
  */
 import type { Database, Statement } from 'better-sqlite3';
+import { keyAfterArchive } from '../../../sdk/archive-keys.js';
+import type { FeeLeg, FeeTotals } from './fees.js';
 import { fromParts, toParts, type Minor } from '../../../sdk/money.js';
 import type { TxStatus } from '../api.js';
 import { MEMO_STANDARD } from '../content.js';
@@ -43,6 +45,9 @@ export interface InsertTx {
   /** A debt-cycle clearing's leg (its signed content says so): tx_type `clearing`. */
   kind?: string;
 }
+
+/** A row about to change, as `patch` needs it. */
+export type PatchedRow = Pick<TxRow, 'seq' | 'status'> & FeeLeg;
 
 /** Changes the sender's queue makes to a row; unspecified columns keep their value. */
 export interface TxPatch {
@@ -94,11 +99,15 @@ export class Transactions {
   readonly #refunds: Statement;
   readonly #patchCache = new Map<string, Statement>();
 
-  constructor(private readonly db: Database) {
-    this.#insert = db.prepare(`INSERT INTO ledger_tx (txid, type, status, contact_hash, counterparty_pubkey, from_hash, to_hash,
+  constructor(
+    private readonly db: Database,
+    private readonly fees: FeeTotals,
+  ) {
+    // After every row, live or archived: the newest row moves to the archive when it settled before an older one.
+    this.#insert = db.prepare(`INSERT INTO ledger_tx (seq, txid, type, status, contact_hash, counterparty_pubkey, from_hash, to_hash,
         amount_whole, amount_frac, currency, currency_key, time_us, salt, prev_txid, description, expires_at, content, sender_sig,
         recipient_sig, sender_address, receiver_address, refund_of, memo, tx_type, relay, lock_condition, created_at, updated_at)
-      VALUES (@txid, @type, @status, @contact_hash, @counterparty_pubkey, @from_hash, @to_hash, @amount_whole, @amount_frac, @currency,
+      VALUES (${keyAfterArchive('ledger_tx', 'ledger_tx_archive', 'seq')}, @txid, @type, @status, @contact_hash, @counterparty_pubkey, @from_hash, @to_hash, @amount_whole, @amount_frac, @currency,
         @currency_key, @time_us, @salt, @prev_txid, @description, @expires_at, @content, @sender_sig, @recipient_sig, @sender_address,
         @receiver_address, @refund_of, @memo, @tx_type, @relay, @lock_condition, @now, @now)`);
     this.#byTxid = db.prepare('SELECT * FROM ledger_tx WHERE txid = ?').safeIntegers(true);
@@ -113,7 +122,8 @@ export class Transactions {
 
   insert(t: InsertTx): TxRow {
     const { whole, frac } = toParts(t.amount);
-    const info = this.#insert.run({
+    const run = (params: Record<string, unknown>) => this.fees.around({ relay: t.relay === true, memo: t.memo ?? MEMO_STANDARD }, () => this.#insert.run(params));
+    const info = run({
       txid: t.txid,
       type: t.type,
       status: t.status,
@@ -194,7 +204,8 @@ export class Transactions {
     return r ? toRow(r) : null;
   }
 
-  patch(seq: number, patch: TxPatch, now: number): void {
+  /** Changes `row` (as it stands before the change: its status, route and relay flag count for the fees earned). */
+  patch(row: PatchedRow, patch: TxPatch, now: number): void {
     const keys = (Object.keys(patch) as (keyof TxPatch)[]).filter((k) => patch[k] !== undefined).sort();
     const sig = keys.join(',');
     let stmt = this.#patchCache.get(sig);
@@ -203,12 +214,12 @@ export class Transactions {
       stmt = this.db.prepare(`UPDATE ledger_tx SET ${[...sets, 'updated_at = @now'].join(', ')} WHERE seq = @seq`);
       this.#patchCache.set(sig, stmt);
     }
-    const params: Record<string, unknown> = { seq, now };
+    const params: Record<string, unknown> = { seq: row.seq, now };
     for (const k of keys) {
       const v = patch[k];
       params[k] = typeof v === 'boolean' ? (v ? 1 : 0) : v;
     }
-    stmt.run(params);
+    this.fees.aroundStatus(row, row.status, patch.status, () => stmt.run(params));
   }
 
   refunded(txid: string): Minor {

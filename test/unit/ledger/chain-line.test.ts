@@ -8,9 +8,8 @@ import { LedgerStore } from '../../../builtin-plugins/ledger/store.js';
 import { migrations } from '../../../builtin-plugins/ledger/store/tables.js';
 import type { TxRow } from '../../../builtin-plugins/ledger/store/rows.js';
 import { migratedDatabase } from '../../support/db.js';
+import { BOB, newTx } from './rows.js';
 
-const ME = 'aa'.repeat(32);
-const BOB = 'bb'.repeat(32);
 
 function setup() {
   const db = migratedDatabase(migrations);
@@ -18,29 +17,7 @@ function setup() {
   let n = 0;
   /** A payment to Bob settled at the end of the chain, linked onto `prev`. */
   const settle = (txid: string, prev: string | null, currency = 'VWL', chained = true): TxRow => {
-    const row = store.transactions.insert({
-      txid,
-      type: 'sent',
-      status: 'accepted',
-      contactHash: BOB,
-      counterpartyPublicKey: null,
-      fromHash: ME,
-      toHash: BOB,
-      amount: 1n,
-      currency,
-      timeMicros: ++n,
-      salt: 's',
-      prevTxid: prev,
-      description: null,
-      expiresAt: null,
-      content: null,
-      senderSignature: null,
-      recipientSignature: null,
-      senderAddress: null,
-      receiverAddress: null,
-      refundOf: null,
-      now: n,
-    });
+    const row = store.transactions.insert(newTx(txid, ++n, { status: 'accepted', currency, prevTxid: prev }));
     if (chained) store.chains.complete(row, n);
     else store.chains.settle(row, n);
     return row;
