@@ -120,7 +120,7 @@ export class Chains {
   }
 
   #completeAt(row: TxRow, pos: number | null, now: number): void {
-    this.fees.aroundStatus(row, row.status, 'completed', () => this.#complete.run(pos, now, now, row.seq));
+    this.fees.aroundStatus(row, 'completed', () => this.#complete.run(pos, now, now, row.seq));
     this.balances.add(row.contactHash, row.currency, row.type === 'received' ? 'received' : 'sent', row.amount, now);
   }
 

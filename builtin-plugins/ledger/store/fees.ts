@@ -46,9 +46,9 @@ export class FeeTotals {
     return result;
   }
 
-  /** Runs `write` (a leg's status changed from `from` to `to`), the route counted anew if its completion changes. */
-  aroundStatus<T>(leg: FeeLeg, from: TxStatus, to: TxStatus | undefined, write: () => T): T {
-    return to !== undefined && (from === 'completed') !== (to === 'completed') ? this.around(leg, write) : write();
+  /** Runs `write` (the leg's status, as it stands, changed to `to`), the route counted anew if its completion changes. */
+  aroundStatus<T>(leg: FeeLeg & { status: TxStatus }, to: TxStatus | undefined, write: () => T): T {
+    return to !== undefined && (leg.status === 'completed') !== (to === 'completed') ? this.around(leg, write) : write();
   }
 
   /** Per currency, for the routes that count. */

@@ -4,10 +4,10 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { keyAfterArchive } from '../../../sdk/archive-keys.js';
-import type { FeeLeg, FeeTotals } from './fees.js';
 import { fromParts, toParts, type Minor } from '../../../sdk/money.js';
 import type { TxStatus } from '../api.js';
 import { MEMO_STANDARD } from '../content.js';
+import type { FeeLeg, FeeTotals } from './fees.js';
 import { currencyKey, toRow, type RawRow, type TxRow } from './rows.js';
 
 const TX_TYPE_STANDARD = 'standard';
@@ -122,8 +122,7 @@ export class Transactions {
 
   insert(t: InsertTx): TxRow {
     const { whole, frac } = toParts(t.amount);
-    const run = (params: Record<string, unknown>) => this.fees.around({ relay: t.relay === true, memo: t.memo ?? MEMO_STANDARD }, () => this.#insert.run(params));
-    const info = run({
+    const params = {
       txid: t.txid,
       type: t.type,
       status: t.status,
@@ -151,7 +150,8 @@ export class Transactions {
       relay: t.relay ? 1 : 0,
       lock_condition: t.condition ?? null,
       now: t.now,
-    });
+    };
+    const info = this.fees.around({ relay: t.relay === true, memo: params.memo }, () => this.#insert.run(params));
     return {
       seq: Number(info.lastInsertRowid),
       txid: t.txid,
@@ -219,7 +219,7 @@ export class Transactions {
       const v = patch[k];
       params[k] = typeof v === 'boolean' ? (v ? 1 : 0) : v;
     }
-    this.fees.aroundStatus(row, row.status, patch.status, () => stmt.run(params));
+    this.fees.aroundStatus(row, patch.status, () => stmt.run(params));
   }
 
   refunded(txid: string): Minor {
