@@ -36,6 +36,7 @@ import { deriveNodeKeys, deriveSubkey, pubkeyHash, type NodeKeys } from './crypt
 import { generateMnemonic, isValidMnemonic, mnemonicToSeed, normalizeMnemonic } from './crypto/mnemonic.js';
 import { onionAddress, torHiddenServiceFiles, type TorHiddenServiceFiles } from './crypto/onion.js';
 import { open, OpenedSessions, openSession, seal, type Sealed } from './crypto/seal.js';
+import { PairKeys, type PairDirection } from './crypto/pair-key.js';
 import { sign, verify } from './crypto/sign.js';
 import { IDENTITY_FILE, MASTER_KEY_FILE } from './data-files.js';
 
@@ -82,12 +83,14 @@ export class Identity {
   readonly #mnemonic: string;
   readonly #keys: NodeKeys;
   readonly #openedSessions = new OpenedSessions();
+  readonly #pairKeys: PairKeys;
 
   private constructor(mnemonic: string) {
     this.#mnemonic = normalizeMnemonic(mnemonic);
     this.#keys = deriveNodeKeys(mnemonicToSeed(this.#mnemonic));
     this.pubkeyHash = pubkeyHash(this.#keys.signing.publicRaw);
     this.onionAddress = onionAddress(this.#keys.onion.publicRaw);
+    this.#pairKeys = new PairKeys(this.#keys.sealing.privateKey, this.#keys.sealing.publicRaw);
   }
 
   /** An identity held only in memory (nothing written); loadOrCreateIdentity is the persistent path. */
@@ -133,6 +136,14 @@ export class Identity {
   /** Like `open`, also returning the key the reply to this message is sealed with. */
   openSession(sealed: Sealed, aad: BytesLike): { plaintext: Buffer; replyKey: Buffer } {
     return openSession(this.#keys.sealing.privateKey, this.#keys.sealing.publicRaw, sealed, aad, this.#openedSessions);
+  }
+
+  /**
+   * The key this node shares with the holder of a sealing key, for requests to it (`to`) or from it (`from`).
+   * Throws CryptoError('bad-key') for a key X25519 refuses.
+   */
+  pairKey(peerSealingPublicKey: Uint8Array, direction: PairDirection): Buffer {
+    return this.#pairKeys.key(peerSealingPublicKey, direction);
   }
 
   /** A 32-byte at-rest key for one purpose, e.g. storageKey('api-secrets'). */

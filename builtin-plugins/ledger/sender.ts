@@ -44,6 +44,7 @@ const NOT_DELIVERED = new Set([
   'wrong_recipient',
   'expired',
   'bad_signature',
+  'signature_required',
   'undecryptable',
   'unexpected_sender',
   'replay',
@@ -539,14 +540,20 @@ export class SendQueue implements RetryQueue {
 
   /** Completes a payment the contact countersigned; returns the credit it says it still extends (null if not told). */
   #accepted(row: TxRow, data: Partial<SendReply>, peerKey: Buffer): bigint | null {
-    let content;
+    let prev: string | null;
     try {
       if (data.status !== 'completed') throw new ContentError(`unexpected status ${String(data.status)}`);
-      content = parseContent(data.content);
-      if (content.txid !== row.txid || content.from !== row.fromHash || content.to !== row.toHash || content.amountMinor !== row.amount) {
-        throw new ContentError('the countersigned content is not this payment');
+      if (data.content === row.content) {
+        // The very bytes this node built from the row and signed: nothing in them to check again.
+        prev = row.prevTxid;
+      } else {
+        const content = parseContent(data.content);
+        if (content.txid !== row.txid || content.from !== row.fromHash || content.to !== row.toHash || content.amountMinor !== row.amount) {
+          throw new ContentError('the countersigned content is not this payment');
+        }
+        if (currencyKey(content.currency) !== row.currencyKey) throw new ContentError('the countersigned currency differs');
+        prev = content.prev;
       }
-      if (currencyKey(content.currency) !== row.currencyKey) throw new ContentError('the countersigned currency differs');
       const bytes = signedBytes(data.content!);
       if (typeof data.recipient_signature !== 'string' || !this.#ctx.identity.verify(peerKey, bytes, Buffer.from(data.recipient_signature, 'base64url'))) {
         throw new ContentError('the recipient signature does not verify');
@@ -565,13 +572,13 @@ export class SendQueue implements RetryQueue {
       const r = this.core.store.transactions.get(row.txid);
       if (!r || r.status === 'completed') return null;
       const head = this.core.store.chains.head(r.contactHash, r.currency);
-      const anomaly = head !== content.prev;
+      const anomaly = head !== prev;
       if (anomaly) {
-        this.#ctx.log.error('completed payment does not extend the local chain head', { txid: r.txid, head, prev: content.prev });
+        this.#ctx.log.error('completed payment does not extend the local chain head', { txid: r.txid, head, prev });
       }
       this.core.complete(r, {
         content: data.content!,
-        prevTxid: content.prev,
+        prevTxid: prev,
         senderSignature: data.content === row.content ? row.senderSignature : data.sender_signature!,
         recipientSignature: data.recipient_signature!,
         counterpartyPublicKey: peerKey.toString('base64url'),

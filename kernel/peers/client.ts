@@ -18,6 +18,8 @@ const HELLO_PATH = '/peer/v1/hello';
  */
 const HELLO_REUSE_MS = 60_000;
 const MAX_REMEMBERED_HELLOS = 1024;
+/** Peers remembered as taking a pair MAC (the most recent): far more than one node deals with. */
+const MAX_MAC_PEERS = 65_536;
 
 /**
  * Told of every message sent or handled, for metrics: `type` is the body's type (on the way in, one a plugin handles,
@@ -69,6 +71,8 @@ export class PeerClient {
   readonly #repins = new Map<string, Promise<OpenedHello | null>>();
   /** Recent hellos by the addresses they were fetched at, oldest first. */
   readonly #hellos = new Map<string, { hello: OpenedHello; until: number }>();
+  /** Key hashes of the peers whose last reply said `ma`: requests to them carry a pair MAC, not a signature. Oldest first. */
+  readonly #macPeers = new Set<string>();
 
   constructor(
     private readonly identity: Identity,
@@ -231,6 +235,17 @@ export class PeerClient {
     return hello;
   }
 
+  /** Remembers whether a peer's last reply said it takes a pair MAC from this node. */
+  #takesMac(pubkeyHash: string, takes: boolean): void {
+    if (!takes) {
+      this.#macPeers.delete(pubkeyHash);
+      return;
+    }
+    if (this.#macPeers.has(pubkeyHash)) return;
+    this.#macPeers.add(pubkeyHash);
+    if (this.#macPeers.size > MAX_MAC_PEERS) this.#macPeers.delete(this.#macPeers.values().next().value!);
+  }
+
   async #sealedRequest(
     target: PeerTarget,
     recipient: { pubkeyHash: string; sealingKey: Buffer },
@@ -241,7 +256,9 @@ export class PeerClient {
   ): Promise<PeerReply & { address: string }> {
     const { pubkeyHash, sealingKey } = recipient;
     const now = Date.now();
-    const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid, repeatable }, now, this.#sessions);
+    const byMac = this.#macPeers.has(pubkeyHash);
+    const macKey = byMac ? this.identity.pairKey(sealingKey, 'to') : undefined;
+    const { wire, nonce, replyKey } = buildEnvelope(this.identity, this.ownAddresses(), { pubkeyHash, sealingKey }, payload, { mid, repeatable }, now, this.#sessions, macKey);
     const text = JSON.stringify(wire);
     let res: PostAnswer;
     try {
@@ -255,6 +272,11 @@ export class PeerClient {
     if (res.status !== 200) {
       const err = (res.body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
       const code = typeof err?.code === 'string' ? err.code : `http_${res.status}`;
+      if (byMac && code === 'signature_required') {
+        // The peer no longer holds our sealing key (it restarted): refused before anything ran, so sent again, signed.
+        this.#macPeers.delete(pubkeyHash);
+        return this.#sealedRequest(target, recipient, expected, payload, mid, repeatable);
+      }
       const message = typeof err?.message === 'string' ? err.message : `peer answered HTTP ${res.status}`;
       throw new PeerDeliveryError(code, message, res.status >= 500 || res.status === 429);
     }
@@ -268,6 +290,7 @@ export class PeerClient {
     if (opened.sender.pubkeyHash !== pubkeyHash || opened.header.re !== nonce) {
       throw new PeerDeliveryError('invalid_reply', 'reply does not answer this message');
     }
+    this.#takesMac(pubkeyHash, opened.header.ma === true);
     const p = opened.payload as { ok?: unknown; data?: unknown; error?: { code?: unknown; message?: unknown } | null };
     const ok = p.ok === true;
     return {

@@ -4,6 +4,7 @@ import type { Sealed, SealedReply } from '../crypto/seal.js';
 import { pubkeyHash } from '../crypto/derive.js';
 import { openReply, sealReply, type SealingSessions } from '../crypto/seal.js';
 import { verify } from '../crypto/sign.js';
+import { pairMac, pairMacMatches } from '../crypto/pair-key.js';
 import type { Identity } from '../identity.js';
 
 /** How long a message stays acceptable after (and before) its timestamp. */
@@ -31,14 +32,21 @@ export interface PeerHeader {
   sr?: true;
   /** On replies: the nonce of the request answered. */
   re?: string;
+  /**
+   * On replies: the sender may authenticate its next requests to this node with a pair MAC instead of a signature
+   * (this node holds its sealing key, bound to its identity by a signature it verified; docs/protocol.md, section 4).
+   */
+  ma?: true;
 }
 
 export interface WireEnvelope {
   header: string;
   /** Requests are sealed to the recipient's key (with `epk`); replies under the key derived from the request. */
   body: Sealed | SealedReply;
-  /** Absent on a reply to a request that said `sr`. */
+  /** Absent on a reply to a request that said `sr`, and on a request that carries `mac`. */
   sig?: string;
+  /** A request's pair MAC, in place of `sig`, to a node whose reply said `ma`. */
+  mac?: string;
 }
 
 export class EnvelopeError extends Error {
@@ -63,7 +71,7 @@ function headerFor(
   identity: Identity,
   addresses: NodeAddresses,
   to: string,
-  ids: { mid: string; re?: string; repeatable?: boolean; sealedReply?: boolean },
+  ids: { mid: string; re?: string; repeatable?: boolean; sealedReply?: boolean; macAccepted?: boolean },
   nowMs: number,
 ): { header: string; nonce: string } {
   const nonce = newNonce();
@@ -77,11 +85,16 @@ function headerFor(
     ...(ids.repeatable ? { rep: true as const } : {}),
     ...(ids.sealedReply ? { sr: true as const } : {}),
     ...(ids.re ? { re: ids.re } : {}),
+    ...(ids.macAccepted ? { ma: true as const } : {}),
   };
   return { header: JSON.stringify(headerObj), nonce };
 }
 
-/** A request: sealed to the recipient's key (in the sender's current session with it). Keep `replyKey` to open the answer. */
+/**
+ * A request: sealed to the recipient's key (in the sender's current session with it), signed, or authenticated by
+ * `macKey` (the pair key toward the recipient) for a recipient that said it takes a pair MAC. Keep `replyKey` to open
+ * the answer.
+ */
 export function buildEnvelope(
   identity: Identity,
   addresses: NodeAddresses,
@@ -90,10 +103,13 @@ export function buildEnvelope(
   ids: { mid: string; repeatable?: boolean },
   nowMs: number,
   sessions: SealingSessions,
+  macKey?: Buffer,
 ): { wire: WireEnvelope & { body: Sealed }; nonce: string; replyKey: Buffer } {
   const { header, nonce } = headerFor(identity, addresses, recipient.pubkeyHash, { ...ids, sealedReply: true }, nowMs);
   const { sealed: body, replyKey } = sessions.seal(recipient.sealingKey, JSON.stringify(payload), header, nowMs);
-  return { wire: { header, body, sig: b64u(identity.sign(signedBytes(header, body))) }, nonce, replyKey };
+  const bytes = signedBytes(header, body);
+  const auth = macKey ? { mac: pairMac(macKey, bytes) } : { sig: b64u(identity.sign(bytes)) };
+  return { wire: { header, body, ...auth }, nonce, replyKey };
 }
 
 /**
@@ -106,7 +122,7 @@ export function buildReplyEnvelope(
   to: string,
   replyKey: Buffer,
   payload: object,
-  ids: { mid: string; re: string; signed: boolean },
+  ids: { mid: string; re: string; signed: boolean; macAccepted?: boolean },
   nowMs: number,
 ): WireEnvelope {
   const { header } = headerFor(identity, addresses, to, ids, nowMs);
@@ -146,8 +162,19 @@ export interface InspectedEnvelope {
   header: PeerHeader;
   /** Hash of the key the header names: only a claim until the signature is verified. */
   claimedSender: string;
-  /** What the signature check and the decryption need (`sig` null: an unsigned reply, which the seal authenticates). */
-  readonly signed: { header: string; sig: string | null; publicKey: Buffer; sealingKey: Buffer; addresses: NodeAddresses; parts: { epk?: string; iv: string; ct: string } };
+  /**
+   * What the authentication and the decryption need: `sig`, or for a request `mac` (a pair MAC) instead; both null on
+   * an unsigned reply, which the seal authenticates.
+   */
+  readonly signed: {
+    header: string;
+    sig: string | null;
+    mac: string | null;
+    publicKey: Buffer;
+    sealingKey: Buffer;
+    addresses: NodeAddresses;
+    parts: { epk?: string; iv: string; ct: string };
+  };
 }
 
 /**
@@ -156,8 +183,10 @@ export interface InspectedEnvelope {
  */
 export function inspectEnvelope(identity: Identity, raw: unknown, nowMs: number, isReply = false): InspectedEnvelope {
   if (typeof raw !== 'object' || raw === null) return malformed('not an object');
-  const { header, body, sig } = raw as Record<string, unknown>;
-  if (!isStr(header) || header.length > 4096 || !(isStr(sig) || (isReply && sig === undefined))) return malformed('header or signature missing');
+  const { header, body, sig, mac } = raw as Record<string, unknown>;
+  // A request carries a signature or a pair MAC, never both; a reply, a signature or nothing.
+  const authShaped = isReply ? mac === undefined && (isStr(sig) || sig === undefined) : isStr(sig) ? mac === undefined : sig === undefined && isStr(mac);
+  if (!isStr(header) || header.length > 4096 || !authShaped) return malformed('header or signature missing');
   if (typeof body !== 'object' || body === null) return malformed('body missing');
   const sealed = body as Record<string, unknown>;
   if ((isReply ? sealed.epk !== undefined : !isStr(sealed.epk)) || !isStr(sealed.iv) || !isStr(sealed.ct)) return malformed('body fields missing');
@@ -178,16 +207,27 @@ export function inspectEnvelope(identity: Identity, raw: unknown, nowMs: number,
   if (h.to !== identity.pubkeyHash) throw new EnvelopeError('wrong_recipient', 'envelope addressed to another node');
   if (Math.abs(nowMs / 1000 - h.ts) > PEER_WINDOW_SECONDS) throw new EnvelopeError('expired', 'envelope outside the 300-second window');
   const parts = { ...(isReply ? {} : { epk: sealed.epk as string }), iv: sealed.iv, ct: sealed.ct };
-  return { header: h, claimedSender: pubkeyHash(publicKey), signed: { header, sig: isStr(sig) ? sig : null, publicKey, sealingKey, addresses, parts } };
+  return {
+    header: h,
+    claimedSender: pubkeyHash(publicKey),
+    signed: { header, sig: isStr(sig) ? sig : null, mac: isStr(mac) ? mac : null, publicKey, sealingKey, addresses, parts },
+  };
 }
 
-/** The signature (over the exact header string and sealed body), then decryption with the header as associated data. */
-export function openInspected(identity: Identity, inspected: InspectedEnvelope, replyKey?: Buffer): OpenedEnvelope {
-  const { header, sig, publicKey, sealingKey, addresses, parts } = inspected.signed;
-  // Only a reply comes without a signature (inspectEnvelope): opening it under the reply key authenticates it.
-  if (sig === null ? replyKey === undefined : !verify(publicKey, signedBytes(header, parts), Buffer.from(sig, 'base64url'))) {
-    throw new EnvelopeError('bad_signature', 'signature does not verify');
-  }
+/**
+ * The signature or pair MAC (over the exact header string and sealed body), then decryption with the header as
+ * associated data. A request with a MAC needs `macKey`, the pair key from its sender's bound sealing key.
+ */
+export function openInspected(identity: Identity, inspected: InspectedEnvelope, replyKey?: Buffer, macKey?: Buffer): OpenedEnvelope {
+  const { header, sig, mac, publicKey, sealingKey, addresses, parts } = inspected.signed;
+  // Only a reply comes with neither (inspectEnvelope): opening it under the reply key authenticates it.
+  const authentic =
+    mac !== null
+      ? macKey !== undefined && pairMacMatches(macKey, signedBytes(header, parts), mac)
+      : sig === null
+        ? replyKey !== undefined
+        : verify(publicKey, signedBytes(header, parts), Buffer.from(sig, 'base64url'));
+  if (!authentic) throw new EnvelopeError('bad_signature', 'signature does not verify');
   let payload: unknown;
   let nextKey: Buffer | null = null;
   try {

@@ -33,6 +33,9 @@ const tooMany = (wait: number): InboundResult => refuse(429, 'rate_limit_exceede
  */
 const MAX_ADDRESSED_KEYS = 65_536;
 
+/** Senders whose sealing key a verified signature bound to their identity, remembered (the most recent) for pair MACs. */
+const MAX_BOUND_KEYS = 65_536;
+
 /** Document 2's default of p2pRateLimitPerMinute, for a node where no plugin declared the setting. */
 export const DEFAULT_MESSAGES_PER_KEY_PER_MINUTE = 60;
 
@@ -78,6 +81,12 @@ export class PeerInbound {
   readonly #byAddress = new SlidingWindowLimiter();
   /** In insertion order, oldest first, for the cap. */
   readonly #addressed = new Set<string>();
+  /**
+   * Sender key hash → its sealing key (base64url), as a request signature this node verified named it: a request from
+   * that sender may then carry a pair MAC instead of a signature. In memory only: after a restart a sender's first MAC
+   * is refused `signature_required` and it signs again.
+   */
+  readonly #bound = new Map<string, string>();
   /** Stored replies can hold what a plugin shared with one peer: they are encrypted like every secret at rest. */
   readonly #replyKey: Buffer;
   readonly #writes: GroupCommit;
@@ -165,12 +174,21 @@ export class PeerInbound {
       const inspected = inspectEnvelope(this.identity, json, now);
       // Read-only: anyone can claim any key in a header, so a claim may be refused here but never recorded.
       if (this.#replayed(inspected.claimedSender, inspected.header.nonce)) return refuse(409, 'replay', 'this envelope was already received');
-      opened = openInspected(this.identity, inspected);
+      let macKey: Buffer | undefined;
+      if (inspected.signed.mac !== null) {
+        const sealingKey = inspected.signed.sealingKey;
+        if (this.#bound.get(inspected.claimedSender) !== sealingKey.toString('base64url')) {
+          return refuse(401, 'signature_required', 'this node holds no sealing key of yours bound by a signature: sign the message');
+        }
+        macKey = this.#pairKeyFrom(sealingKey);
+      }
+      opened = openInspected(this.identity, inspected, undefined, macKey);
     } catch (err) {
       if (err instanceof EnvelopeError) return refuse(ENVELOPE_STATUS[err.code], err.code, err.message);
       throw err;
     }
     const { header, sender, payload } = opened;
+    if (header.sr === true) this.#bind(sender);
     // No await since the check above: no other envelope with this nonce can have been recorded in between.
     const replayId = replayKey(sender.pubkeyHash, header.nonce);
     this.#pendingReplay.add(replayId);
@@ -223,10 +241,32 @@ export class PeerInbound {
       sender.pubkeyHash,
       opened.replyKey!,
       { type: `${type}.reply`, ...reply },
-      { mid: header.mid, re: header.nonce, signed: header.sr !== true },
+      { mid: header.mid, re: header.nonce, signed: header.sr !== true, macAccepted: header.sr === true },
       Date.now(),
     );
     return { status: 200, body: wire };
+  }
+
+  /** The pair key for requests from the holder of a sealing key; undefined (the MAC then fails) for a key X25519 refuses. */
+  #pairKeyFrom(sealingKey: Buffer): Buffer | undefined {
+    try {
+      return this.identity.pairKey(sealingKey, 'from');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Remembers the sealing key an authenticated request named (a signature over the header names it; a MAC was made
+   * with it): the sender's next requests may carry a pair MAC. Only for senders that take sealed replies (`sr`), which
+   * are the ones that know the `ma` the reply answers with.
+   */
+  #bind(sender: PeerSender): void {
+    const key = sender.sealingKey.toString('base64url');
+    if (this.#bound.get(sender.pubkeyHash) === key) return;
+    this.#bound.delete(sender.pubkeyHash);
+    this.#bound.set(sender.pubkeyHash, key);
+    if (this.#bound.size > MAX_BOUND_KEYS) this.#bound.delete(this.#bound.keys().next().value!);
   }
 
   #replayed(sender: string, nonce: string): boolean {

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SealingSessions, type Sealed } from '../../kernel/crypto/seal.js';
 import { buildEnvelope, EnvelopeError, openEnvelope, type OpenedEnvelope, type WireEnvelope } from '../../kernel/peers/envelope.js';
+import { Identity } from '../../kernel/identity.js';
+import { generateMnemonic } from '../../kernel/crypto/mnemonic.js';
 import { waitFor } from '../support/api.js';
 import { startTestNode, type TestNode } from '../support/node.js';
 
@@ -124,6 +126,52 @@ describe('peer envelopes at POST /peer/v1/message', () => {
     // A request still needs its signature.
     const unsigned = await post(B, { header: envelope(A, toB(), { type: 'nothing.here' }, 'mid-sr-unsigned').header, body: wire.body });
     expect([unsigned.status, unsigned.body.error.code]).toEqual([400, 'malformed']);
+  });
+
+  it('takes a pair MAC in place of the signature from a sender whose sealing key a signature bound, and refuses one it cannot check', async () => {
+    const stranger = Identity.fromMnemonic(generateMnemonic());
+    const macked = (identity: Identity, key: Buffer, mid: string): WireEnvelope & { body: Sealed } => {
+      const built = buildEnvelope(identity, A.node.addresses(), toB(), { type: 'nothing.here' }, { mid, repeatable: true }, Date.now(), sessions, key);
+      replyKeys.set(built.nonce, built.replyKey);
+      return built.wire;
+    };
+    const pairKeyOf = (identity: Identity): Buffer => identity.pairKey(B.node.identity.sealingPublicKey, 'to');
+    // A key B never saw sign: told to sign, nothing recorded (the same envelope is refused the same way again).
+    const unbound = macked(stranger, pairKeyOf(stranger), 'mid-mac-stranger');
+    for (let i = 0; i < 2; i++) {
+      const res = await post(B, unbound);
+      expect([res.status, res.body.error.code]).toEqual([401, 'signature_required']);
+    }
+
+    // A's signed request binds A's sealing key: B's reply says it takes MACs (`ma`).
+    const signed = await post(B, envelope(A, toB(), { type: 'nothing.here' }, 'mid-mac-bind'));
+    expect(signed.status).toBe(200);
+    expect(answer(A, signed.body).header.ma).toBe(true);
+
+    const before = await snapshot(B);
+    const wire = macked(A.node.identity, pairKeyOf(A.node.identity), 'mid-mac-1');
+    expect(wire.sig).toBeUndefined();
+    const nonceAt = wire.header.indexOf(JSON.parse(wire.header).nonce);
+    const variants: [string, WireEnvelope, number, string][] = [
+      ['mac byte', { ...wire, mac: flip(wire.mac!, 10) }, 401, 'bad_signature'],
+      ['header nonce', { ...wire, header: flip(wire.header, nonceAt) }, 401, 'bad_signature'],
+      ['body ciphertext', { ...wire, body: { ...wire.body, ct: flip(wire.body.ct, 5) } }, 401, 'bad_signature'],
+      // Another pair's key (the stranger's toward B) under A's name; B's own key toward A (the other direction).
+      ['key of another pair', macked(A.node.identity, pairKeyOf(stranger), 'mid-mac-other'), 401, 'bad_signature'],
+      ['key of the other direction', macked(A.node.identity, B.node.identity.pairKey(A.node.identity.sealingPublicKey, 'to'), 'mid-mac-back'), 401, 'bad_signature'],
+      ['signature and MAC', { ...wire, sig: envelope(A, toB(), { type: 'nothing.here' }, 'mid-mac-both').sig! }, 400, 'malformed'],
+    ];
+    for (const [what, variant, status, code] of variants) {
+      const res = await post(B, variant);
+      expect({ what, status: res.status, code: res.body?.error?.code }).toEqual({ what, status, code });
+    }
+    expect(await snapshot(B)).toBe(before);
+    // The untouched MAC is taken, once.
+    const res = await post(B, wire);
+    expect(res.status).toBe(200);
+    expect(answer(A, res.body).payload).toMatchObject({ ok: false, error: { code: 'unknown_type' } });
+    const replay = await post(B, wire);
+    expect([replay.status, replay.body.error.code]).toEqual([409, 'replay']);
   });
 
   it('answers a repeat of a handled message (same id, fresh envelope) from its record', async () => {
