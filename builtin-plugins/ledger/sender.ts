@@ -540,11 +540,12 @@ export class SendQueue implements RetryQueue {
 
   /** Completes a payment the contact countersigned; returns the credit it says it still extends (null if not told). */
   #accepted(row: TxRow, data: Partial<SendReply>, peerKey: Buffer): bigint | null {
+    // The very bytes this node built from the row and signed (the usual answer): nothing in them to check again.
+    const ours = data.content === row.content;
     let prev: string | null;
     try {
       if (data.status !== 'completed') throw new ContentError(`unexpected status ${String(data.status)}`);
-      if (data.content === row.content) {
-        // The very bytes this node built from the row and signed: nothing in them to check again.
+      if (ours) {
         prev = row.prevTxid;
       } else {
         const content = parseContent(data.content);
@@ -558,7 +559,7 @@ export class SendQueue implements RetryQueue {
       if (typeof data.recipient_signature !== 'string' || !this.#ctx.identity.verify(peerKey, bytes, Buffer.from(data.recipient_signature, 'base64url'))) {
         throw new ContentError('the recipient signature does not verify');
       }
-      if (data.content !== row.content) {
+      if (!ours) {
         // The peer holds an earlier signing of this payment (a resend after a crash re-signed it): it must be ours.
         if (typeof data.sender_signature !== 'string' || !this.#ctx.identity.verify(this.#ctx.identity.publicKey, bytes, Buffer.from(data.sender_signature, 'base64url'))) {
           throw new ContentError('the peer holds a content this node did not sign');
@@ -579,7 +580,7 @@ export class SendQueue implements RetryQueue {
       this.core.complete(r, {
         content: data.content!,
         prevTxid: prev,
-        senderSignature: data.content === row.content ? row.senderSignature : data.sender_signature!,
+        senderSignature: ours ? row.senderSignature : data.sender_signature!,
         recipientSignature: data.recipient_signature!,
         counterpartyPublicKey: peerKey.toString('base64url'),
         needsReview: anomaly || r.needsReview,

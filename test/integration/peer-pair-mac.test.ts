@@ -5,10 +5,10 @@
  * with `signature_required`, and the sender sends the same message again, signed, at once: the payment settles on its
  * first attempt, and the MACs resume.
  */
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestNode, type TestNode } from '../support/node.js';
 import { balanceRow, connect, send, settled } from './ledger-support.js';
-import Database from 'better-sqlite3';
 
 function attemptsOf(t: TestNode, txid: string): number {
   const db = new Database(`${t.dataDir}/node.db`, { readonly: true });
@@ -48,8 +48,7 @@ describe('pair MACs between contacts', () => {
   });
 
   it('after the receiver restarts, a MAC it can no longer check is refused and sent again signed: the payment settles on its first attempt', async () => {
-    const ports = { B: String(B.node.port) };
-    await B.restart({ NODE_PORT: ports.B });
+    await B.restart({ NODE_PORT: String(B.node.port) });
     const count = macsFromA();
     const after = await send(A, 'Bob', '3');
     expect((await settled(A, after, B)).status).toBe('completed');

@@ -10,7 +10,6 @@ import type { TxRow } from '../../../builtin-plugins/ledger/store/rows.js';
 import { migratedDatabase } from '../../support/db.js';
 import { BOB, newTx } from './rows.js';
 
-
 function setup() {
   const db = migratedDatabase(migrations);
   const store = new LedgerStore(db);

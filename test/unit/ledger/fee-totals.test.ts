@@ -63,7 +63,6 @@ function ledger(db: Database) {
   return { store, leg };
 }
 
-
 describe('the fees earned relaying, kept as routes complete', () => {
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     it(`equal the sum over every relayed leg after each step of random history ${seed}`, () => {
