@@ -7,7 +7,8 @@
  *   1. (db tx) re-read the row; sign it onto the current chain head unless it is in doubt (then its signed
  *      content is resent unchanged); status `sending`, `in_doubt` = 1, `sending_started_at` = now. Payments queued
  *      behind it on the chain travel with it (pipelining, protocol.ts): each signed onto the one before, in the same
- *      transaction.
+ *      transaction. A payment created on a chain with nothing of ours in flight takes this step in the transaction
+ *      that creates it (signAtCreation), and step 2 starts on the microtask after that commits.
  *   2. ctx.peer.request(`ledger.send`) and wait for the reply: one exchange for the whole batch.
  *   3. (db tx) record every outcome: completed (with balances), rejected, cancelled, back to pending for a retry,
  *      or failed (a delivery failure also parks the payment in the dead letter queue: dead-letters.ts).
@@ -111,6 +112,23 @@ export class SendQueue implements RetryQueue {
         this.#start(chain.contactHash, chain.ckey);
       }
     });
+  }
+
+  /**
+   * A payment just created on a chain where nothing of ours is in flight or waiting (call inside the transaction that
+   * creates it): it is signed in that transaction and leaves on the microtask after the commit, not a turn and a
+   * transaction of its own later. False when the chain is busy: the caller wakes the queue as for any payment.
+   */
+  signAtCreation(row: TxRow): boolean {
+    const key = chainKey(row.contactHash, row.currencyKey);
+    if (!this.running() || this.#workers.has(key) || this.#yields.has(key)) return false;
+    // A payment of ours in flight on the chain with no worker yet (signed here by a request whose transaction committed
+    // just before this one, its worker starting on the next microtask): this one waits in the queue, to go behind it.
+    const queue = this.core.store.queue;
+    if (queue.inFlight(row.contactHash, row.currencyKey) || queue.nextPending(row.contactHash, row.currencyKey)?.txid !== row.txid) return false;
+    const prepared = this.#prepare([row]);
+    if (prepared) this.#ctx.db.afterCommit(() => this.#start(row.contactHash, row.currencyKey, prepared));
+    return true;
   }
 
   /** We refused the contact's payment on the chain for one of ours: our next batch there waits for its retry. */
@@ -266,10 +284,10 @@ export class SendQueue implements RetryQueue {
     return !this.#stopped && this.#ctx.kernel.jobs.running();
   }
 
-  #start(contactHash: string, ckey: string): void {
+  #start(contactHash: string, ckey: string, signed?: Prepared): void {
     const key = chainKey(contactHash, ckey);
     if (this.#workers.has(key)) return; // the running worker picks the new row up in its loop
-    const worker = this.#work(contactHash, ckey).finally(() => this.#workers.delete(key));
+    const worker = this.#work(contactHash, ckey, signed).finally(() => this.#workers.delete(key));
     this.#workers.set(key, worker);
   }
 
@@ -318,8 +336,10 @@ export class SendQueue implements RetryQueue {
    * Sends the chain's pending payments oldest first, one in doubt before any other (store.queue.nextPending); stops at the
    * first one not due yet (and arms the timer).
    */
-  async #work(contactHash: string, ckey: string): Promise<void> {
+  async #work(contactHash: string, ckey: string, signed?: Prepared): Promise<void> {
     const key = chainKey(contactHash, ckey);
+    // Signed as it was created (signAtCreation): it leaves first, whatever is due or held on the chain.
+    if (signed && !(await this.#tryAttempt(signed.sending[0]!, () => this.#deliver(signed)))) return;
     for (;;) {
       if (!this.running()) return;
       const row = this.core.store.queue.nextPending(contactHash, ckey);
@@ -334,19 +354,25 @@ export class SendQueue implements RetryQueue {
         return;
       }
       this.#yields.delete(key);
-      try {
-        await this.#attempt(this.#batchOf(row));
-      } catch (err) {
-        const fault = storageFault(err);
-        if (fault) {
-          // resumeAfterStorage takes the chain up again once the disk takes writes.
-          this.#ctx.log.warn('payment attempt held: the disk refused its record', { txid: row.txid, storage: fault });
-          return;
-        }
-        // A bug must not wedge the chain: the row stays where it is and the sweep recovers it if it was sending.
-        this.#ctx.log.error('payment attempt failed unexpectedly', { txid: row.txid, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-        return;
+      if (!(await this.#tryAttempt(row, () => this.#attempt(this.#batchOf(row))))) return;
+    }
+  }
+
+  /** Runs one attempt; false when it threw, and the chain's worker stops (the disk, or a bug: logged). */
+  async #tryAttempt(row: TxRow, attempt: () => Promise<void>): Promise<boolean> {
+    try {
+      await attempt();
+      return true;
+    } catch (err) {
+      const fault = storageFault(err);
+      if (fault) {
+        // resumeAfterStorage takes the chain up again once the disk takes writes.
+        this.#ctx.log.warn('payment attempt held: the disk refused its record', { txid: row.txid, storage: fault });
+        return false;
       }
+      // A bug must not wedge the chain: the row stays where it is and the sweep recovers it if it was sending.
+      this.#ctx.log.error('payment attempt failed unexpectedly', { txid: row.txid, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      return false;
     }
   }
 
@@ -369,7 +395,10 @@ export class SendQueue implements RetryQueue {
 
   async #attempt(rows: TxRow[]): Promise<void> {
     const prepared = this.#prepare(rows);
-    if (!prepared) return;
+    if (prepared) await this.#deliver(prepared);
+  }
+
+  async #deliver(prepared: Prepared): Promise<void> {
     const { sending, wasInDoubt } = prepared;
     const [first, ...rest] = sending as [TxRow, ...TxRow[]];
     const target = this.core.contacts.target(first.contactHash);
@@ -414,7 +443,7 @@ export class SendQueue implements RetryQueue {
   }
 
   /** Signs (unless in doubt) and moves the rows to `sending`, each onto the one before; null when there is nothing to send. */
-  #prepare(rows: TxRow[]): { sending: TxRow[]; wasInDoubt: boolean } | null {
+  #prepare(rows: TxRow[]): Prepared | null {
     return this.#ctx.db.tx(() => {
       const sending: TxRow[] = [];
       let prev: string | null | undefined;
@@ -695,6 +724,12 @@ export class SendQueue implements RetryQueue {
     });
     if (kick) this.wake(row.contactHash, row.currencyKey);
   }
+}
+
+/** Payments moved to `sending` for one attempt, in chain order; `wasInDoubt`: a resend of one signed before. */
+interface Prepared {
+  sending: TxRow[];
+  wasInDoubt: boolean;
 }
 
 /** Refusals the queue answers by signing the entry again (onto the head the payee expects, or after its own payment). */

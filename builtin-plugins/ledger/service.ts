@@ -63,7 +63,7 @@ export function createLedgerService(core: LedgerCore, queue: SendQueue): LedgerS
           now,
         });
         if (row.expiresAt !== null) ctx.db.afterCommit(() => queue.arm(row.expiresAt!));
-        ctx.db.afterCommit(() => queue.wake(row.contactHash, row.currencyKey));
+        if (!queue.signAtCreation(row)) ctx.db.afterCommit(() => queue.wake(row.contactHash, row.currencyKey));
         return publicTx(row);
       });
     },

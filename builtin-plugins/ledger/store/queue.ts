@@ -62,6 +62,11 @@ export class QueueRows {
     return r ? toRow(r) : null;
   }
 
+  /** Whether a payment of ours on this chain is in `sending`. */
+  inFlight(contactHash: string, currencyKeyValue: string): boolean {
+    return this.#sendingOut.get(contactHash, currencyKeyValue) !== undefined;
+  }
+
   /** The chain's next payment to send: one in doubt before any other (it may be the contact's head), else the oldest. */
   nextPending(contactHash: string, currencyKeyValue: string): TxRow | null {
     const r = (this.#doubtOut.get(contactHash, currencyKeyValue) ?? this.#firstPending.get(contactHash, currencyKeyValue)) as RawRow | undefined;
