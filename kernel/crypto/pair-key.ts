@@ -50,12 +50,15 @@ export class PairKeys {
   }
 }
 
-/** base64url HMAC-SHA256 of `bytes` under a pair key. */
-export const pairMac = (key: Buffer, bytes: Uint8Array): string => createHmac('sha256', key).update(bytes).digest('base64url');
+/** HMAC-SHA256 of `bytes` under a pair key: what a MAC is made of and checked against. */
+const macOf = (key: Buffer, bytes: Uint8Array): Buffer => createHmac('sha256', key).update(bytes).digest();
+
+/** The pair MAC of `bytes`, base64url, as a request carries it. */
+export const pairMac = (key: Buffer, bytes: Uint8Array): string => macOf(key, bytes).toString('base64url');
 
 /** Whether `mac` is the pair MAC of `bytes` (compared in constant time). */
 export function pairMacMatches(key: Buffer, bytes: Uint8Array, mac: string): boolean {
   const given = decodeBase64urlStrict(mac);
-  const expected = createHmac('sha256', key).update(bytes).digest();
+  const expected = macOf(key, bytes);
   return given !== undefined && given.length === expected.length && timingSafeEqual(given, expected);
 }
