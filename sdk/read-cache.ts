@@ -5,7 +5,8 @@
  *
  * What it keeps is only ever what a committed database holds:
  *   - every write to the tables forgets, before it runs, every kept lookup it can change (`written`): all of them,
- *     unless the write says which (a line's own fields change that line's lookups only);
+ *     unless the write says which (a line's own fields change that line's lookups only); a write that knows how it
+ *     changes them keeps them again, changed, once its transaction has committed (`amended`);
  *   - inside a transaction that wrote to them, reads go to the database and are not kept, since that transaction may
  *     still roll back; once it has ended, reads keep rows again.
  * The store hands out new objects made from a kept row, never the row itself, so no caller can change it.
@@ -24,7 +25,14 @@ export class ReadCache {
   /** Writes announced so far (`written`): what `keep` checks that nothing was written since. */
   #writes = 0;
 
-  constructor(private readonly db: Database) {}
+  /**
+   * `afterCommit` (the plugin's `ctx.db.afterCommit`) runs work once the transaction open now has committed, never after
+   * a rollback: with it, `amended` keeps rows a write changed in a known way; without it, they are read again.
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly afterCommit?: (fn: () => void) => void,
+  ) {}
 
   read<T>(key: string, load: () => T): T {
     if (this.db.inTransaction) {
@@ -66,6 +74,34 @@ export class ReadCache {
   written(affects?: (key: string) => boolean): void {
     if (!affects) this.#rows.clear();
     else for (const key of this.#rows.keys()) if (affects(key)) this.#rows.delete(key);
+    this.#announce();
+  }
+
+  /**
+   * Called instead of `written` by a write whose change to the kept lookups it names is known: they are forgotten now,
+   * and once the transaction commits, each is kept again as `change` makes it (undefined: it stays forgotten), unless
+   * another write came in between. A payment records its contact's credit this way, and the next payment's lookups
+   * of that line read no row.
+   */
+  amended(affects: (key: string) => boolean, change: (key: string, row: unknown) => unknown): void {
+    const before: [string, unknown][] = [];
+    for (const [key, row] of this.#rows) {
+      if (!affects(key)) continue;
+      before.push([key, row]);
+      this.#rows.delete(key);
+    }
+    this.#announce();
+    if (!this.afterCommit || before.length === 0) return;
+    const asOf = this.#writes;
+    this.afterCommit(() => {
+      for (const [key, row] of before) {
+        const next = change(key, row);
+        if (next !== undefined) this.keep(key, next, asOf);
+      }
+    });
+  }
+
+  #announce(): void {
     this.#writes++;
     this.#written = true;
     if (this.#ending) return;

@@ -27,7 +27,7 @@ export default definePlugin({
       },
     ]);
     ctx.db.migrate(migrations);
-    const store = new ContactStore(ctx.db.handle, () => ctx.clock.now());
+    const store = new ContactStore(ctx.db.handle, () => ctx.clock.now(), (fn) => ctx.db.afterCommit(fn));
     const core = new ContactsCore(ctx, store);
     const pinger = new PingService(core);
     registerMessages(core);

@@ -282,8 +282,9 @@ export class ContactStore {
   constructor(
     private readonly db: Database,
     private readonly now: () => number,
+    afterCommit?: (fn: () => void) => void,
   ) {
-    this.#cache = new ReadCache(db);
+    this.#cache = new ReadCache(db, afterCommit);
     this.#prepared = new PreparedStatements(db);
     this.#byId = db.prepare('SELECT * FROM contacts WHERE id = ?');
     this.#byHash = db.prepare('SELECT * FROM contacts WHERE pubkey_hash = ?');
@@ -426,18 +427,27 @@ export class ContactStore {
   updateCurrency(contactId: number, code: string, patch: CurrencyPatch): CurrencyRow | null {
     // Every payment records the credit its contact reports: that must not cost the node every other kept row. Only a
     // new status can change which contacts `acceptedOn` lists.
+    const key = currencyKey(code);
     const lines = KEPT.lines(contactId);
-    const line = KEPT.line(contactId, '');
+    const line = KEPT.line(contactId, key);
+    const contactLines = KEPT.line(contactId, '');
     const acceptedLists = patch.status !== undefined ? KEPT.acceptedOn('') : null;
-    this.#cache.written((key) => key === lines || key.startsWith(line) || (acceptedLists !== null && key.startsWith(acceptedLists)));
+    const affects = (k: string): boolean => k === lines || k.startsWith(contactLines) || (acceptedLists !== null && k.startsWith(acceptedLists));
     const cols = columnsOf(patch as Record<string, unknown>);
+    if (cols.length) cols.push(['updated_at', this.#iso()]);
+    // Values as SQLite reads them back (text, integers as bigint under safeIntegers, null): this line's kept rows stay
+    // current, changed by the patch, instead of being read again by the next payment.
+    const asRead = cols.every(([, v]) => v === null || typeof v === 'string' || typeof v === 'bigint');
+    const kept = asRead ? (this.#cache.peek(line) as Raw | undefined) : undefined;
+    const changed = (row: Raw): Raw => (row.currency_key === key ? { ...row, ...Object.fromEntries(cols) } : row);
+    if (asRead) this.#cache.amended(affects, (k, row) => (k === lines ? (row as Raw[]).map(changed) : k === line && row ? changed(row as Raw) : undefined));
+    else this.#cache.written(affects);
     if (cols.length) {
-      cols.push(['updated_at', this.#iso()]);
       this.#prepared
         .get(`UPDATE contact_currencies SET ${cols.map((c) => `${c[0]} = ?`).join(', ')} WHERE contact_id = ? AND currency_key = ?`)
-        .run(...cols.map((c) => c[1]), contactId, currencyKey(code));
+        .run(...cols.map((c) => c[1]), contactId, key);
     }
-    return this.currency(contactId, code);
+    return kept ? currencyOf(changed(kept)) : this.currency(contactId, code);
   }
 
   deleteCurrency(contactId: number, code: string): boolean {

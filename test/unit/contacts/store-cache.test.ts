@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ContactStore, migrations } from '../../../builtin-plugins/contacts/store.js';
+import { TxRunner } from '../../../kernel/db/tx.js';
 import { migratedDatabase } from '../../support/db.js';
 
 const HASH = 'ab'.repeat(32);
@@ -124,5 +125,67 @@ describe('contact store: rows kept between writes', () => {
     ).toThrow('roll back');
     await Promise.resolve();
     expect(inTx(() => store.currency(c.id, 'USD')!.my_available_credit)).toBe(50n);
+  });
+
+  describe("a write that knows its change keeps the line's rows current once it commits", () => {
+    /** The store as the contacts plugin builds it: its writes' after-commit work runs through the node's transaction helper. */
+    function committing() {
+      const { db, c } = setup();
+      const runner = new TxRunner(db);
+      const store = new ContactStore(db, () => 0, (fn) => runner.afterCommit(fn));
+      const fresh = () => new ContactStore(db, () => 0);
+      return { db, c, runner, store, fresh };
+    }
+    const behindTheBack = (db: ReturnType<typeof setup>['db'], frac: number) =>
+      db.prepare('UPDATE contact_currencies SET available_whole = 0, available_frac = ? WHERE contact_id = ?').run(frac, 1);
+
+    it('a credit recorded in a committed transaction: the next lookups read no row and equal what SQLite reads back', async () => {
+      const { db, c, runner, store, fresh } = committing();
+      expect(store.currency(c.id, 'USD')!.my_available_credit).toBeNull();
+      expect(store.currencies(c.id)).toHaveLength(1);
+      const returned = runner.run(() => store.updateCurrency(c.id, 'USD', { my_available_credit: 40n, available_at: '2026-11-30T10:00:00.000Z' }));
+      await Promise.resolve();
+      // A change behind the store's back, before any lookup: kept rows do not show it.
+      db.prepare("UPDATE contact_currencies SET warning = 'behind' WHERE contact_id = ?").run(c.id);
+      // Field for field (bigint amounts, text times) what a store with nothing kept reads, but for that change.
+      const read = { ...fresh().currency(c.id, 'USD')!, warning: null };
+      expect(read.my_available_credit).toBe(40n);
+      expect(store.currency(c.id, 'USD')).toEqual(read);
+      expect(store.currencies(c.id)).toEqual([read]);
+      expect(returned).toEqual(read);
+    });
+
+    it('a rollback keeps nothing: the lines are read again and show the committed rows', async () => {
+      const { db, c, runner, store } = committing();
+      expect(store.currency(c.id, 'USD')!.my_available_credit).toBeNull();
+      expect(store.currencies(c.id)).toHaveLength(1);
+      expect(() =>
+        runner.run(() => {
+          store.updateCurrency(c.id, 'USD', { my_available_credit: 40n });
+          throw new Error('roll back');
+        }),
+      ).toThrow('roll back');
+      await Promise.resolve();
+      behindTheBack(db, 7);
+      expect(store.currency(c.id, 'USD')!.my_available_credit).toBe(7n);
+      expect(store.currencies(c.id)[0]!.my_available_credit).toBe(7n);
+    });
+
+    it('a value SQLite would read back otherwise (a boolean), or a second write in the transaction: read again', async () => {
+      const { db, c, runner, store } = committing();
+      store.currency(c.id, 'USD');
+      runner.run(() => store.updateCurrency(c.id, 'USD', { requested_enforced: true }));
+      await Promise.resolve();
+      behindTheBack(db, 7);
+      expect(store.currency(c.id, 'USD')!.my_available_credit).toBe(7n);
+      expect(store.currency(c.id, 'USD')!.requested_enforced).toBe(true);
+      runner.run(() => {
+        store.updateCurrency(c.id, 'USD', { my_available_credit: 40n });
+        store.update(c.id, { name: 'Robert' });
+      });
+      await Promise.resolve();
+      behindTheBack(db, 9);
+      expect(store.currency(c.id, 'USD')!.my_available_credit).toBe(9n);
+    });
   });
 });
