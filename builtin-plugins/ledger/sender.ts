@@ -123,10 +123,9 @@ export class SendQueue implements RetryQueue {
     const key = chainKey(row.contactHash, row.currencyKey);
     if (!this.running() || this.#workers.has(key) || this.#yields.has(key)) return false;
     // A payment of ours in flight on the chain with no worker yet (signed here by a request whose transaction committed
-    // just before this one, its worker starting on the next microtask): this one waits in the queue, to go behind it.
-    const queue = this.core.store.queue;
-    if (queue.inFlight(row.contactHash, row.currencyKey) || queue.nextPending(row.contactHash, row.currencyKey)?.txid !== row.txid) return false;
-    const prepared = this.#prepare([row]);
+    // just before this one, its worker starting on the next microtask), or one waiting: this one goes in the queue, behind it.
+    if (this.core.store.queue.othersOut(row.contactHash, row.currencyKey, row.seq)) return false;
+    const prepared = this.#prepare([row], true);
     if (prepared) this.#ctx.db.afterCommit(() => this.#start(row.contactHash, row.currencyKey, prepared));
     return true;
   }
@@ -442,13 +441,16 @@ export class SendQueue implements RetryQueue {
     });
   }
 
-  /** Signs (unless in doubt) and moves the rows to `sending`, each onto the one before; null when there is nothing to send. */
-  #prepare(rows: TxRow[]): Prepared | null {
+  /**
+   * Signs (unless in doubt) and moves the rows to `sending`, each onto the one before; null when there is nothing to send.
+   * `current`: the rows were written in the transaction open now, so they are not read again.
+   */
+  #prepare(rows: TxRow[], current = false): Prepared | null {
     return this.#ctx.db.tx(() => {
       const sending: TxRow[] = [];
       let prev: string | null | undefined;
       for (const row of rows) {
-        const r = this.core.store.transactions.get(row.txid);
+        const r = current ? row : this.core.store.transactions.get(row.txid);
         if (!r || r.status !== 'pending') continue;
         if (r.inDoubt) {
           // Only ever alone (#batchOf): resent as signed.

@@ -9,6 +9,7 @@ import { currencyKey, toRow, type RawRow, type TxRow } from './rows.js';
 
 export class QueueRows {
   readonly #sendingOut: Statement;
+  readonly #othersOut: Statement;
   readonly #doubtOut: Statement;
   readonly #firstPending: Statement;
   readonly #pendingAfter: Statement;
@@ -25,6 +26,13 @@ export class QueueRows {
     this.#sendingOut = db
       .prepare(`SELECT * FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'sending' AND contact_hash = ? AND currency_key = ? AND type = 'sent' ORDER BY seq LIMIT 1`)
       .safeIntegers(true);
+    this.#othersOut = db
+      .prepare(
+        `SELECT EXISTS (SELECT 1 FROM ledger_tx INDEXED BY ledger_tx_queue WHERE status = 'sending' AND contact_hash = ? AND currency_key = ? AND type = 'sent')
+             OR EXISTS (SELECT 1 FROM ledger_tx INDEXED BY ledger_tx_outbound WHERE status = 'pending' AND type = 'sent' AND contact_hash = ? AND currency_key = ?
+                          AND seq <> ?)`,
+      )
+      .pluck();
     this.#doubtOut = db
       .prepare(
         `SELECT * FROM ledger_tx INDEXED BY ledger_tx_doubt WHERE status = 'pending' AND type = 'sent' AND in_doubt = 1 AND contact_hash = ? AND currency_key = ?
@@ -62,9 +70,9 @@ export class QueueRows {
     return r ? toRow(r) : null;
   }
 
-  /** Whether a payment of ours on this chain is in `sending`. */
-  inFlight(contactHash: string, currencyKeyValue: string): boolean {
-    return this.#sendingOut.get(contactHash, currencyKeyValue) !== undefined;
+  /** Whether a payment of ours on this chain other than row `seq` is in `sending` or waits in `pending`. */
+  othersOut(contactHash: string, currencyKeyValue: string, seq: number): boolean {
+    return this.#othersOut.get(contactHash, currencyKeyValue, contactHash, currencyKeyValue, seq) === 1;
   }
 
   /** The chain's next payment to send: one in doubt before any other (it may be the contact's head), else the oldest. */
