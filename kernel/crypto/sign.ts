@@ -72,11 +72,15 @@ export function sodiumEd25519(): Ed25519 | null {
   };
 }
 
-/** The implementation this process uses. */
-export const ed25519: Ed25519 = sodiumEd25519() ?? nodeEd25519;
+let chosen: Ed25519 | null = null;
+
+/** The implementation this process uses, loaded at the first signature or check (a CLI command may need none). */
+export function ed25519(): Ed25519 {
+  return (chosen ??= sodiumEd25519() ?? nodeEd25519);
+}
 
 export function sign(privateKey: KeyObject, data: Uint8Array): Buffer {
-  return ed25519.sign(privateKey, data);
+  return ed25519().sign(privateKey, data);
 }
 
 /**
@@ -88,7 +92,7 @@ export function verify(publicRaw: Uint8Array, data: Uint8Array, signature: Uint8
   try {
     if (!(signature instanceof Uint8Array) || signature.length !== SIGNATURE_LENGTH) return false;
     if (!(data instanceof Uint8Array)) return false;
-    return ed25519.verify(publicRaw, data, signature);
+    return ed25519().verify(publicRaw, data, signature);
   } catch {
     return false;
   }
