@@ -11,6 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import { sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import { CryptoError } from './errors.js';
 import { PublicKeyCache } from './keys.js';
 
 const SIGNATURE_LENGTH = 64;
@@ -53,6 +54,8 @@ export function sodiumEd25519(): Ed25519 | null {
   const secretOf = (privateKey: KeyObject): Buffer => {
     let secret = secrets.get(privateKey);
     if (secret === undefined) {
+      // As Node's crypto does: any other key (an X25519 one has a 32-byte secret too) is refused, not used as a seed.
+      if (privateKey.asymmetricKeyType !== 'ed25519') throw new CryptoError('bad-key', 'an Ed25519 signature needs an Ed25519 private key');
       const seed = Buffer.from(String(privateKey.export({ format: 'jwk' }).d), 'base64url');
       secret = sodium.sodium_malloc(SECRET_KEY_LENGTH);
       sodium.crypto_sign_seed_keypair(Buffer.alloc(PUBLIC_KEY_LENGTH), secret, seed);

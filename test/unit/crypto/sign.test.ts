@@ -74,6 +74,11 @@ describe('the two implementations', () => {
     }
   });
 
+  it('both refuse to sign with a key that is not an Ed25519 private key', () => {
+    const x25519 = privateKeyFromSeed('x25519', Buffer.from(RFC8032_TEST1.seed, 'hex'));
+    for (const impl of both) expect(() => impl.sign(x25519, Buffer.from('x'))).toThrow();
+  });
+
   it('libsodium refuses a key of small order that OpenSSL takes (any message "verifies" under it there)', () => {
     if (!sodium) return;
     // The neutral point as the key, and as R with S = 0: [S]B = R + [k]A holds for every message.
