@@ -73,7 +73,7 @@ export class ReadCache {
    */
   written(affects?: (key: string) => boolean): void {
     if (!affects) this.#rows.clear();
-    else for (const key of this.#rows.keys()) if (affects(key)) this.#rows.delete(key);
+    else this.#forget(affects);
     this.#announce();
   }
 
@@ -84,12 +84,7 @@ export class ReadCache {
    * of that line read no row.
    */
   amended(affects: (key: string) => boolean, change: (key: string, row: unknown) => unknown): void {
-    const before: [string, unknown][] = [];
-    for (const [key, row] of this.#rows) {
-      if (!affects(key)) continue;
-      before.push([key, row]);
-      this.#rows.delete(key);
-    }
+    const before = this.#forget(affects);
     this.#announce();
     if (!this.afterCommit || before.length === 0) return;
     const asOf = this.#writes;
@@ -99,6 +94,17 @@ export class ReadCache {
         if (next !== undefined) this.keep(key, next, asOf);
       }
     });
+  }
+
+  /** Drops the kept lookups `affects` names; returns them as they were. */
+  #forget(affects: (key: string) => boolean): [string, unknown][] {
+    const dropped: [string, unknown][] = [];
+    for (const [key, row] of this.#rows) {
+      if (!affects(key)) continue;
+      dropped.push([key, row]);
+      this.#rows.delete(key);
+    }
+    return dropped;
   }
 
   #announce(): void {
