@@ -12,11 +12,10 @@
 import { createRequire } from 'node:module';
 import { sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import { CryptoError } from './errors.js';
-import { PublicKeyCache } from './keys.js';
+import { PublicKeyCache, RAW_KEY_LENGTH } from './keys.js';
 
 const SIGNATURE_LENGTH = 64;
 const SECRET_KEY_LENGTH = 64;
-const PUBLIC_KEY_LENGTH = 32;
 
 export interface Ed25519 {
   readonly name: 'libsodium' | 'node:crypto';
@@ -58,7 +57,7 @@ export function sodiumEd25519(): Ed25519 | null {
       if (privateKey.asymmetricKeyType !== 'ed25519') throw new CryptoError('bad-key', 'an Ed25519 signature needs an Ed25519 private key');
       const seed = Buffer.from(String(privateKey.export({ format: 'jwk' }).d), 'base64url');
       secret = sodium.sodium_malloc(SECRET_KEY_LENGTH);
-      sodium.crypto_sign_seed_keypair(Buffer.alloc(PUBLIC_KEY_LENGTH), secret, seed);
+      sodium.crypto_sign_seed_keypair(Buffer.alloc(RAW_KEY_LENGTH), secret, seed);
       seed.fill(0);
       secrets.set(privateKey, secret);
     }
@@ -71,7 +70,7 @@ export function sodiumEd25519(): Ed25519 | null {
       sodium.crypto_sign_detached(signature, data, secretOf(privateKey));
       return signature;
     },
-    verify: (publicRaw, data, signature) => publicRaw.length === PUBLIC_KEY_LENGTH && sodium.crypto_sign_verify_detached(signature, data, publicRaw),
+    verify: (publicRaw, data, signature) => publicRaw.length === RAW_KEY_LENGTH && sodium.crypto_sign_verify_detached(signature, data, publicRaw),
   };
 }
 
