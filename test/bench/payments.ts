@@ -5,7 +5,8 @@
  *
  *   latency     one payment at a time, A → B: from the start of POST /wallet/send to `completed` on both sides,
  *               taken from the nodes' own final events (payments-worker.ts), so the bench does not poll.
- *               p50, p90, p99, and the CPU per payment of every thread.
+ *               p50, p90, p99, and the CPU per payment of every thread; beside them the baseline of the same run:
+ *               the same requests through two stand-ins that only pass a frame each way (hops-worker.ts).
  *   throughput  S sender nodes, each paying R contacts of its own, payments fired through the REST API (32 in
  *               flight per sender); settled (completed) payments per second from the first request to the last
  *               completion. Three rounds on the same nodes: just started, warming up, running (the figure of a node
@@ -58,8 +59,11 @@ function childCpuMicros(pid: number): number {
   }
 }
 
-function hostNode(): NodeHost {
-  const script = new URL('./payments-worker.js', import.meta.url);
+/** A node of the benchmark; the stand-in that does no work, for the baseline of one payment at a time. */
+const NODE_SCRIPT = new URL('./payments-worker.js', import.meta.url);
+const HOPS_SCRIPT = new URL('./hops-worker.js', import.meta.url);
+
+function hostNode(script: URL): NodeHost {
   if (inProcesses) {
     const execArgv = process.env.BENCH_NODE_ARGV?.split(' ').filter(Boolean) ?? process.execArgv;
     const child: ChildProcess = fork(script, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -80,8 +84,8 @@ export class BenchNode {
     readonly pubkeyHash: string,
   ) {}
 
-  static async start(): Promise<BenchNode> {
-    const worker = hostNode();
+  static async start(script = NODE_SCRIPT): Promise<BenchNode> {
+    const worker = hostNode(script);
     const info = await new Promise<{ baseUrl: string; keyId: string; secret: string; pubkeyHash: string }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
@@ -286,47 +290,80 @@ async function peerTransport(nodes: BenchNode[]): Promise<void> {
 
 export const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
+/** What one-at-a-time payments took: each from the REST call to the later of the two final notices, sorted. */
+interface OneAtATime {
+  samples: number[];
+  rest: number[];
+  /** CPU of every thread (this process's REST client and both nodes), ms per payment. */
+  cpuMs: number;
+}
+
+/** `n` payments from A to B's contact name `to`, one after another, after `warmup` not counted. */
+async function oneAtATime(A: BenchNode, B: BenchNode, to: string, n: number, warmup: number): Promise<OneAtATime> {
+  const rest: number[] = [];
+  const samples: number[] = [];
+  let cpu0 = process.cpuUsage();
+  let nodes0 = 0;
+  for (let i = 0; i < n + warmup; i++) {
+    if (i === warmup) {
+      cpu0 = process.cpuUsage();
+      nodes0 = A.cpuMicros() + B.cpuMicros();
+    }
+    const t0 = epochMs();
+    const { txid } = await A.ok('POST', '/api/v1/wallet/send', { address: to, amount: '0.01', currency: 'VWL' });
+    const restMs = epochMs() - t0;
+    // Each node tells its own final event (stamped on its thread): no polling loads the nodes.
+    const [onA, onB] = await Promise.all([A.whenFinal(txid), B.whenFinal(txid)]);
+    if (onA.status !== 'completed' || onB.status !== 'completed') throw new Error(`payment ended ${onA.status} / ${onB.status}`);
+    if (i >= warmup) {
+      rest.push(restMs);
+      samples.push(Math.max(onA.at, onB.at) - t0);
+    }
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const nodesCpu = A.cpuMicros() + B.cpuMicros() - nodes0;
+  return { samples: samples.sort((a, b) => a - b), rest: rest.sort((a, b) => a - b), cpuMs: (cpu.user + cpu.system + nodesCpu) / 1000 / n };
+}
+
+/**
+ * The baseline of one payment at a time, in the same run: the same requests through two stand-ins that do no work
+ * (hops-worker.ts), so that the figure reads against what the machine takes for the hops alone.
+ */
+async function hopsAlone(n: number, warmup: number): Promise<OneAtATime> {
+  const [A, B] = await Promise.all([BenchNode.start(HOPS_SCRIPT), BenchNode.start(HOPS_SCRIPT)]);
+  try {
+    const linked = new Promise((resolve) => A.worker.once('message', resolve));
+    A.worker.tell({ peer: B.pubkeyHash });
+    await linked;
+    return await oneAtATime(A, B, 'peer', n, warmup);
+  } finally {
+    await Promise.all([A, B].map((t) => t.stop()));
+  }
+}
+
 async function latency(n: number): Promise<void> {
+  const warmup = intEnv('BENCH_PAY_LATENCY_WARMUP', 1000);
   const [A, B] = await Promise.all([BenchNode.start(), BenchNode.start()]);
+  let paid: OneAtATime;
   try {
     await A.ok('PUT', '/api/v1/system/settings', { rate_limit_enabled: false });
     await peerTransport([A, B]);
     await connect(A, B, 'Bob');
-    const rest: number[] = [];
-    const samples: number[] = [];
-    const warmup = intEnv('BENCH_PAY_LATENCY_WARMUP', 1000);
-    let cpu0 = process.cpuUsage();
-    let nodes0 = 0;
-    for (let i = 0; i < n + warmup; i++) {
-      if (i === warmup) {
-        cpu0 = process.cpuUsage();
-        nodes0 = A.cpuMicros() + B.cpuMicros();
-      }
-      const t0 = epochMs();
-      const { txid } = await A.ok('POST', '/api/v1/wallet/send', { address: 'Bob', amount: '0.01', currency: 'VWL' });
-      const restMs = epochMs() - t0;
-      // Each node tells its own final event (stamped on its thread): no polling loads the nodes.
-      const [onA, onB] = await Promise.all([A.whenFinal(txid), B.whenFinal(txid)]);
-      if (onA.status !== 'completed' || onB.status !== 'completed') throw new Error(`payment ended ${onA.status} / ${onB.status}`);
-      if (i >= warmup) {
-        rest.push(restMs);
-        samples.push(Math.max(onA.at, onB.at) - t0);
-      }
-    }
-    const cpu = process.cpuUsage(cpu0);
-    const nodesCpu = A.cpuMicros() + B.cpuMicros() - nodes0;
-    samples.sort((a, b) => a - b);
-    rest.sort((a, b) => a - b);
-    const mean = samples.reduce((s, x) => s + x, 0) / samples.length;
-    console.log(
-      `  direct payment A → B, from the REST call to completed on both sides (${n} one after another, ${warmup} warm-up; ms, the nodes' final events):\n` +
-        `    p50 ${ms(pct(samples, 50))} ms   p90 ${ms(pct(samples, 90))} ms   p99 ${ms(pct(samples, 99))} ms   mean ${ms(mean)} ms   min ${ms(samples[0]!)} ms` +
-        `   (the REST answer itself: p50 ${pct(rest, 50).toFixed(2)} ms; target p50 <= 2 ms)\n` +
-        `    CPU (every thread: REST client, both nodes): ${((cpu.user + cpu.system + nodesCpu) / 1000 / n).toFixed(2)} ms per payment`,
-    );
+    paid = await oneAtATime(A, B, 'Bob', n, warmup);
   } finally {
     await Promise.all([A, B].map((t) => t.stop()));
   }
+  const hops = await hopsAlone(n, warmup);
+  const { samples, rest } = paid;
+  const mean = samples.reduce((s, x) => s + x, 0) / samples.length;
+  console.log(
+    `  direct payment A → B, from the REST call to completed on both sides (${n} one after another, ${warmup} warm-up; ms, the nodes' final events):\n` +
+      `    p50 ${ms(pct(samples, 50))} ms   p90 ${ms(pct(samples, 90))} ms   p99 ${ms(pct(samples, 99))} ms   mean ${ms(mean)} ms   min ${ms(samples[0]!)} ms` +
+      `   (the REST answer itself: p50 ${pct(rest, 50).toFixed(2)} ms; target p50 <= 2 ms)\n` +
+      `    CPU (every thread: REST client, both nodes): ${paid.cpuMs.toFixed(2)} ms per payment\n` +
+      `    baseline, the same hops with no work (the REST request, a 1.5 KB frame to B and one back, between stand-ins): ` +
+      `p50 ${ms(pct(hops.samples, 50))} ms   p90 ${ms(pct(hops.samples, 90))} ms; the payment's p50 is ${(pct(samples, 50) / pct(hops.samples, 50)).toFixed(1)}x it`,
+  );
 }
 
 async function throughput(senders: number, contactsPer: number, total: number, warmup: number): Promise<void> {
