@@ -10,16 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { parentPort } from 'node:worker_threads';
 import { epochMs } from './clock.js';
+import { onMessage, post } from './driver-channel.js';
 import type { FinalNotice } from './payments-worker.js';
 
 const FRAME_BYTES = 1500;
 const TXID_BYTES = 32;
-
-/** To the driver: through the IPC channel of this process, or the worker port (BENCH_NODES=threads), as payments-worker.ts. */
-const post = (m: unknown): void => void (parentPort ? parentPort.postMessage(m) : process.send!(m));
-const onMessage = (fn: (m: unknown) => void): void => void (parentPort ? parentPort.on('message', fn) : process.on('message', fn));
 
 /** Calls `onFrame` with each whole frame the socket delivers, however TCP splits or joins them. */
 function frames(socket: Socket, onFrame: (frame: Buffer) => void): void {

@@ -5,12 +5,12 @@
  * driver asks for (`{ completedAt: n }`: once n payments in all completed here), so that a throughput run measures
  * the node and not a message to the driver per payment.
  */
-import { parentPort } from 'node:worker_threads';
 import type { BuiltinPlugin } from '../../sdk/index.js';
 import { definePlugin } from '../../sdk/index.js';
 import { LEDGER_EVENTS, type LedgerService } from '../../builtin-plugins/ledger/api.js';
 import { AS_OPERATORS_RUN, startTestNode } from '../support/node.js';
 import { epochMs } from './clock.js';
+import { onMessage, post } from './driver-channel.js';
 
 /** What the worker posts when a payment becomes final here. */
 export interface FinalNotice {
@@ -23,9 +23,6 @@ export interface CompletedNotice {
   completed: number;
 }
 
-/** To the driver: through the IPC channel of the node's process, or the worker port (BENCH_NODES=threads). */
-const post = (m: unknown): void => void (parentPort ? parentPort.postMessage(m) : process.send!(m));
-const onMessage = (fn: (m: unknown) => void): void => void (parentPort ? parentPort.on('message', fn) : process.on('message', fn));
 
 /** Quiet: no notice per final payment; the count of completed ones, told once it reaches what the driver asked. */
 let quiet = false;
