@@ -21,7 +21,7 @@ import type { ContactsService } from '../contacts/api.js';
 import type { CreditHold, LedgerService, LedgerTx } from '../ledger/api.js';
 import type { BudgetLeft } from './budget.js';
 import { sameCurrency } from './config.js';
-import type { KeyRow, McpStore, NewUsage, SettledKey, UsageRow } from './store.js';
+import type { KeyRow, McpStore, NewUsage, UsageRow } from './store.js';
 
 export const TOPUP_MEMO = /^mcp-topup:(\d{1,15})$/;
 export const topupMemo = (keyId: number): string => `mcp-topup:${keyId}`;
@@ -185,21 +185,17 @@ export class Billing {
     }
     const fromBalance = min(charge, r.prepaid);
     const fromCredit = charge - fromBalance;
-    let written: SettledKey | null = null;
     try {
-      const settled = this.tx(() => {
+      return this.tx(() => {
         const key = this.store.key(r.keyId);
         if (!key) throw new ApiError('key_not_found', 404, `key ${r.keyId} no longer exists`);
         const after: KeyRow = { ...key, balance: key.balance - fromBalance, debt: key.debt + fromCredit, lastUsedAt: input.finishedAt };
-        written = this.store.settleKey(key.id, after.balance, after.debt, input.finishedAt);
+        this.store.settleKey(key.id, after.balance, after.debt, input.finishedAt);
         const row = { ...input, charge, fromBalance, fromCredit };
         const usage = { id: this.store.insertUsage(row), ...row };
         also();
         return { usage, key: after };
       });
-      // Committed (inside another transaction, the store keeps nothing until a read after it).
-      this.store.keepSettled(written);
-      return settled;
     } finally {
       this.release(r);
     }

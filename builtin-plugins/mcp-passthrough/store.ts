@@ -500,22 +500,18 @@ export interface NewKey {
   expiresAt: number | null;
 }
 
-/** A key's row as settleKey wrote it, for keepSettled. */
-export interface SettledKey {
-  readonly id: number;
-  readonly row: Record<string, unknown>;
-  /** The kept keys' count of writes right after it was written (ReadCache.keep). */
-  readonly writes: number;
-}
-
 /** Queries of the plugin's tables. Writes that belong together are grouped by the caller in `ctx.db.tx`. */
 export class McpStore {
   readonly #s: Record<string, Statement>;
   /** Keys as committed: every call authenticates one by its token's hash and settles on it (ReadCache). */
   readonly #keys: ReadCache;
 
-  constructor(private readonly db: Database) {
-    this.#keys = new ReadCache(db);
+  /** `afterCommit` (the plugin's `ctx.db.afterCommit`): with it, a settled key stays kept as written (ReadCache.amended). */
+  constructor(
+    private readonly db: Database,
+    afterCommit?: (fn: () => void) => void,
+  ) {
+    this.#keys = new ReadCache(db, afterCommit);
     const p = (sql: string): Statement => db.prepare(sql);
     this.#s = {
       config: p('SELECT name, value FROM mcp_config'),
@@ -685,28 +681,20 @@ export class McpStore {
   }
 
   /**
-   * New balance and debt after a call, and its time as the key's last use. Returns the row as written (null when the
-   * key was not kept): handed to `keepSettled` once the transaction has committed, the key's next call reads no row.
+   * New balance and debt after a call, and its time as the key's last use. Once the transaction has committed, the
+   * key's next call reads no row: the kept row is changed as this write changes it.
    */
-  settleKey(id: number, balance: Minor, debt: Minor, at: number): SettledKey | null {
+  settleKey(id: number, balance: Minor, debt: Minor, at: number): void {
     if (balance < 0n || debt < 0n) throw new Error(`mcp key ${id}: balance ${balance} and debt ${debt} must not be negative`);
-    const kept = this.#keys.peek(`id ${id}`) as Record<string, unknown> | undefined;
-    this.#keyWritten(id);
     const [bw, bf] = parts(balance);
     const [dw, df] = parts(debt);
+    this.#keys.amended(
+      (k) => k === `id ${id}`,
+      // As SQLite reads them back: plain numbers (money columns stay far below 2^53). A key kept as missing stays forgotten.
+      (_k, kept) =>
+        kept === null ? undefined : { ...(kept as Record<string, unknown>), balance_whole: Number(bw), balance_frac: Number(bf), debt_whole: Number(dw), debt_frac: Number(df), last_used_at: at },
+    );
     this.#s.settleKey!.run(bw, bf, dw, df, at, id);
-    if (!kept) return null;
-    // As SQLite reads them back: plain numbers (money columns stay far below 2^53).
-    const row = { ...kept, balance_whole: Number(bw), balance_frac: Number(bf), debt_whole: Number(dw), debt_frac: Number(df), last_used_at: at };
-    return { id, row, writes: this.#keys.writes };
-  }
-
-  /**
-   * Keeps a settled key's row as written. Only with what settleKey returned inside a transaction that has since
-   * committed; after a later write of any key, or with a transaction still open, it keeps nothing.
-   */
-  keepSettled(settled: SettledKey | null): void {
-    if (settled) this.#keys.keep(`id ${settled.id}`, settled.row, settled.writes);
   }
 
   touchKey(id: number, at: number): void {

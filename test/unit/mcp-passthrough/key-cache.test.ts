@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { McpStore, migrations, type NewKey } from '../../../builtin-plugins/mcp-passthrough/store.js';
+import { TxRunner } from '../../../kernel/db/tx.js';
 
 const HASH = 'a1'.repeat(32);
 
@@ -76,36 +77,70 @@ describe('mcp store: keys kept between writes', () => {
     expect(store.key(k.id)!.lastUsedAt).toBeNull();
   });
 
-  it('keeps a settled key as written once its transaction committed, exactly as a read would give it', () => {
-    const { db, store, key } = setup();
+  /** A store whose settled keys stay kept once their transaction commits, as the plugin builds it (ctx.db.afterCommit). */
+  function committing() {
+    const { db, key } = setup();
+    const runner = new TxRunner(db);
+    const store = new McpStore(db, (fn) => runner.afterCommit(fn));
+    return { db, key, runner, store };
+  }
+  /** The hooks a transaction leaves run on the microtask after its commit (TxRunner). */
+  const committed = (): Promise<void> => new Promise((resolve) => queueMicrotask(resolve));
+
+  it('keeps a settled key as written once its transaction committed, exactly as a read would give it', async () => {
+    const { db, key, runner, store } = committing();
     const k = store.insertKey(key(HASH));
     store.setMoney(k.id, 500n, 0n);
     store.keyByHash(HASH);
-    store.keepSettled(db.transaction(() => store.settleKey(k.id, 400n, 25n, 9))());
-    const kept = store.key(k.id)!;
-    // Kept, not read: a change behind the store's back is not seen...
+    runner.run(() => store.settleKey(k.id, 400n, 25n, 9));
+    await committed();
+    // Kept, not read: a change behind the store's back before the key's next lookup is not seen...
     db.prepare('UPDATE mcp_keys SET label = ? WHERE id = ?').run('behind', k.id);
-    expect(store.key(k.id)!.label).toBe('k');
+    const kept = store.key(k.id)!;
+    expect(kept.label).toBe('k');
     // ...and what it keeps is what the database holds after the write.
     store.touchKey(k.id, 9);
     expect(store.key(k.id)).toEqual({ ...kept, label: 'behind' });
     expect(kept).toMatchObject({ balance: 400n, debt: 25n, lastUsedAt: 9 });
   });
 
-  it('keeps no settled row once a key was written after it, nor inside a transaction still open', () => {
-    const { db, store, key } = setup();
+  it('keeps no settled row once a key was written after it, after a rollback, or without the commit hook', async () => {
+    const { db, key, runner, store } = committing();
     const k = store.insertKey(key(HASH));
     store.setMoney(k.id, 500n, 0n);
     store.key(k.id);
-    const stale = db.transaction(() => store.settleKey(k.id, 400n, 0n, 3))();
+    // Another write between the commit and its hook: the row is read again.
+    runner.run(() => store.settleKey(k.id, 400n, 0n, 3));
     store.setMoney(k.id, 450n, 0n);
-    store.keepSettled(stale);
+    await committed();
     expect(store.key(k.id)!.balance).toBe(450n);
-    db.transaction(() => {
-      store.keepSettled(store.settleKey(k.id, 2n, 0n, 4));
-      db.prepare('UPDATE mcp_keys SET balance_whole = 0, balance_frac = 3 WHERE id = ?').run(k.id);
-    })();
+    // Another write later in the same transaction: the row is read again.
+    store.key(k.id);
+    runner.run(() => {
+      store.settleKey(k.id, 300n, 0n, 4);
+      store.setMoney(k.id, 3n, 0n);
+    });
+    await committed();
     expect(store.key(k.id)!.balance).toBe(3n);
+    store.setMoney(k.id, 450n, 0n);
+    store.key(k.id);
+    // A rollback: nothing kept, the database's row read again.
+    expect(() =>
+      runner.run(() => {
+        store.settleKey(k.id, 2n, 0n, 4);
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    await committed();
+    db.prepare('UPDATE mcp_keys SET label = ? WHERE id = ?').run('behind', k.id);
+    expect(store.key(k.id)).toMatchObject({ balance: 450n, label: 'behind' });
+    // Without the hook (a store built without ctx.db.afterCommit), a settled key is read again.
+    const plain = new McpStore(db);
+    plain.key(k.id);
+    runner.run(() => plain.settleKey(k.id, 7n, 0n, 5));
+    await committed();
+    db.prepare('UPDATE mcp_keys SET label = ? WHERE id = ?').run('after', k.id);
+    expect(plain.key(k.id)).toMatchObject({ balance: 7n, label: 'after' });
   });
 
   it('finds a token looked up before its key existed, and forgets a deleted key', () => {
