@@ -8,6 +8,12 @@ export interface PluginDb {
   readonly handle: import('better-sqlite3').Database;
   /** Runs `fn` in one IMMEDIATE transaction; work queued with `afterCommit` runs only if it commits. */
   tx<T>(fn: () => T): T;
+  /**
+   * Runs `fn` in a savepoint of the transaction open now (as `tx` when none is): a throw undoes only `fn`'s writes and
+   * the work it queued with `afterCommit`, and the caller's transaction goes on. For work that must not fail what
+   * surrounds it, such as a listener inside the transaction that completes a payment.
+   */
+  savepoint<T>(fn: () => T): T;
   afterCommit(fn: () => void): void;
 }
 

@@ -46,7 +46,7 @@ export default definePlugin({
     const [{ McpEndpoint }, { Sessions, RESUME_WINDOW_MS }] = await Promise.all([import('./mcp/endpoint.js'), import('./mcp/sessions.js')]);
     ctx.db.migrate([...migrations, ...federationMigrations]);
     const now = (): number => ctx.clock.now();
-    const store = new McpStore(ctx.db.handle, (fn) => ctx.db.afterCommit(fn));
+    const store = new McpStore(ctx.db.handle, ctx.db);
     const tx = <T>(fn: () => T): T => ctx.db.tx(fn);
     const contacts = ctx.services.use<ContactsService>('contacts');
     const ledger = ctx.services.use<LedgerService>('ledger');

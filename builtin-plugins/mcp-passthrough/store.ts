@@ -17,7 +17,7 @@
  * its own tables beside these; a usage row's `route`/`hops`/`seller_hash` already describe a resold call.
  */
 import type { Database, Statement } from 'better-sqlite3';
-import { fromParts, ReadCache, toParts, type Migration, type Minor } from '../../sdk/index.js';
+import { fromParts, ReadCache, toParts, type Migration, type Minor, type PluginDb } from '../../sdk/index.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -506,12 +506,15 @@ export class McpStore {
   /** Keys as committed: every call authenticates one by its token's hash and settles on it (ReadCache). */
   readonly #keys: ReadCache;
 
-  /** `afterCommit` (the plugin's `ctx.db.afterCommit`): with it, a settled key stays kept as written (ReadCache.amended). */
+  /**
+   * `txs` (the plugin's `ctx.db`): with it, a settled key stays kept as written once its transaction commits
+   * (ReadCache.amended), and a savepoint that fails drops what it queued for that commit.
+   */
   constructor(
     private readonly db: Database,
-    afterCommit?: (fn: () => void) => void,
+    private readonly txs?: Pick<PluginDb, 'afterCommit' | 'savepoint'>,
   ) {
-    this.#keys = new ReadCache(db, afterCommit);
+    this.#keys = new ReadCache(db, txs && ((fn) => txs.afterCommit(fn)));
     const p = (sql: string): Statement => db.prepare(sql);
     this.#s = {
       config: p('SELECT name, value FROM mcp_config'),
@@ -565,7 +568,7 @@ export class McpStore {
 
   /** Runs `fn` as a savepoint inside the caller's transaction: on a throw only its own writes are undone. */
   savepoint<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.txs ? this.txs.savepoint(fn) : this.db.transaction(fn)();
   }
 
   // --- config

@@ -35,6 +35,24 @@ export class TxRunner {
     return result;
   }
 
+  /**
+   * Runs `fn` in a savepoint of the transaction open now (alone, as `run`, when none is): a throw undoes `fn`'s writes
+   * and drops the work it queued with `afterCommit`, and the caller's transaction goes on. Without the drop, a cache
+   * amended by an undone write would keep the row it never became (sdk/read-cache.ts).
+   */
+  savepoint<T>(fn: () => T): T {
+    const pending = this.#pending;
+    if (!pending) return this.run(fn);
+    const queued = pending.length;
+    try {
+      // Inside a transaction, better-sqlite3 runs a transaction function as a savepoint.
+      return this.#transaction(fn) as T;
+    } catch (err) {
+      pending.length = queued;
+      throw err;
+    }
+  }
+
   afterCommit(fn: () => void): void {
     if (this.#pending) this.#pending.push(fn);
     else queueMicrotask(fn);

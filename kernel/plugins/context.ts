@@ -68,6 +68,7 @@ export function builtinContextFactory(deps: ContextDeps): ContextFactory {
       handle: deps.db,
       migrate: (migrations) => migrate(deps.db, `plugin:${name}`, migrations),
       tx: (fn) => deps.tx.run(fn),
+      savepoint: (fn) => deps.tx.savepoint(fn),
       afterCommit: (fn) => deps.tx.afterCommit(fn),
     };
 

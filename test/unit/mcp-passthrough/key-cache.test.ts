@@ -81,7 +81,7 @@ describe('mcp store: keys kept between writes', () => {
   function committing() {
     const { db, key } = setup();
     const runner = new TxRunner(db);
-    const store = new McpStore(db, (fn) => runner.afterCommit(fn));
+    const store = new McpStore(db, runner);
     return { db, key, runner, store };
   }
   /** The hooks a transaction leaves run on the microtask after its commit (TxRunner). */
@@ -104,7 +104,7 @@ describe('mcp store: keys kept between writes', () => {
     expect(kept).toMatchObject({ balance: 400n, debt: 25n, lastUsedAt: 9 });
   });
 
-  it('keeps no settled row once a key was written after it, after a rollback, or without the commit hook', async () => {
+  it('keeps no settled row once a key was written after it, after a rollback or a failed savepoint, or without the commit hook', async () => {
     const { db, key, runner, store } = committing();
     const k = store.insertKey(key(HASH));
     store.setMoney(k.id, 500n, 0n);
@@ -134,6 +134,19 @@ describe('mcp store: keys kept between writes', () => {
     await committed();
     db.prepare('UPDATE mcp_keys SET label = ? WHERE id = ?').run('behind', k.id);
     expect(store.key(k.id)).toMatchObject({ balance: 450n, label: 'behind' });
+    // A savepoint that fails inside a transaction that commits (a listener's work, as top-ups run): nothing kept.
+    store.key(k.id);
+    runner.run(() => {
+      expect(() =>
+        store.savepoint(() => {
+          store.settleKey(k.id, 9n, 0n, 6);
+          throw new Error('the savepoint fails');
+        }),
+      ).toThrow('the savepoint fails');
+    });
+    await committed();
+    db.prepare('UPDATE mcp_keys SET label = ? WHERE id = ?').run('read again', k.id);
+    expect(store.key(k.id)).toMatchObject({ balance: 450n, label: 'read again' });
     // Without the hook (a store built without ctx.db.afterCommit), a settled key is read again.
     const plain = new McpStore(db);
     plain.key(k.id);
