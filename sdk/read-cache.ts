@@ -45,17 +45,11 @@ export class ReadCache {
     return row;
   }
 
-  /** The count of writes announced so far, to hand to `keep` for the write just made. */
-  get writes(): number {
-    return this.#writes;
-  }
-
   /**
-   * Keeps `row` as the committed value of `key`, without a read: for a caller that has just committed the write that
-   * made it (its transaction returned, and no other is open), `asOf` being `writes` right after that write. Inside a
-   * transaction, or after any later write, it keeps nothing.
+   * Keeps `row` as the committed value of `key`, without a read, once the write that made it has committed: `asOf` is
+   * the count of writes right after that write. Inside a transaction, or after any later write, it keeps nothing.
    */
-  keep(key: string, row: unknown, asOf: number): void {
+  #keep(key: string, row: unknown, asOf: number): void {
     if (this.db.inTransaction || asOf !== this.#writes) return;
     this.#written = false;
     if (this.#rows.size >= MAX_ROWS) this.#rows.clear();
@@ -91,7 +85,7 @@ export class ReadCache {
     this.afterCommit(() => {
       for (const [key, row] of before) {
         const next = change(key, row);
-        if (next !== undefined) this.keep(key, next, asOf);
+        if (next !== undefined) this.#keep(key, next, asOf);
       }
     });
   }
