@@ -22,3 +22,6 @@ export function queryCount(dataDir: string, sql: string): number {
     db.close();
   }
 }
+
+/** Resolves once the work a TxRunner transaction queued with afterCommit has run: on the microtask after its commit. */
+export const committed = (): Promise<void> => new Promise((resolve) => queueMicrotask(resolve));

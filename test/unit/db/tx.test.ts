@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { TxRunner } from '../../../kernel/db/tx.js';
+import { committed } from '../../support/db.js';
 
 function setup() {
   const db = new Database(':memory:');
@@ -17,9 +18,6 @@ function setup() {
   const queue = (v: string): void => runner.afterCommit(() => ran.push(v));
   return { db, runner, insert, rows, ran, queue };
 }
-
-/** The hooks a transaction leaves run on the microtask after its commit. */
-const committed = (): Promise<void> => new Promise((resolve) => queueMicrotask(resolve));
 
 describe('TxRunner', () => {
   it('runs the work queued in a transaction once it commits, and none of it after a rollback', async () => {

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { McpStore, migrations, type NewKey } from '../../../builtin-plugins/mcp-passthrough/store.js';
 import { TxRunner } from '../../../kernel/db/tx.js';
+import { committed } from '../../support/db.js';
 
 const HASH = 'a1'.repeat(32);
 
@@ -84,8 +85,6 @@ describe('mcp store: keys kept between writes', () => {
     const store = new McpStore(db, runner);
     return { db, key, runner, store };
   }
-  /** The hooks a transaction leaves run on the microtask after its commit (TxRunner). */
-  const committed = (): Promise<void> => new Promise((resolve) => queueMicrotask(resolve));
 
   it('keeps a settled key as written once its transaction committed, exactly as a read would give it', async () => {
     const { db, key, runner, store } = committing();
